@@ -1,0 +1,124 @@
+// Message type names and shapes shared by the extension's worlds (docs/protocol.md is the contract).
+//
+// Native port (worker ⇄ native host): hello, current, chunk, result, error.
+// Inside the extension (content ⇄ worker): selection.changed, selection.get.
+// `native_host/wire.py` names the same native-port types; tests/unit/test_protocol_names.py reads
+// NATIVE_MESSAGE_TYPES below with a regex, so keep it a plain array of double-quoted strings.
+
+/** Provider protocol version (the concepts page, "Versions"). */
+export const PROTOCOL_VERSION = "0.2.0";
+
+/** The native messaging host's name, as written in its host manifest (SPEC §6). */
+export const NATIVE_HOST_NAME = "webctx.native_host";
+
+export const HELLO = "hello";
+export const CURRENT = "current";
+export const CHUNK = "chunk";
+export const RESULT = "result";
+export const ERROR = "error";
+
+/** Every message type that crosses the native port (docs/protocol.md, "Messages"). */
+export const NATIVE_MESSAGE_TYPES = [
+  "hello",
+  "current",
+  "chunk",
+  "result",
+  "error",
+];
+
+export const SELECTION_CHANGED = "selection.changed";
+export const SELECTION_GET = "selection.get";
+
+/** Error codes the worker puts in `error.code` (stable snake_case, as in native_host/errors.py). */
+export const ERROR_CODES = Object.freeze({
+  /** The host sent a request type the worker does not know (docs/protocol.md). */
+  unknownType: "unknown_type",
+  /** A request got no reply within its deadline (docs/protocol.md). */
+  deadlineExceeded: "deadline_exceeded",
+  /** The worker failed while answering; the message says why, never page content. */
+  internal: "internal_error",
+  /** The port closed before a reply came (worker-side only; never sent). */
+  portClosed: "port_closed",
+});
+
+/** `chrome.storage.session` key of the connection status the popup shows. */
+export const STATUS_KEY = "status";
+
+// ---------------------------------------------------------------------------------------------
+// Shapes (JSDoc only).
+
+/**
+ * One element of the tree (SPEC §2). States are written only where they differ from the default.
+ * @typedef {object} Element
+ * @property {string} id          matches ^[A-Za-z0-9_-]{1,128}$
+ * @property {string} role        "Application" | "Window" | "Page" | "Text" | …
+ * @property {string} [subrole]
+ * @property {string} [title]
+ * @property {ContentBlock[]} [content]
+ * @property {string} [url]
+ * @property {boolean} [selected]
+ * @property {boolean} [focused]
+ * @property {boolean} [visible]
+ * @property {boolean} [hovered]
+ * @property {Element[]} [children]
+ * @property {Record<string, unknown>} [attributes]
+ */
+
+/**
+ * An MCP text content block (the only kind this slice sends).
+ * @typedef {{type: "text", text: string}} ContentBlock
+ */
+
+/**
+ * What a content script reports about the selection in its document (docs/protocol.md,
+ * "Inside the extension").
+ * @typedef {object} Selection
+ * @property {number} key     the content script's own number for the live Range; with the
+ *                            sender's documentId it names the passage
+ * @property {string} text    at most 65536 UTF-16 code units (the content script's pre-cap)
+ * @property {string} before  up to 200 characters of text before the selection
+ * @property {string} after   up to 200 characters of text after the selection
+ * @property {number} length  the full length of the selected text in UTF-16 code units
+ */
+
+/**
+ * `hello`, worker → host.
+ * @typedef {object} HelloMessage
+ * @property {"hello"} type
+ * @property {string} id
+ * @property {string} protocol
+ * @property {{id: string, version: string}} extension
+ * @property {{name: string, version: string, userAgent: string}} browser
+ * @property {{enabled: boolean}} settings
+ */
+
+/**
+ * The `result` of `hello`.
+ * @typedef {{instance: string, protocol: string, listening: boolean}} HelloResult
+ */
+
+/**
+ * `chunk`, host → worker: one slice of the JSON text of a message larger than 1 MiB.
+ * @typedef {{type: "chunk", of: string | number, index: number, count: number, data: string}} ChunkMessage
+ */
+
+/**
+ * `error` body.
+ * @typedef {{code: string, message: string}} ErrorBody
+ */
+
+/**
+ * Any message on the native port, before its type is checked.
+ * @typedef {{type: string, id?: string} & Record<string, unknown>} NativeMessage
+ */
+
+/**
+ * The connection status the worker keeps in `chrome.storage.session` under STATUS_KEY.
+ * @typedef {object} ConnectionStatus
+ * @property {"connecting" | "connected" | "disconnected"} state
+ * @property {string} [error]     the dropped port's chrome.runtime.lastError.message
+ * @property {string} [fix]       the command that fixes it
+ * @property {string} [instance]  the native host's instance (when connected)
+ * @property {number} [retryAt]   when the next connection attempt is due (ms since the epoch)
+ * @property {number} at          when this status was written (ms since the epoch)
+ */

@@ -1,0 +1,185 @@
+// The only service-worker module that touches chrome.* (STYLE: "Only browser_api.js knows
+// Chromium from Firefox"). Thin wrappers: no policy here, just the calls and their error shapes.
+
+/** @typedef {import("../protocol.js").ConnectionStatus} ConnectionStatus */
+
+/**
+ * A connected native port, reduced to what native_port.js needs.
+ * @typedef {object} NativePortHandle
+ * @property {(message: object) => void} post      throws if the message exceeds 64 MiB
+ * @property {() => void} disconnect
+ */
+
+/**
+ * Open the native messaging port. `onDisconnect` receives chrome.runtime.lastError.message (the
+ * reason the browser gives, e.g. "Specified native messaging host not found."), or null.
+ * @param {string} name
+ * @param {(message: unknown) => void} onMessage
+ * @param {(error: string | null) => void} onDisconnect
+ * @returns {NativePortHandle}
+ */
+export function connectNative(name, onMessage, onDisconnect) {
+  const port = chrome.runtime.connectNative(name);
+  port.onMessage.addListener((message) => onMessage(message));
+  port.onDisconnect.addListener(() => onDisconnect(chrome.runtime.lastError?.message ?? null));
+  return {
+    post: (message) => port.postMessage(message),
+    disconnect: () => port.disconnect(),
+  };
+}
+
+/** @returns {{id: string, version: string}} this extension's id and version */
+export function extensionInfo() {
+  return { id: chrome.runtime.id, version: chrome.runtime.getManifest().version };
+}
+
+/**
+ * The browser's brands with full versions (User-Agent Client Hints) and its UA string.
+ * @returns {Promise<{brands: {brand: string, version: string}[], userAgent: string}>}
+ */
+export async function browserBrands() {
+  const userAgent = navigator.userAgent;
+  /** @type {{getHighEntropyValues?: (hints: string[]) => Promise<{fullVersionList?: {brand: string, version: string}[]}>} | undefined} */
+  const uaData = /** @type {any} */ (navigator).userAgentData;
+  try {
+    const values = await uaData?.getHighEntropyValues?.(["fullVersionList"]);
+    return { brands: values?.fullVersionList ?? [], userAgent };
+  } catch {
+    return { brands: [], userAgent };
+  }
+}
+
+/**
+ * Every normal window with its tabs, in the browser's order.
+ * @returns {Promise<chrome.windows.Window[]>}
+ */
+export function normalWindows() {
+  return chrome.windows.getAll({ populate: true, windowTypes: ["normal"] });
+}
+
+/** @returns {Promise<number | undefined>} the browser's last-focused normal window, if any */
+export async function lastFocusedWindowId() {
+  try {
+    return (await chrome.windows.getLastFocused({ windowTypes: ["normal"] })).id;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * Send `message` to the content script in a tab's top frame and return its reply.
+ * @param {number} tabId
+ * @param {object} message
+ * @returns {Promise<unknown>} rejects when no content script answers
+ */
+export function sendToTopFrame(tabId, message) {
+  return chrome.tabs.sendMessage(tabId, message, { frameId: 0 });
+}
+
+/**
+ * The documentId of a tab's top frame (an empty injection reports it).
+ * @param {number} tabId
+ * @returns {Promise<string | undefined>}
+ */
+export async function topDocumentId(tabId) {
+  const [result] = await chrome.scripting.executeScript({
+    target: { tabId, frameIds: [0] },
+    func: () => 0,
+  });
+  return result?.documentId;
+}
+
+/**
+ * Inject the manifest's content scripts into every open tab (all frames). Tabs where injection is
+ * not allowed (chrome://, the Web Store, …) fail quietly. The scripts guard against running twice.
+ * @returns {Promise<void>}
+ */
+export async function injectContentScriptsIntoOpenTabs() {
+  const files = (chrome.runtime.getManifest().content_scripts ?? []).flatMap((entry) => entry.js ?? []);
+  if (files.length === 0) return;
+  const tabs = await chrome.tabs.query({});
+  await Promise.all(
+    tabs.map(async (tab) => {
+      if (tab.id === undefined || tab.incognito) return;
+      try {
+        await chrome.scripting.executeScript({ target: { tabId: tab.id, allFrames: true }, files });
+      } catch {
+        // Not injectable (internal page, discarded tab, no access): nothing to report there anyway.
+      }
+    }),
+  );
+}
+
+/**
+ * @param {ConnectionStatus} status
+ * @returns {Promise<void>}
+ */
+export function writeStatus(status) {
+  return chrome.storage.session.set({ status });
+}
+
+/** @returns {Promise<ConnectionStatus | undefined>} */
+export async function readStatus() {
+  const { status } = await chrome.storage.session.get("status");
+  return /** @type {ConnectionStatus | undefined} */ (status);
+}
+
+/** @param {(status: ConnectionStatus | undefined) => void} listener */
+export function onStatusChanged(listener) {
+  chrome.storage.session.onChanged.addListener((changes) => {
+    if ("status" in changes) listener(/** @type {ConnectionStatus | undefined} */ (changes.status.newValue));
+  });
+}
+
+/**
+ * A message from one of our content scripts or pages, with what the browser says about its sender.
+ * @typedef {object} RuntimeMessageSender
+ * @property {number} [tabId]
+ * @property {number} [frameId]
+ * @property {string} [documentId]
+ * @property {string} [url]
+ * @property {boolean} fromOwnPage   sent by one of this extension's own pages (popup)
+ * @property {boolean} incognito
+ */
+
+/**
+ * Listen to chrome.runtime.onMessage. `listener` answers synchronously (or not at all); the
+ * worker needs no asynchronous replies on this channel yet.
+ * @param {(message: unknown, sender: RuntimeMessageSender) => unknown} listener
+ */
+export function onRuntimeMessage(listener) {
+  chrome.runtime.onMessage.addListener((message, sender, sendResponse) => {
+    if (sender.id !== chrome.runtime.id) return false;
+    const reply = listener(message, {
+      tabId: sender.tab?.id,
+      frameId: sender.frameId,
+      documentId: sender.documentId,
+      url: sender.url,
+      fromOwnPage: sender.tab === undefined && (sender.url ?? "").startsWith(chrome.runtime.getURL("")),
+      incognito: sender.tab?.incognito ?? false,
+    });
+    if (reply !== undefined) sendResponse(reply);
+    return false;
+  });
+}
+
+/** @param {() => void} listener called on install, update and browser start */
+export function onInstalledOrStartup(listener) {
+  chrome.runtime.onInstalled.addListener(() => listener());
+  chrome.runtime.onStartup.addListener(() => listener());
+}
+
+/** @param {(tabId: number) => void} listener */
+export function onTabRemoved(listener) {
+  chrome.tabs.onRemoved.addListener((tabId) => listener(tabId));
+}
+
+/**
+ * Called when a tab starts loading a document (navigation, reload): its old selection is stale.
+ * @param {(tabId: number) => void} listener
+ */
+export function onTabLoading(listener) {
+  chrome.tabs.onUpdated.addListener((tabId, change) => {
+    if (change.status === "loading") listener(tabId);
+  });
+}

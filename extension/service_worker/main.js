@@ -1,0 +1,103 @@
+// webctx service worker: the entry module (STYLE "Service worker").
+//
+//   chrome.runtime.connectNative ⇄ native_port.js ── hello, chunk reassembly, reconnect, status
+//                                      │ host requests (`current`)
+//                                      ▼
+//   main.js: routers ───────────► tree.js (pure) ◄── ids.js (pure, per-instance id registry)
+//     ▲ runtime.onMessage              ▲
+//     │ (selection.changed)            │ windows, tabs, selections
+//   content scripts ──────────► selections.js (pushed + pulled selections)
+//                                      │
+//   browser_api.js: the only module that calls chrome.*
+//
+// Every listener is registered synchronously at the top level, so an event that starts the
+// worker is never missed; handlers await the one `ready` promise. The id registry lives in
+// memory: the worker stays alive while the native port is connected, and a new port is a new
+// native host process and instance, whose ids start over anyway (docs/extension.md).
+
+import * as api from "./browser_api.js";
+import { IdRegistry } from "./ids.js";
+import { NativePort, RequestError, pickBrowser } from "./native_port.js";
+import { SelectionStore } from "./selections.js";
+import { buildTree, isInternalUrl } from "./tree.js";
+import { CURRENT, ERROR_CODES, SELECTION_CHANGED } from "../protocol.js";
+
+/** @typedef {import("../protocol.js").NativeMessage} NativeMessage */
+/** @typedef {import("../protocol.js").Element} Element */
+
+const ids = new IdRegistry();
+const selections = new SelectionStore();
+const port = new NativePort({
+  onRequest: routeNativeRequest,
+  onConnect: () => ids.reset(),
+  onInstance: (instance) => ids.useInstance(instance),
+});
+
+/** Resolves once the browser's identity is known and the native port has been opened. */
+const ready = (async () => {
+  const { brands, userAgent } = await api.browserBrands();
+  const browser = pickBrowser(brands, userAgent);
+  port.start(browser);
+  return { browser };
+})();
+
+// ---- listeners (top level, synchronous) -------------------------------------------------------
+
+api.onRuntimeMessage(routeRuntimeMessage);
+api.onInstalledOrStartup(() => {
+  // Tabs open before install/update/start have no (or orphaned) content scripts (SPEC §2).
+  void ready.then(() => api.injectContentScriptsIntoOpenTabs());
+});
+api.onTabRemoved((tabId) => selections.forget(tabId));
+api.onTabLoading((tabId) => selections.forget(tabId));
+
+// ---- routers, by trust: the native port, then our own pages, then content scripts -------------
+
+/**
+ * @param {NativeMessage} message a request from the native host
+ * @returns {Promise<unknown>} the `result`
+ */
+async function routeNativeRequest(message) {
+  switch (message.type) {
+    case CURRENT:
+      return { root: await answerCurrent() };
+    default:
+      throw new RequestError(ERROR_CODES.unknownType, `unknown message type ${JSON.stringify(message.type)}`);
+  }
+}
+
+/**
+ * @param {unknown} message
+ * @param {import("./browser_api.js").RuntimeMessageSender} sender
+ * @returns {unknown} a synchronous reply, or undefined for none
+ */
+function routeRuntimeMessage(message, sender) {
+  if (typeof message !== "object" || message === null) return undefined;
+  const { type } = /** @type {{type?: unknown}} */ (message);
+  if (sender.fromOwnPage) return undefined; // the popup reads chrome.storage.session directly
+  if (sender.tabId === undefined || sender.incognito) return undefined; // incognito: never reported
+  // Content scripts relay the page: parseSelection checks shape and size.
+  switch (type) {
+    case SELECTION_CHANGED:
+      selections.push(sender, /** @type {{selection?: unknown}} */ (message).selection);
+      return undefined;
+    default:
+      return undefined;
+  }
+}
+
+// ---- current ----------------------------------------------------------------------------------
+
+/** @returns {Promise<Element>} the Application element (docs/protocol.md "The tree") */
+async function answerCurrent() {
+  const { browser } = await ready;
+  const [windows, lastFocusedWindowId] = await Promise.all([api.normalWindows(), api.lastFocusedWindowId()]);
+  const shown = windows.filter((win) => !win.incognito);
+  const activeTabIds = shown.flatMap((win) =>
+    (win.tabs ?? [])
+      .filter((tab) => tab.active && tab.id !== undefined && !isInternalUrl(tab.url || tab.pendingUrl || ""))
+      .map((tab) => /** @type {number} */ (tab.id)),
+  );
+  const reported = await selections.collect(activeTabIds);
+  return buildTree({ browser, windows: shown, lastFocusedWindowId, selections: reported }, ids);
+}

@@ -1,0 +1,353 @@
+// The native messaging port to webctx.native_host (SPEC §4, docs/protocol.md).
+//
+// connect → hello (w-<n>) → result {instance} → "connected"; host requests go to `onRequest`;
+// replies are routed to pending requests by id; `chunk` frames are reassembled first; a dropped
+// port is retried with backoff. The status the popup shows goes to chrome.storage.session.
+
+import * as api from "./browser_api.js";
+import { CHUNK, ERROR, ERROR_CODES, HELLO, NATIVE_HOST_NAME, PROTOCOL_VERSION, RESULT } from "../protocol.js";
+
+/** @typedef {import("../protocol.js").NativeMessage} NativeMessage */
+/** @typedef {import("../protocol.js").HelloResult} HelloResult */
+/** @typedef {import("../protocol.js").ConnectionStatus} ConnectionStatus */
+/** @typedef {{name: string, version: string, userAgent: string}} BrowserIdentity */
+
+/** How long the host may take to answer hello (it answers before its slow imports). */
+export const HELLO_TIMEOUT_MS = 5000;
+/** Reconnect backoff (docs/protocol.md): 0.5 s, doubling, capped at 30 s … */
+export const RECONNECT_INITIAL_MS = 500;
+export const RECONNECT_MAX_MS = 30_000;
+/** … and back to 0.5 s after a connection that stayed up this long. */
+export const STABLE_CONNECTION_MS = 10_000;
+/** A chunk group that is not complete within this time is dropped (its sender gave up). */
+export const CHUNK_GROUP_TIMEOUT_MS = 30_000;
+/** Most chunks in one group: 64 × 1 MiB matches the 64 MiB frame limit the other way. */
+export const MAX_CHUNKS = 64;
+
+/**
+ * The fix to show beside a dropped port's chrome.runtime.lastError.message. Messages as Chromium
+ * 156 words them (research/chromium-recipe.md §4).
+ */
+const FIXES = [
+  { error: "Specified native messaging host not found.", fix: "install" },
+  { error: "Access to the specified native messaging host is forbidden.", fix: "install" },
+  { error: "Native host has exited.", fix: "doctor" },
+  { error: "Error when communicating with the native messaging host.", fix: "doctor" },
+];
+
+/** `webctx install --browser <name>` names, by the brand the browser reports. */
+const INSTALL_BROWSER_NAMES = /** @type {Record<string, string>} */ ({
+  "Chromium": "chromium",
+  "Google Chrome": "chrome",
+  "Microsoft Edge": "edge",
+  "Brave": "brave",
+});
+
+/** Brands in order of preference: the most specific product first, the engine last. */
+const BRAND_PREFERENCE = ["Microsoft Edge", "Brave", "Google Chrome", "Chromium"];
+
+/**
+ * Name and full version of the browser from UA Client Hints' `fullVersionList`. Headless Chromium
+ * says `HeadlessChrome` in its UA string; that is Chromium.
+ * @param {{brand: string, version: string}[]} brands
+ * @param {string} userAgent
+ * @returns {BrowserIdentity}
+ */
+export function pickBrowser(brands, userAgent) {
+  for (const name of BRAND_PREFERENCE) {
+    const found = brands.find((b) => b.brand === name);
+    if (found) return { name, version: found.version, userAgent };
+  }
+  const headless = brands.find((b) => b.brand === "HeadlessChrome");
+  if (headless) return { name: "Chromium", version: headless.version, userAgent };
+  const match = /(?:HeadlessChrome|Chrome|Chromium)\/([\d.]+)/.exec(userAgent);
+  return { name: "Chromium", version: match ? match[1] : "", userAgent };
+}
+
+/**
+ * The command that fixes a dropped port: `webctx install` when the browser cannot find or may not
+ * start the host, else `webctx doctor`, which checks every link of the chain (SPEC §6).
+ * @param {string} error chrome.runtime.lastError.message
+ * @param {string} browserName
+ * @returns {string}
+ */
+export function fixFor(error, browserName) {
+  const known = FIXES.find((entry) => entry.error === error);
+  if (!known || known.fix === "doctor") return "webctx doctor";
+  return `webctx install --browser ${INSTALL_BROWSER_NAMES[browserName] ?? "chromium"}`;
+}
+
+/** An error a request handler throws to answer with a specific `error.code`. */
+export class RequestError extends Error {
+  /** @param {string} code @param {string} message */
+  constructor(code, message) {
+    super(message);
+    this.code = code;
+  }
+}
+
+/**
+ * @typedef {object} NativePortOptions
+ * @property {(message: NativeMessage) => Promise<unknown>} onRequest  answers a host request;
+ *   resolves to the `result`, or throws (a RequestError carries its code)
+ * @property {() => void} onConnect   a new port: a new native host process, a new instance
+ * @property {(instance: string) => void} onInstance   the hello reply named the instance
+ */
+
+/**
+ * @typedef {object} Pending
+ * @property {(value: unknown) => void} resolve
+ * @property {(error: Error) => void} reject
+ * @property {ReturnType<typeof setTimeout>} timer
+ */
+
+export class NativePort {
+  /** @param {NativePortOptions} options */
+  constructor(options) {
+    this.options = options;
+  }
+
+  /** @type {import("./browser_api.js").NativePortHandle | null} */ #port = null;
+  /** @type {BrowserIdentity} */ #browser = { name: "Chromium", version: "", userAgent: "" };
+  #nextId = 1;
+  /** @type {Map<string, Pending>} */ #pending = new Map();
+  /** @type {Map<string, {count: number, parts: string[], received: number, timer: ReturnType<typeof setTimeout>}>} */
+  #chunks = new Map();
+  #connectedAt = 0;
+  #retryMs = RECONNECT_INITIAL_MS;
+
+  /**
+   * Connect now and keep reconnecting while the port drops.
+   * @param {BrowserIdentity} browser what hello says about the browser
+   */
+  start(browser) {
+    this.#browser = browser;
+    this.#connect();
+  }
+
+  /**
+   * Send a request to the host and wait for its reply.
+   * @param {string} type
+   * @param {Record<string, unknown>} body
+   * @param {number} deadlineMs
+   * @returns {Promise<unknown>} the `result`; rejects with a RequestError on `error` or deadline
+   */
+  request(type, body, deadlineMs) {
+    const id = `w-${this.#nextId++}`;
+    return new Promise((resolve, reject) => {
+      const timer = setTimeout(() => {
+        this.#pending.delete(id);
+        reject(new RequestError(ERROR_CODES.deadlineExceeded, `${type} got no reply within ${deadlineMs} ms`));
+      }, deadlineMs);
+      this.#pending.set(id, { resolve, reject, timer });
+      if (!this.#send({ ...body, type, id })) {
+        clearTimeout(timer);
+        this.#pending.delete(id);
+        reject(new RequestError(ERROR_CODES.portClosed, "the native port is not connected"));
+      }
+    });
+  }
+
+  #connect() {
+    this.#connectedAt = Date.now();
+    this.options.onConnect();
+    void this.#setStatus({ state: "connecting" });
+    const port = api.connectNative(
+      NATIVE_HOST_NAME,
+      (message) => this.#onMessage(message),
+      (error) => this.#onDisconnect(port, error),
+    );
+    this.#port = port;
+    void this.#hello(port);
+  }
+
+  /** @param {import("./browser_api.js").NativePortHandle} port the port this hello is for */
+  async #hello(port) {
+    const extension = api.extensionInfo();
+    try {
+      const result = /** @type {Partial<HelloResult> | null} */ (
+        await this.request(
+          HELLO,
+          { protocol: PROTOCOL_VERSION, extension, browser: this.#browser, settings: { enabled: true } },
+          HELLO_TIMEOUT_MS,
+        )
+      );
+      if (typeof result?.instance !== "string") throw new Error("the hello reply names no instance");
+      this.options.onInstance(result.instance);
+      await this.#setStatus({ state: "connected", instance: result.instance });
+      console.info("webctx: connected to the native host, protocol %s", result.protocol);
+    } catch (error) {
+      if (this.#port !== port) return; // the port dropped; onDisconnect already reported why
+      const message = error instanceof Error ? error.message : String(error);
+      console.warn("webctx: hello failed: %s", message);
+      port.disconnect(); // our own disconnect() fires no onDisconnect, so report the drop here
+      this.#onDisconnect(port, `The native host did not complete hello: ${message}`);
+    }
+  }
+
+  /**
+   * @param {import("./browser_api.js").NativePortHandle} port
+   * @param {string | null} error
+   */
+  #onDisconnect(port, error) {
+    if (this.#port !== port) return;
+    this.#port = null;
+    for (const [, pending] of this.#pending) {
+      clearTimeout(pending.timer);
+      pending.reject(new RequestError(ERROR_CODES.portClosed, "the native port closed"));
+    }
+    this.#pending.clear();
+    for (const [, group] of this.#chunks) clearTimeout(group.timer);
+    this.#chunks.clear();
+
+    if (Date.now() - this.#connectedAt >= STABLE_CONNECTION_MS) this.#retryMs = RECONNECT_INITIAL_MS;
+    const delayMs = this.#retryMs;
+    this.#retryMs = Math.min(this.#retryMs * 2, RECONNECT_MAX_MS);
+    const reason = error ?? "The native host closed the connection.";
+    console.warn("webctx: native port closed (%s); retrying in %d ms", reason, delayMs);
+    void this.#setStatus({ state: "disconnected", error: reason, fix: fixFor(reason, this.#browser.name), retryAt: Date.now() + delayMs });
+    // The worker may be stopped before this fires (no port keeps it alive); the next event that
+    // starts it connects again from main.js.
+    setTimeout(() => this.#connect(), delayMs);
+  }
+
+  /** @param {unknown} raw */
+  #onMessage(raw) {
+    if (typeof raw !== "object" || raw === null || typeof (/** @type {any} */ (raw).type) !== "string") {
+      console.warn("webctx: dropped a native message without a type");
+      return;
+    }
+    const message = /** @type {NativeMessage} */ (raw);
+    switch (message.type) {
+      case RESULT:
+      case ERROR:
+        this.#settle(message);
+        return;
+      case CHUNK:
+        this.#onChunk(message);
+        return;
+      default:
+        void this.#answer(message);
+    }
+  }
+
+  /** @param {NativeMessage} message a `result` or `error` */
+  #settle(message) {
+    const pending = typeof message.id === "string" ? this.#pending.get(message.id) : undefined;
+    if (!pending || message.id === undefined) {
+      console.warn("webctx: dropped a %s for unknown request %s", message.type, String(message.id));
+      return;
+    }
+    this.#pending.delete(message.id);
+    clearTimeout(pending.timer);
+    if (message.type === RESULT) {
+      pending.resolve(message.result);
+    } else {
+      const error = /** @type {{code?: unknown, message?: unknown}} */ (message.error ?? {});
+      pending.reject(new RequestError(String(error.code ?? "error"), String(error.message ?? "")));
+    }
+  }
+
+  /**
+   * Answer a host request through `onRequest`; a request without an id gets no answer.
+   * @param {NativeMessage} message
+   */
+  async #answer(message) {
+    const { id, type } = message;
+    if (typeof id !== "string") {
+      console.warn("webctx: dropped a %s without an id", type);
+      return;
+    }
+    try {
+      const result = await this.options.onRequest(message);
+      if (this.#send({ type: RESULT, id, result }) || !this.#port) return;
+      // Posting failed with the port still up: the result is over 64 MiB. Say so instead.
+      this.#send({ type: ERROR, id, error: { code: ERROR_CODES.internal, message: "the result is too large to send" } });
+    } catch (error) {
+      const code = error instanceof RequestError ? error.code : ERROR_CODES.internal;
+      const text = error instanceof Error ? error.message : String(error);
+      if (!(error instanceof RequestError)) console.error("webctx: %s %s failed", type, id, error);
+      this.#send({ type: ERROR, id, error: { code, message: text } });
+    }
+  }
+
+  /**
+   * Collect one `chunk`; the reassembled message is handled as if it had arrived whole.
+   * @param {NativeMessage} message
+   */
+  #onChunk(message) {
+    const { of, index, count, data } = /** @type {Record<string, unknown>} */ (message);
+    const valid =
+      (typeof of === "string" || typeof of === "number") &&
+      typeof count === "number" && Number.isInteger(count) && count >= 1 && count <= MAX_CHUNKS &&
+      typeof index === "number" && Number.isInteger(index) && index >= 0 && index < count &&
+      typeof data === "string";
+    if (!valid) {
+      console.warn("webctx: dropped a malformed chunk");
+      return;
+    }
+    const key = String(of);
+    const group = this.#chunks.get(key) ?? this.#newChunkGroup(key, count);
+    const i = index;
+    if (group.count !== count || group.parts[i] !== undefined) {
+      console.warn("webctx: dropped an inconsistent chunk of group %s", key);
+      return;
+    }
+    group.parts[i] = data;
+    group.received += 1;
+    if (group.received < group.count) return;
+    clearTimeout(group.timer);
+    this.#chunks.delete(key);
+    let whole;
+    try {
+      whole = JSON.parse(group.parts.join(""));
+    } catch {
+      console.warn("webctx: dropped chunk group %s: not JSON", key);
+      return;
+    }
+    if (whole?.type === CHUNK) {
+      console.warn("webctx: dropped chunk group %s: chunks inside chunks", key);
+      return;
+    }
+    this.#onMessage(whole);
+  }
+
+  /**
+   * @param {string} key the chunk-group id (`of`)
+   * @param {number} count
+   */
+  #newChunkGroup(key, count) {
+    // A group whose sender gave up would otherwise stay in memory for the port's lifetime.
+    const timer = setTimeout(() => this.#chunks.delete(key), CHUNK_GROUP_TIMEOUT_MS);
+    /** @type {string[]} */
+    const parts = new Array(count);
+    const group = { count, parts, received: 0, timer };
+    this.#chunks.set(key, group);
+    return group;
+  }
+
+  /**
+   * @param {Record<string, unknown>} message
+   * @returns {boolean} false when there is no port or the browser refused the message
+   */
+  #send(message) {
+    if (!this.#port) return false;
+    try {
+      this.#port.post(message);
+      return true;
+    } catch (error) {
+      // Above 64 MiB postMessage throws and the port stays up (research/chromium-recipe.md §6).
+      console.warn("webctx: could not post %s: %s", message.type, error instanceof Error ? error.message : error);
+      return false;
+    }
+  }
+
+  /** @param {Omit<ConnectionStatus, "at">} status */
+  async #setStatus(status) {
+    try {
+      await api.writeStatus({ ...status, at: Date.now() });
+    } catch (error) {
+      console.warn("webctx: could not store the status", error);
+    }
+  }
+}

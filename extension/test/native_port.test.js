@@ -1,0 +1,60 @@
+// node --test: the pure helpers beside the native port and the selection store.
+import assert from "node:assert/strict";
+import { readFileSync } from "node:fs";
+import test from "node:test";
+
+import { NATIVE_MESSAGE_TYPES } from "../protocol.js";
+import { fixFor, pickBrowser } from "../service_worker/native_port.js";
+import { parseSelection } from "../service_worker/selections.js";
+
+const UA = "Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) HeadlessChrome/156.0.0.0 Safari/537.36";
+
+test("the browser is named by its most specific brand, with the full version", () => {
+  const brands = [
+    { brand: "Not)A;Brand", version: "8.0.0.0" },
+    { brand: "Chromium", version: "156.0.8078.114" },
+    { brand: "Google Chrome", version: "156.0.8078.114" },
+  ];
+  assert.deepEqual(pickBrowser(brands, "ua"), { name: "Google Chrome", version: "156.0.8078.114", userAgent: "ua" });
+  assert.equal(pickBrowser([...brands, { brand: "Microsoft Edge", version: "156.0.1.2" }], "ua").name, "Microsoft Edge");
+  assert.equal(pickBrowser([{ brand: "Chromium", version: "156.0.8078.114" }], UA).name, "Chromium");
+});
+
+test("headless Chromium is Chromium", () => {
+  assert.deepEqual(pickBrowser([{ brand: "HeadlessChrome", version: "156.0.8078.114" }], UA), {
+    name: "Chromium",
+    version: "156.0.8078.114",
+    userAgent: UA,
+  });
+  assert.deepEqual(pickBrowser([], UA), { name: "Chromium", version: "156.0.0.0", userAgent: UA });
+});
+
+test("a dropped port gets the command that fixes it", () => {
+  assert.equal(fixFor("Specified native messaging host not found.", "Chromium"), "webctx install --browser chromium");
+  assert.equal(fixFor("Access to the specified native messaging host is forbidden.", "Google Chrome"), "webctx install --browser chrome");
+  assert.equal(fixFor("Native host has exited.", "Chromium"), "webctx doctor");
+  assert.equal(fixFor("Something new.", "Chromium"), "webctx doctor");
+});
+
+test("content-script selections are checked for shape and size", () => {
+  assert.equal(parseSelection(null), null);
+  assert.equal(parseSelection({ key: "1", text: "x" }), null);
+  assert.equal(parseSelection({ key: 1, text: "" }), null);
+  assert.equal(parseSelection({ key: 1, text: "x".repeat(65_537) }), null);
+  assert.deepEqual(parseSelection({ key: 2, text: "hi", before: 5, after: "a".repeat(5000), length: 1 }), {
+    key: 2,
+    text: "hi",
+    before: "",
+    after: "a".repeat(1024),
+    length: 2,
+  });
+  assert.equal(parseSelection({ key: 3, text: "hi", length: 1_000_000 })?.length, 1_000_000);
+});
+
+test("NATIVE_MESSAGE_TYPES is a plain array of double-quoted strings (read by a Python regex)", () => {
+  const source = readFileSync(new URL("../protocol.js", import.meta.url), "utf8");
+  const match = /export const NATIVE_MESSAGE_TYPES = \[([^\]]*)\]/.exec(source);
+  assert.ok(match);
+  assert.deepEqual([...match[1].matchAll(/"([^"]+)"/g)].map((m) => m[1]), NATIVE_MESSAGE_TYPES);
+  assert.deepEqual(NATIVE_MESSAGE_TYPES, ["hello", "current", "chunk", "result", "error"]);
+});

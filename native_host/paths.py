@@ -1,0 +1,60 @@
+"""Where webctx keeps things: the providers folder (SPEC §3), logs, installed launchers.
+
+Folders come from `platformdirs` except the providers folder, whose location the provider
+protocol fixes per OS (SPEC §3 table). `CONTEXT_PROVIDERS_DIR` overrides it (tests use it).
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from pathlib import Path
+
+import platformdirs
+
+APP_NAME = "webctx"
+
+REPO_ROOT = Path(__file__).resolve().parent.parent
+"""The checkout this package was imported from (meaningful for an editable install)."""
+
+
+def providers_dir() -> Path:
+    """The per-user providers folder (SPEC §3), not created here.
+
+    Linux: `$XDG_RUNTIME_DIR/context-providers/`, else `~/.local/state/context-providers/`;
+    macOS: `~/Library/Application Support/ContextProviders/`; Windows:
+    `%LOCALAPPDATA%\\ContextProviders\\`. `CONTEXT_PROVIDERS_DIR` overrides all of them.
+    """
+    override = os.environ.get("CONTEXT_PROVIDERS_DIR")
+    if override:
+        return Path(override)
+    if sys.platform == "darwin":
+        return Path.home() / "Library" / "Application Support" / "ContextProviders"
+    if sys.platform == "win32":
+        local = os.environ.get("LOCALAPPDATA") or str(Path.home() / "AppData" / "Local")
+        return Path(local) / "ContextProviders"
+    runtime = os.environ.get("XDG_RUNTIME_DIR")
+    if runtime:
+        return Path(runtime) / "context-providers"
+    return Path.home() / ".local" / "state" / "context-providers"
+
+
+def log_dir() -> Path:
+    """Folder for webctx log files (`platformdirs.user_log_path`), not created here."""
+    return platformdirs.user_log_path(APP_NAME, appauthor=False)
+
+
+def data_dir() -> Path:
+    """Folder for installed files such as the native-host launcher (`platformdirs.user_data_path`)."""
+    return platformdirs.user_data_path(APP_NAME, appauthor=False)
+
+
+def extension_dir() -> Path:
+    """The unpacked extension: `extension/` of the checkout, else the copy bundled in the wheel.
+
+    Raises FileNotFoundError if neither has a `manifest.json`.
+    """
+    for candidate in (REPO_ROOT / "extension", Path(__file__).resolve().parent / "_bundled" / "extension"):
+        if (candidate / "manifest.json").is_file():
+            return candidate
+    raise FileNotFoundError("The webctx extension files are missing. Reinstall webctx.")

@@ -1,0 +1,203 @@
+"""Every pydantic model that crosses a process boundary, and the limits beside them.
+
+Conventions (STYLE.md): snake_case in Python, camelCase on the wire (`listener_pid` ↔
+`listenerPid`). Models for what others wrote (descriptors, elements) allow unknown fields
+(SPEC §2: receivers must not fail on fields they do not know).
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Annotated, Any, Final, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, TypeAdapter
+from pydantic.alias_generators import to_camel
+
+PROTOCOL_VERSION: Final = "0.2.0"
+"""Provider protocol version (concepts page, "Versions")."""
+
+ID_PATTERN: Final = re.compile(r"^[A-Za-z0-9_-]{1,128}$")
+"""Element ids (SPEC §2; concepts page, "Ids and instances")."""
+
+MAX_BROWSER_TO_HOST_BYTES: Final = 64 << 20
+"""Largest frame the browser sends to a native host (Chromium's limit; SPEC §4)."""
+
+MAX_HOST_TO_BROWSER_BYTES: Final = 1 << 20
+"""Largest frame a native host may send; Chromium kills the port above it (SPEC §4)."""
+
+
+class WireModel(BaseModel):
+    """Base of every wire model: camelCase aliases, construction by either name."""
+
+    model_config = ConfigDict(alias_generator=to_camel, populate_by_name=True, extra="forbid")
+
+    def to_wire(self) -> dict[str, Any]:
+        """The JSON-ready dict with wire (camelCase) names and unset optional fields left out."""
+        return self.model_dump(by_alias=True, exclude_none=True, mode="json")
+
+
+class Descriptor(WireModel):
+    """The provider descriptor file `<bundleId>-<pid>.json` (SPEC §3).
+
+    `pid` is the browser's main process; `listener_pid` (our addition) the native host's own pid,
+    the process listening on the endpoint's port. Unknown fields are kept (others may add some).
+    """
+
+    model_config = ConfigDict(extra="allow")
+
+    protocol: str
+    bundle_id: str
+    name: str
+    version: str
+    pid: int
+    instance: str
+    endpoint: str
+    token: str
+    listener_pid: int | None = None
+
+
+class Element(WireModel):
+    """One element of the tree (SPEC §2; concepts page, "Elements"). Tolerant of unknown fields.
+
+    States are written only where they differ from the default: `selected`/`focused`/`hovered`
+    default to false, `visible` inherits the parent's (the root is visible).
+    """
+
+    model_config = ConfigDict(extra="allow")
+
+    id: str = Field(pattern=ID_PATTERN.pattern)
+    role: str
+    subrole: str | None = None
+    title: str | None = None
+    content: list[dict[str, Any]] | None = None
+    url: str | None = None
+    selected: bool | None = None
+    focused: bool | None = None
+    visible: bool | None = None
+    hovered: bool | None = None
+    children: list[Element] | None = None
+    attributes: dict[str, Any] | None = None
+
+
+class CurrentAnswer(WireModel):
+    """The `structuredContent` of the `current` MCP tool: exactly these three fields (SPEC §1.1)."""
+
+    model_config = ConfigDict(extra="allow")
+
+    protocol: str
+    instance: str
+    root: Element
+
+
+# ---------------------------------------------------------------------------------------------
+# Native-messaging frames (SPEC §4, docs/protocol.md) follow below.
+
+NATIVE_MESSAGE_TYPES: Final = ("hello", "current", "chunk", "result", "error")
+"""Every `type` that crosses the native port in this slice (docs/protocol.md "Messages").
+`extension/protocol.js` exports the same list; `tests/unit/test_protocol_names.py` compares them."""
+
+CURRENT_DEADLINE_MS: Final = 3000
+"""How long the host waits for the worker's reply to `current` (docs/protocol.md), in ms."""
+
+
+class IncomingFrame(WireModel):
+    """Base of frames the worker writes: unknown fields are kept, not refused (a newer extension
+    may add some; SPEC §2 "receivers must not fail on fields they do not know")."""
+
+    model_config = ConfigDict(extra="allow")
+
+
+class HelloExtension(IncomingFrame):
+    """`hello.extension`: the extension's id and version (`chrome.runtime.id`, manifest version)."""
+
+    id: str
+    version: str | None = None
+
+
+class HelloBrowser(IncomingFrame):
+    """`hello.browser`: the browser's product name and full version (e.g. "Chromium",
+    "156.0.8078.114"), and `navigator.userAgent`. The version goes into the descriptor (SPEC §3)."""
+
+    name: str | None = None
+    version: str | None = None
+    user_agent: str | None = None
+
+
+class HelloSettings(IncomingFrame):
+    """`hello.settings`: `enabled: false` means the user switched the provider off (SPEC §3:
+    no descriptor, no port). Missing means enabled."""
+
+    enabled: bool = True
+
+
+class Hello(IncomingFrame):
+    """worker → host, first message on a new port (docs/protocol.md). Answered with a `result`
+    carrying a HelloReply before the host's `mcp` import finishes."""
+
+    type: Literal["hello"]
+    id: str
+    protocol: str
+    extension: HelloExtension | None = None
+    browser: HelloBrowser | None = None
+    settings: HelloSettings = Field(default_factory=HelloSettings)
+
+
+class HelloReply(WireModel):
+    """The `result` of `hello`: the host's instance (16 random bytes, URL-safe base64, minted at
+    start), its protocol version, and whether it serves MCP (false when the user switched it off)."""
+
+    instance: str
+    protocol: str = PROTOCOL_VERSION
+    listening: bool
+
+
+class CurrentRequest(WireModel):
+    """host → worker: "send the tree" (SPEC §1.1). Reply: `result` with `{root: Element}`."""
+
+    type: Literal["current"] = "current"
+    id: str
+
+
+class ErrorBody(IncomingFrame):
+    """`error.error`: a stable snake_case `code` (errors.py) and a sentence for people."""
+
+    code: str
+    message: str = ""
+
+
+class ResultFrame(IncomingFrame):
+    """A successful reply (either direction): `id` echoes the request's, `result` is its value."""
+
+    type: Literal["result"] = "result"
+    id: str
+    result: Any
+
+
+class ErrorFrame(IncomingFrame):
+    """A failed reply (either direction): `id` echoes the request's."""
+
+    type: Literal["error"] = "error"
+    id: str
+    error: ErrorBody
+
+
+class ChunkFrame(WireModel):
+    """host → worker, one slice of a message whose UTF-8 JSON exceeds MAX_HOST_TO_BROWSER_BYTES.
+
+    `of` names the chunk group (a string, `c-<n>`), `index` is 0-based, `count` is the number of
+    chunks; `data` is a slice of the message's JSON text cut on a code-point boundary. The worker
+    joins the `data` of indexes 0..count-1 and handles the parsed message as if it came whole.
+    """
+
+    type: Literal["chunk"] = "chunk"
+    of: str
+    index: int = Field(ge=0)
+    count: int = Field(ge=1)
+    data: str
+
+
+BrowserFrame = Annotated[Hello | ResultFrame | ErrorFrame, Field(discriminator="type")]
+"""Every frame the worker may send to the host in this slice."""
+
+BROWSER_FRAME_ADAPTER: Final[TypeAdapter[Hello | ResultFrame | ErrorFrame]] = TypeAdapter(BrowserFrame)
+"""Parses one decoded worker → host frame; raises pydantic.ValidationError on a wrong shape."""

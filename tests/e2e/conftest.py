@@ -1,0 +1,108 @@
+"""Real Chromium + the real extension + the real native host, driven as a desktop host would.
+
+Fixtures go from wide to narrow: `page_server` (session: tests/pages on 127.0.0.1), `browser`
+(per test: a fresh profile with developer mode seeded and the host manifest installed by
+`webctx install --user-data-dir`, Playwright driving Debian's Chromium through
+`executable_path`; never `playwright install`). The desktop side of every test goes through
+`native_host.host_client` over real HTTP with the real token.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import functools
+import http.server
+import json
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import threading
+from collections.abc import AsyncIterator, Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import psutil
+import pytest
+from playwright.async_api import BrowserContext, Page, Worker, async_playwright
+
+from native_host import paths
+from tests.e2e.harness import RunningBrowser, end_leftovers, install_host_manifest, seed_profile
+
+CHROMIUM = os.environ.get("WEBCTX_TEST_CHROMIUM", "/usr/lib/chromium/chromium")
+PAGES = Path(__file__).resolve().parent.parent / "pages"
+EXTENSION = paths.extension_dir()
+EXTENSION_ID = "kbmgfelnojabkebealaikmhmkcjnbgpl"
+
+BROWSER_ARGS = [
+    f"--disable-extensions-except={EXTENSION}",
+    f"--load-extension={EXTENSION}",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--no-first-run",
+    "--no-default-browser-check",
+    "--disable-gpu",
+]
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """Every test under e2e/ is a browser test; skip them all when Chromium is missing."""
+    here = Path(__file__).resolve().parent
+    for item in items:
+        if here in Path(str(item.fspath)).resolve().parents:
+            item.add_marker(pytest.mark.browser)
+            if not Path(CHROMIUM).exists():
+                item.add_marker(pytest.mark.skip(reason=f"no Chromium at {CHROMIUM}; run scripts/setup.sh"))
+
+
+class _QuietHandler(http.server.SimpleHTTPRequestHandler):
+    def log_message(self, format: str, *args: Any) -> None:  # noqa: A002 - stdlib signature
+        pass
+
+
+@pytest.fixture(scope="session")
+def page_server() -> Iterator[str]:
+    """Serve tests/pages on 127.0.0.1 (content scripts need http, not file://); yield the base URL."""
+    handler = functools.partial(_QuietHandler, directory=str(PAGES))
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    yield f"http://127.0.0.1:{server.server_address[1]}"
+    server.shutdown()
+    server.server_close()
+
+
+@pytest.fixture
+async def browser(tmp_path: Path) -> AsyncIterator[RunningBrowser]:
+    """A fresh Chromium with the extension loaded and its native host registered; closed after."""
+    user_data_dir = tmp_path / "udd"
+    seed_profile(user_data_dir)
+    install_host_manifest(user_data_dir)
+    providers = paths.providers_dir()
+    async with async_playwright() as pw:
+        context = await pw.chromium.launch_persistent_context(
+            str(user_data_dir),
+            executable_path=CHROMIUM,
+            headless=True,
+            args=BROWSER_ARGS,
+            env=dict(os.environ),
+        )
+        running: RunningBrowser | None = None
+        try:
+            worker = context.service_workers[0] if context.service_workers else None
+            if worker is None:
+                worker = await context.wait_for_event("serviceworker", timeout=15_000)
+            running = RunningBrowser(context, worker, user_data_dir, providers)
+            yield running
+        finally:
+            with contextlib.suppress(Exception):
+                await context.close()
+    if running is not None:
+        end_leftovers(running.host_pids)
+    shutil.rmtree(user_data_dir, ignore_errors=True)
+
+

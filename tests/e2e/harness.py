@@ -1,0 +1,90 @@
+"""The e2e harness: a running browser with the webctx extension, and what tests do with it."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import signal
+import subprocess
+import sys
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import psutil
+from playwright.async_api import BrowserContext, Page, Worker
+
+from native_host.wire import Descriptor
+
+
+@dataclass
+class RunningBrowser:
+    """One running Chromium with the webctx extension; `worker` is the extension's service worker."""
+
+    context: BrowserContext
+    worker: Worker
+    user_data_dir: Path
+    providers: Path
+    host_pids: set[int] = field(default_factory=set)
+
+    async def descriptor(self, *, timeout_s: float = 20.0, not_instance: str | None = None) -> Descriptor:
+        """Wait for a provider descriptor in the providers folder (other than `not_instance`'s)."""
+        async with asyncio.timeout(timeout_s):
+            while True:
+                for path in sorted(self.providers.glob("*.json")) if self.providers.is_dir() else []:
+                    try:
+                        found = Descriptor.model_validate(json.loads(path.read_text()))
+                    except (OSError, ValueError):
+                        continue  # being written; the rename is atomic, a retry will see it whole
+                    if found.instance != not_instance:
+                        if found.listener_pid:
+                            self.host_pids.add(found.listener_pid)
+                        return found
+                await asyncio.sleep(0.05)
+
+    async def new_page(self, url: str) -> Page:
+        """Open `url` in a new tab of the current window and wait for it to load."""
+        page = await self.context.new_page()
+        await page.goto(url)
+        return page
+
+    async def worker_eval(self, script: str, arg: Any = None) -> Any:
+        """Evaluate `script` (a function expression) in the extension's service worker."""
+        return await self.worker.evaluate(script, arg)
+
+
+def seed_profile(user_data_dir: Path) -> None:
+    """Turn developer mode on, or `chrome.runtime.reload()` disables an unpacked extension
+    (chromium-recipe.md §9.1)."""
+    (user_data_dir / "Default").mkdir(parents=True, exist_ok=True)
+    (user_data_dir / "Default" / "Preferences").write_text(json.dumps({"extensions": {"ui": {"developer_mode": True}}}))
+
+
+def install_host_manifest(user_data_dir: Path) -> None:
+    """Run the real `webctx install` for this profile (host manifest + launcher)."""
+    webctx = Path(sys.executable).with_name("webctx")
+    subprocess.run(
+        [str(webctx), "install", "--browser", "chromium", "--user-data-dir", str(user_data_dir)],
+        check=True,
+        capture_output=True,
+        timeout=60,
+    )
+
+
+def end_leftovers(pids: set[int]) -> None:
+    """End native hosts this test started that are still running (by pid, never by name)."""
+    for pid in pids:
+        with contextlib.suppress(psutil.Error):
+            proc = psutil.Process(pid)
+            if "native_host" in " ".join(proc.cmdline()):
+                proc.send_signal(signal.SIGKILL)
+
+
+async def select_text(page: Page, element_id: str) -> None:
+    """Select the whole text of the element with `element_id`, as a user's drag would."""
+    await page.evaluate(
+        """id => { const r = document.createRange(); r.selectNodeContents(document.getElementById(id));
+                   const s = getSelection(); s.removeAllRanges(); s.addRange(r); }""",
+        element_id,
+    )
