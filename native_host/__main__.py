@@ -1,0 +1,76 @@
+"""What the browser runs: `python -m native_host chrome-extension://<id>/` (SPEC §4).
+
+First claim stdout for frames: fd 1 is duplicated to a private fd that only `framing.py` writes,
+and fd 1 itself is pointed at fd 2, so nothing else (a stray `print`, C code, uvicorn) can put
+text into the native-messaging channel. Then log to a file and run `app.main()`.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+import time
+from typing import BinaryIO
+
+STARTED_AT = time.monotonic()
+
+LOG_FILE_NAME = "native-host.log"
+LOG_MAX_BYTES = 2 << 20
+"""Rotate the log file above this size, in bytes (two old files are kept)."""
+
+
+def claim_stdout() -> BinaryIO:
+    """Move the real stdout to a private fd and return it as a binary stream; fd 1 becomes a copy
+    of fd 2 and `sys.stdout` is `sys.stderr`."""
+    frames_fd = os.dup(1)  # non-inheritable: child processes never see the channel
+    os.dup2(2, 1)
+    sys.stdout = sys.stderr
+    return os.fdopen(frames_fd, "wb")
+
+
+def setup_logging() -> None:
+    """DEBUG from `native_host` to `<log dir>/native-host.log` (rotated at 2 MiB), WARNING and up to
+    stderr (the browser's stderr). Other libraries log INFO and up (`mcp` WARNING: its debug logs
+    carry message bodies). Never the token or page content (STYLE.md "Logging")."""
+    import logging
+    import logging.handlers
+
+    from native_host.paths import log_dir
+
+    root = logging.getLogger()
+    root.setLevel(logging.INFO)
+    stderr_handler = logging.StreamHandler(sys.stderr)
+    stderr_handler.setLevel(logging.WARNING)
+    stderr_handler.setFormatter(logging.Formatter("webctx native host: %(levelname)s %(name)s: %(message)s"))
+    root.addHandler(stderr_handler)
+    try:
+        folder = log_dir()
+        folder.mkdir(parents=True, exist_ok=True, mode=0o700)
+        file_handler = logging.handlers.RotatingFileHandler(
+            folder / LOG_FILE_NAME, maxBytes=LOG_MAX_BYTES, backupCount=2, encoding="utf-8"
+        )
+    except OSError as exc:
+        logging.getLogger(__name__).warning("cannot open the log file (%s); logging to stderr only", exc)
+    else:
+        file_handler.setFormatter(
+            logging.Formatter("%(asctime)s %(process)d %(levelname)s %(name)s: %(message)s")
+        )
+        file_handler.setLevel(logging.DEBUG)
+        root.addHandler(file_handler)
+    logging.getLogger("native_host").setLevel(logging.DEBUG)
+    logging.getLogger("mcp").setLevel(logging.WARNING)
+    logging.captureWarnings(True)
+
+
+def _run() -> None:
+    frames_out = claim_stdout()
+    # Imported only now, so that nothing imported can write to the channel before it is claimed.
+    from native_host import app
+
+    setup_logging()
+    code = app.main(sys.argv[1:], frames_out=frames_out, started_at=STARTED_AT)
+    app.flush_and_exit(code, frames_out)
+
+
+if __name__ == "__main__":
+    _run()

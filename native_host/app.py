@@ -1,0 +1,359 @@
+"""The native host's lifecycle, in one asyncio loop (SPEC §3, §4; docs/native-host.md).
+
+```
+start      mint the instance · start importing mcp_server in a thread · read frames from stdin
+           · clean up stale descriptors
+hello      answer at once {instance, protocol, listening}; if settings.enabled is not false:
+           import done → start the MCP endpoint → write the descriptor
+result/    routed to the waiting request (bridge.py)
+error
+stop       stdin EOF, SIGTERM, SIGINT, fatal error → remove the descriptor FIRST, fail pending
+           requests, stop uvicorn (≤ 1 s), exit
+```
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import importlib
+import logging
+import os
+import secrets
+import signal
+import sys
+import threading
+import time
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from types import FrameType, ModuleType
+from typing import TYPE_CHECKING, Any, BinaryIO, Final, NoReturn, TypeVar
+
+from pydantic import ValidationError
+
+from native_host import PROTOCOL_VERSION, paths
+from native_host.bridge import Bridge
+from native_host.browser_identity import BrowserIdentity, identify_browser
+from native_host.descriptor import remove_descriptor, remove_stale_descriptors, write_descriptor
+from native_host.errors import WebctxError
+from native_host.framing import FrameWriter, iter_frames
+from native_host.wire import (
+    BROWSER_FRAME_ADAPTER,
+    NATIVE_MESSAGE_TYPES,
+    Descriptor,
+    ErrorFrame,
+    Hello,
+    HelloReply,
+    ResultFrame,
+)
+
+if TYPE_CHECKING:  # imported for real in a thread: it takes about a second
+    from native_host.mcp_server import McpEndpoint
+
+log = logging.getLogger(__name__)
+
+MCP_MODULE: Final = "native_host.mcp_server"
+"""Imported in a thread at start, so `hello` is answered before `mcp` has loaded."""
+
+STOP_TIMEOUT_S: Final = 1.0
+"""How long stopping the MCP endpoint may take, in seconds (the browser SIGKILLs at ~2 s)."""
+
+_T = TypeVar("_T")
+
+
+def mint_instance() -> str:
+    """A new instance id: 16 random bytes, URL-safe base64 without padding (22 characters)."""
+    return secrets.token_urlsafe(16)
+
+
+def run_in_daemon_thread(function: Callable[..., _T], *args: Any) -> asyncio.Future[_T]:
+    """Run `function(*args)` in a daemon thread; return a future for its result.
+
+    Unlike `asyncio.to_thread`, a thread still running at exit (a slow import, a hung
+    `--version`) never delays the exit: the loop's executor shutdown does not wait for it.
+    """
+    loop = asyncio.get_running_loop()
+    future: asyncio.Future[_T] = loop.create_future()
+
+    def settle(result: _T | None, error: BaseException | None) -> None:
+        if future.done():
+            return
+        if error is not None:
+            future.set_exception(error)
+        else:
+            future.set_result(result)  # type: ignore[arg-type]  # result is a _T when error is None
+
+    def work() -> None:
+        try:
+            result = function(*args)
+        except BaseException as exc:
+            with contextlib.suppress(RuntimeError):  # the loop is already closed
+                loop.call_soon_threadsafe(settle, None, exc)
+        else:
+            with contextlib.suppress(RuntimeError):
+                loop.call_soon_threadsafe(settle, result, None)
+
+    name = f"webctx-{getattr(function, '__name__', 'worker')}"
+    threading.Thread(target=work, name=name, daemon=True).start()
+    return future
+
+
+async def open_reader(stdin: BinaryIO) -> asyncio.StreamReader:
+    """An asyncio.StreamReader over `stdin` (a pipe from the browser). Falls back to a reading
+    thread when the loop cannot watch it (a regular file, Windows' proactor on a console)."""
+    loop = asyncio.get_running_loop()
+    reader = asyncio.StreamReader(limit=1 << 20)
+    try:
+        await loop.connect_read_pipe(lambda: asyncio.StreamReaderProtocol(reader), stdin)
+    except (ValueError, OSError, NotImplementedError):
+        fd = stdin.fileno()
+
+        def pump() -> None:
+            while True:
+                try:
+                    data = os.read(fd, 1 << 16)
+                except OSError:
+                    data = b""
+                try:
+                    if not data:
+                        loop.call_soon_threadsafe(reader.feed_eof)
+                        return
+                    loop.call_soon_threadsafe(reader.feed_data, data)
+                except RuntimeError:  # the loop is closed
+                    return
+
+        threading.Thread(target=pump, name="webctx-stdin", daemon=True).start()
+    return reader
+
+
+class NativeHost:
+    """One native-host process: the port to the worker, the MCP endpoint, the descriptor.
+
+    `reader` yields the browser's frames, `writer` writes ours; `origin` is the calling
+    extension's origin (argv[1], e.g. `chrome-extension://<id>/`); `started_at` is the process's
+    start on the `time.monotonic()` clock (for the timings in the log). `run()` returns the exit code.
+    """
+
+    def __init__(
+        self,
+        reader: asyncio.StreamReader,
+        writer: FrameWriter,
+        *,
+        origin: str | None = None,
+        started_at: float | None = None,
+    ) -> None:
+        self.instance: Final = mint_instance()
+        self.started_at = time.monotonic() if started_at is None else started_at
+        self.origin = origin
+        self.bridge = Bridge(writer.send)
+        self.endpoint: McpEndpoint | None = None
+        self.descriptor_path: Path | None = None
+        self.exit_code = 0
+        self._reader = reader
+        self._writer = writer
+        self._stop = asyncio.Event()
+        self._stop_reason = ""
+        self._tasks: set[asyncio.Task[None]] = set()
+        self._provider_task: asyncio.Task[None] | None = None
+        self._mcp_module: asyncio.Future[ModuleType] | None = None
+
+    def _ms_since_start(self) -> float:
+        return (time.monotonic() - self.started_at) * 1e3
+
+    # -- running ---------------------------------------------------------------------------------
+
+    async def run(self) -> int:
+        """Serve until stdin EOF, SIGTERM, SIGINT or a fatal error; then shut down and return the
+        exit code (0, or 1 after a fatal error)."""
+        log.info("native host started: pid %d, origin %s", os.getpid(), self.origin)
+        try:
+            self._install_signal_handlers()
+            self._mcp_module = run_in_daemon_thread(importlib.import_module, MCP_MODULE)
+            self._spawn(self._read_port(), "read-port")
+            asyncio.get_running_loop().call_soon(self._clean_stale_descriptors)
+            await self._stop.wait()
+        finally:
+            await self.shutdown()
+        log.info("native host exiting (%s), code %d", self._stop_reason, self.exit_code)
+        return self.exit_code
+
+    def request_stop(self, reason: str, *, exit_code: int = 0) -> None:
+        """Begin shutting down (idempotent; the first reason wins, a non-zero code sticks)."""
+        if exit_code:
+            self.exit_code = exit_code
+        if not self._stop.is_set():
+            self._stop_reason = reason
+            log.info("stopping: %s", reason)
+            self._stop.set()
+
+    def _spawn(self, coroutine: Any, name: str) -> asyncio.Task[None]:
+        task: asyncio.Task[None] = asyncio.create_task(coroutine, name=name)
+        self._tasks.add(task)
+        task.add_done_callback(self._task_done)
+        return task
+
+    def _task_done(self, task: asyncio.Task[None]) -> None:
+        self._tasks.discard(task)
+        if task.cancelled():
+            return
+        error = task.exception()
+        if error is None:
+            return
+        if isinstance(error, WebctxError):
+            log.error("%s failed: %s", task.get_name(), error)
+        else:
+            log.error("%s failed unexpectedly", task.get_name(), exc_info=error)
+        self.request_stop(f"fatal error in {task.get_name()}", exit_code=1)
+
+    def _install_signal_handlers(self) -> None:
+        loop = asyncio.get_running_loop()
+        for signum in (signal.SIGTERM, signal.SIGINT):
+            name = signal.Signals(signum).name
+            try:
+                loop.add_signal_handler(signum, self.request_stop, name)
+            except (NotImplementedError, RuntimeError):  # Windows: no loop signal handlers
+                signal.signal(signum, self._signal_handler(loop, name))
+
+    def _signal_handler(
+        self, loop: asyncio.AbstractEventLoop, name: str
+    ) -> Callable[[int, FrameType | None], None]:
+        def handle(_signum: int, _frame: FrameType | None) -> None:
+            loop.call_soon_threadsafe(self.request_stop, name)
+
+        return handle
+
+    def _clean_stale_descriptors(self) -> None:
+        removed = remove_stale_descriptors(paths.providers_dir())
+        if removed:
+            log.info("removed %d stale descriptor(s)", len(removed))
+
+    # -- the native port ---------------------------------------------------------------------------
+
+    async def _read_port(self) -> None:
+        async for frame in iter_frames(self._reader):
+            await self._dispatch(frame)
+        self.request_stop("stdin EOF")
+
+    async def _dispatch(self, frame: dict[str, Any]) -> None:
+        type_ = frame["type"]
+        if type_ not in ("hello", "result", "error"):
+            what = "host-to-worker" if type_ in NATIVE_MESSAGE_TYPES else "unknown"
+            log.warning("dropped a frame of %s type %r", what, type_[:40])
+            return
+        try:
+            parsed = BROWSER_FRAME_ADAPTER.validate_python(frame)
+        except ValidationError as exc:
+            log.warning("dropped a %s frame of the wrong shape (%d errors)", type_, exc.error_count())
+            return
+        if isinstance(parsed, Hello):
+            await self._on_hello(parsed)
+        elif isinstance(parsed, ResultFrame | ErrorFrame):
+            self.bridge.handle_reply(parsed)
+
+    async def _on_hello(self, hello: Hello) -> None:
+        listening = hello.settings.enabled
+        reply = HelloReply(instance=self.instance, protocol=PROTOCOL_VERSION, listening=listening)
+        await self._writer.send({"type": "result", "id": hello.id, "result": reply.to_wire()})
+        extension = hello.extension.id if hello.extension else "?"
+        log.info(
+            "hello %s from extension %s (protocol %s) answered %.0f ms after start; listening=%s",
+            hello.id,
+            extension,
+            hello.protocol,
+            self._ms_since_start(),
+            listening,
+        )
+        if hello.protocol.split(".")[:2] != PROTOCOL_VERSION.split(".")[:2]:
+            log.warning("the extension speaks protocol %s, this host %s", hello.protocol, PROTOCOL_VERSION)
+        if listening and self._provider_task is None:
+            self._provider_task = self._spawn(self._start_provider(hello), "start-provider")
+
+    # -- the provider ------------------------------------------------------------------------------
+
+    async def _start_provider(self, hello: Hello) -> None:
+        """Start the MCP endpoint, then write the descriptor (SPEC §1, §3). Raises on failure
+        (fatal: the host exits 1 after removing what it wrote)."""
+        assert self._mcp_module is not None
+        browser = hello.browser
+        identity_future: asyncio.Future[BrowserIdentity] = run_in_daemon_thread(
+            identify_browser, browser.name if browser else None, browser.version if browser else None
+        )
+        module = await self._mcp_module
+        log.info("mcp imported %.0f ms after start", self._ms_since_start())
+        self.endpoint = endpoint = module.McpEndpoint(self.bridge, instance=self.instance)
+        url = await endpoint.start()
+        identity = await identity_future
+        descriptor = Descriptor(
+            protocol=PROTOCOL_VERSION,
+            bundle_id=identity.bundle_id,
+            name=identity.name,
+            version=identity.version,
+            pid=identity.pid,
+            instance=self.instance,
+            endpoint=url,
+            token=endpoint.token,
+            listener_pid=os.getpid(),
+        )
+        if self._stop.is_set():
+            return
+        self.descriptor_path = write_descriptor(paths.providers_dir(), descriptor)
+        log.info("provider ready %.0f ms after start", self._ms_since_start())
+
+    async def shutdown(self) -> None:
+        """Remove the descriptor first, then fail pending requests and stop the MCP endpoint
+        (bounded by STOP_TIMEOUT_S). Never raises."""
+        provider = self._provider_task
+        if provider is not None and not provider.done():
+            provider.cancel()
+            await asyncio.wait({provider}, timeout=0.2)
+        if self.descriptor_path is not None:
+            remove_descriptor(self.descriptor_path)
+            self.descriptor_path = None
+        self.bridge.close()
+        if self.endpoint is not None:
+            try:
+                await self.endpoint.stop(STOP_TIMEOUT_S)
+            except Exception:
+                log.exception("stopping the MCP endpoint failed")
+        for task in list(self._tasks):
+            task.cancel()
+
+
+async def run(
+    stdin: BinaryIO, frames_out: BinaryIO, *, origin: str | None = None, started_at: float | None = None
+) -> int:
+    """Run one native host reading frames from `stdin` and writing frames to `frames_out`;
+    return the exit code."""
+    reader = await open_reader(stdin)
+    host = NativeHost(reader, FrameWriter(frames_out), origin=origin, started_at=started_at)
+    return await host.run()
+
+
+def main(
+    argv: Sequence[str] | None = None, *, frames_out: BinaryIO | None = None, started_at: float | None = None
+) -> int:
+    """Entry point (`__main__.py`): `argv` is what the browser passes after the program (the
+    caller's origin, and on Windows `--parent-window=<n>`); `frames_out` is the claimed stdout;
+    `started_at` the `time.monotonic()` of process start. Returns the exit code: 0 after stdin
+    EOF/SIGTERM/SIGINT, 1 after a fatal error."""
+    args = list(sys.argv[1:] if argv is None else argv)
+    origin = next((arg for arg in args if not arg.startswith("--")), None)
+    out = frames_out if frames_out is not None else sys.stdout.buffer
+    try:
+        return asyncio.run(run(sys.stdin.buffer, out, origin=origin, started_at=started_at))
+    except KeyboardInterrupt:
+        return 0
+    except Exception:
+        log.exception("the native host crashed")
+        return 1
+
+
+def flush_and_exit(code: int, frames_out: BinaryIO) -> NoReturn:
+    """Flush the frames stream and the logs, then end the process at once with `code`
+    (`os._exit`: a daemon thread still importing or blocked cannot delay the exit)."""
+    with contextlib.suppress(OSError, ValueError):
+        frames_out.flush()
+    logging.shutdown()
+    with contextlib.suppress(OSError, ValueError):
+        sys.stderr.flush()
+    os._exit(code)

@@ -1,0 +1,373 @@
+"""The provider's MCP endpoint: Streamable HTTP on 127.0.0.1, both MCP eras (SPEC §1).
+
+```
+desktop host ──HTTP──► uvicorn (pre-bound 127.0.0.1:0 socket, embedded in the host's loop)
+                       └─ LoopbackGuard (Origin 403 → Host 421 → bearer 401; security.py)
+                          └─ SDK Streamable HTTP app at /mcp/<random> (its own Host allow-list too)
+                             └─ ProviderServer: tools/list, tools/call, subscriptions/listen
+                                └─ ToolSpec table: `current` → Requester.request("current") → extension
+```
+
+This module imports `mcp` and `uvicorn` (about a second): `app.py` imports it in a thread while it
+answers the worker's `hello`. The tool table is data (`ToolSpec` rows); `location` and page tools
+(SPEC §1.2, §5) are later rows.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import logging
+import secrets
+import socket
+from collections.abc import Awaitable, Callable, Generator, Mapping
+from dataclasses import dataclass
+from typing import Any, Final, Protocol, cast
+
+import uvicorn
+from mcp import types
+from mcp.server import Server, ServerRequestContext
+from mcp.server.context import CallNext, HandlerResult
+from mcp.server.lowlevel.server import NotificationOptions
+from mcp.server.subscriptions import InMemorySubscriptionBus, ListenHandler, ToolsListChanged
+from mcp.server.transport_security import TransportSecuritySettings
+from mcp.shared.exceptions import MCPError
+from mcp_types.jsonrpc import INVALID_PARAMS
+from pydantic import ValidationError
+
+from native_host import PROTOCOL_VERSION, __version__
+from native_host.errors import DeadlineExceeded, ExtensionError, ProviderUnavailable
+from native_host.security import LoopbackGuard
+from native_host.wire import CURRENT_DEADLINE_MS, CurrentAnswer
+
+log = logging.getLogger(__name__)
+
+EXTENSION_ID: Final = "dev.context-providers/context"
+"""The provider protocol's MCP extension identifier (SPEC §1 "Server capabilities")."""
+
+EXTENSIONS: Final[dict[str, dict[str, Any]]] = {EXTENSION_ID: {"protocol": PROTOCOL_VERSION}}
+"""`capabilities.extensions`, declared to clients of both eras."""
+
+SERVER_NAME: Final = "webctx"
+
+NO_ARGUMENTS_SCHEMA: Final[dict[str, Any]] = {
+    "type": "object",
+    "properties": {},
+    "additionalProperties": False,
+}
+"""`inputSchema` of tools that take no arguments (`current`)."""
+
+GRACEFUL_SHUTDOWN_S: Final = 0.4
+"""uvicorn's graceful-shutdown limit, in seconds: open SSE streams are cancelled after it."""
+
+STOP_TIMEOUT_S: Final = 1.0
+"""Hard limit for `McpEndpoint.stop`, in seconds (the host must exit ~1 s after stdin EOF)."""
+
+START_TIMEOUT_S: Final = 10.0
+"""Limit for uvicorn's startup (lifespan + listen), in seconds."""
+
+
+class Requester(Protocol):
+    """What the endpoint needs from the native port: `bridge.Bridge` satisfies it."""
+
+    async def request(self, type_: str, body: Mapping[str, Any] | None = None, *, deadline_ms: int) -> Any:
+        """Send a request to the extension and return its `result`; raises DeadlineExceeded,
+        ExtensionError or ProviderUnavailable."""
+        ...
+
+
+ToolRunner = Callable[[dict[str, Any]], Awaitable[types.CallToolResult]]
+
+
+@dataclass(frozen=True)
+class ToolSpec:
+    """One MCP tool: its `tools/list` entry and the coroutine that runs a call with the call's
+    `arguments` (never None; `{}` when absent)."""
+
+    tool: types.Tool
+    run: ToolRunner
+
+
+def tool_error(sentence: str, **structured: Any) -> types.CallToolResult:
+    """An `isError: true` tool result whose only content is `sentence` (SPEC §1: never an
+    internal exception text); `structured` becomes `structuredContent` when given."""
+    return types.CallToolResult(
+        content=[types.TextContent(text=sentence)], is_error=True, structured_content=structured or None
+    )
+
+
+def json_result(value: dict[str, Any]) -> types.CallToolResult:
+    """A tool result with `structuredContent` = `value` and one text block holding the same JSON
+    (compact, UTF-8), as SPEC §1.1 asks of `current`."""
+    text = json.dumps(value, ensure_ascii=False, separators=(",", ":"))
+    return types.CallToolResult(content=[types.TextContent(text=text)], structured_content=value)
+
+
+class ProviderServer(Server[Any]):
+    """The low-level SDK server with `tools.listChanged: true` in both eras.
+
+    The SDK derives handshake-era `listChanged` from NotificationOptions, which its runner never
+    passes, so `get_capabilities` sets it; in the 2026-07-28 era it follows from the registered
+    `subscriptions/listen` handler (research/mcp-sdk.md §2.1, §2.4).
+    """
+
+    def get_capabilities(
+        self,
+        notification_options: NotificationOptions | None = None,
+        experimental_capabilities: dict[str, dict[str, Any]] | None = None,
+        extensions: dict[str, dict[str, Any]] | None = None,
+        *,
+        protocol_version: str | None = None,
+    ) -> types.ServerCapabilities:
+        """The SDK's capabilities with `tools.listChanged` forced on (SPEC §1)."""
+        capabilities = super().get_capabilities(
+            notification_options, experimental_capabilities, extensions, protocol_version=protocol_version
+        )
+        if capabilities.tools is not None:
+            capabilities.tools = types.ToolsCapability(list_changed=True)
+        return capabilities
+
+
+async def advertise_extensions(ctx: ServerRequestContext[Any, Any], call_next: CallNext) -> HandlerResult:
+    """ServerMiddleware: put `capabilities.extensions` back into a handshake-era `initialize`
+    result, whose per-version sieve drops it (SPEC §1; research/mcp-sdk.md §6.1)."""
+    result = await call_next(ctx)
+    if ctx.method == "initialize" and isinstance(result, dict):
+        capabilities = result.get("capabilities")
+        if isinstance(capabilities, dict):
+            capabilities.setdefault("extensions", {}).update(EXTENSIONS)
+    return result
+
+
+class _EmbeddedUvicorn(uvicorn.Server):
+    """uvicorn inside the host's loop: signals stay the host's, `started` is awaitable."""
+
+    def __init__(self, config: uvicorn.Config) -> None:
+        super().__init__(config)
+        self.started_event = asyncio.Event()
+
+    @contextlib.contextmanager
+    def capture_signals(self) -> Generator[None, None, None]:
+        """Do not install SIGINT/SIGTERM handlers: app.py owns them."""
+        yield
+
+    async def startup(self, sockets: list[socket.socket] | None = None) -> None:
+        """uvicorn's startup, then signal `started_event`."""
+        await super().startup(sockets)
+        self.started_event.set()
+
+
+class McpEndpoint:
+    """The MCP endpoint of one native-host instance (SPEC §1).
+
+    `requester` reaches the extension (a `bridge.Bridge`); `instance` is the host's instance
+    (16 random bytes, URL-safe base64); `current_deadline_ms` bounds the `current` request.
+    `token` (32 random bytes, URL-safe base64) is minted here, published only in the descriptor,
+    never logged. Usage: `url = await endpoint.start()` … `await endpoint.stop()`.
+    """
+
+    def __init__(
+        self,
+        requester: Requester,
+        *,
+        instance: str,
+        current_deadline_ms: int = CURRENT_DEADLINE_MS,
+        graceful_shutdown_s: float = GRACEFUL_SHUTDOWN_S,
+    ) -> None:
+        self.token: Final = secrets.token_urlsafe(32)
+        self.path: Final = f"/mcp/{secrets.token_urlsafe(16)}"
+        self._requester = requester
+        self._instance = instance
+        self._current_deadline_ms = current_deadline_ms
+        self._graceful_shutdown_s = graceful_shutdown_s
+        self._bus = InMemorySubscriptionBus()
+        self._listen = ListenHandler(self._bus)
+        self._tools: dict[str, ToolSpec] = {spec.tool.name: spec for spec in self._builtin_tools()}
+        self.server = self._build_server()
+        self._port: int | None = None
+        self._uvicorn: _EmbeddedUvicorn | None = None
+        self._task: asyncio.Task[None] | None = None
+
+    # -- tools -----------------------------------------------------------------------------------
+
+    def _builtin_tools(self) -> list[ToolSpec]:
+        current = types.Tool(
+            name="current",
+            title="Current browser context",
+            description=(
+                "What the user has open in the browser and is pointing at: windows, tabs (title, URL), "
+                "the focused tab and the selected text, as a tree of elements. Takes no arguments."
+            ),
+            input_schema=NO_ARGUMENTS_SCHEMA,
+            annotations=types.ToolAnnotations(read_only_hint=True, open_world_hint=False),
+        )
+        return [ToolSpec(current, self._run_current)]
+
+    async def _run_current(self, arguments: dict[str, Any]) -> types.CallToolResult:
+        """SPEC §1.1: ask the extension for the tree, wrap it as `{protocol, instance, root}`."""
+        if arguments:
+            return tool_error("The `current` tool takes no arguments; call it with {}.")
+        try:
+            reply = await self._requester.request("current", deadline_ms=self._current_deadline_ms)
+        except DeadlineExceeded:
+            return tool_error(
+                f"The browser did not answer within {self._current_deadline_ms} ms. "
+                "It may be busy; try again in a moment."
+            )
+        except ExtensionError as exc:
+            return tool_error(
+                f"The browser extension could not report the current context (code {exc.code})."
+            )
+        except ProviderUnavailable:
+            return tool_error(
+                "The browser extension is no longer connected. Reopen the browser and try again."
+            )
+        root = reply.get("root") if isinstance(reply, dict) else None
+        answer = {"protocol": PROTOCOL_VERSION, "instance": self._instance, "root": root}
+        try:
+            CurrentAnswer.model_validate(answer)
+        except ValidationError as exc:
+            log.warning("current: the extension's tree failed validation (%d errors)", exc.error_count())
+            return tool_error("The browser extension sent a context tree of the wrong shape. Update webctx.")
+        return json_result(answer)
+
+    def tool_input_schema(self, name: str) -> Mapping[str, Any] | None:
+        """`inputSchema` of tool `name`, or None for an unknown tool (the SDK's header check hook)."""
+        spec = self._tools.get(name)
+        return spec.tool.input_schema if spec else None
+
+    async def notify_tools_changed(self) -> None:
+        """Tell 2026-07-28 clients listening on `subscriptions/listen` that the tool list changed.
+        (Handshake-era sessions get theirs with the page-tools work, SPEC §5.)"""
+        await self._bus.publish(ToolsListChanged())
+
+    # -- server ----------------------------------------------------------------------------------
+
+    def _build_server(self) -> ProviderServer:
+        async def on_list_tools(
+            ctx: ServerRequestContext[Any, Any], params: types.PaginatedRequestParams | None
+        ) -> types.ListToolsResult:
+            return types.ListToolsResult(tools=[spec.tool for spec in self._tools.values()])
+
+        async def on_call_tool(
+            ctx: ServerRequestContext[Any, Any], params: types.CallToolRequestParams
+        ) -> types.CallToolResult:
+            spec = self._tools.get(params.name)
+            if spec is None:
+                raise MCPError(INVALID_PARAMS, f"Unknown tool: {params.name[:128]}")
+            try:
+                return await spec.run(dict(params.arguments or {}))
+            except (MCPError, asyncio.CancelledError):
+                raise
+            except Exception:
+                log.exception("tool %s failed unexpectedly", spec.tool.name)
+                return tool_error(
+                    f"The tool `{spec.tool.name}` failed unexpectedly; the details are in the webctx log."
+                )
+
+        server = ProviderServer(
+            SERVER_NAME,
+            version=__version__,
+            on_list_tools=on_list_tools,
+            on_call_tool=on_call_tool,
+            on_subscriptions_listen=self._listen,
+            get_tool_input_schema=self.tool_input_schema,
+        )
+        server.extensions.update(EXTENSIONS)
+        server.middleware.append(advertise_extensions)
+        return server
+
+    # -- lifecycle -------------------------------------------------------------------------------
+
+    @property
+    def port(self) -> int:
+        """The TCP port on 127.0.0.1 (OS-picked). Raises RuntimeError before `start`."""
+        if self._port is None:
+            raise RuntimeError("The MCP endpoint has not been started.")
+        return self._port
+
+    @property
+    def url(self) -> str:
+        """The endpoint as the descriptor publishes it: `http://127.0.0.1:<port>/mcp/<random>`."""
+        return f"http://127.0.0.1:{self.port}{self.path}"
+
+    async def start(self) -> str:
+        """Bind 127.0.0.1:0, start uvicorn in the running loop and return `url` once it accepts
+        connections. Raises RuntimeError if uvicorn fails or takes over START_TIMEOUT_S."""
+        if self._task is not None:
+            raise RuntimeError("The MCP endpoint was already started.")
+        # IPPROTO_TCP: asyncio sets TCP_NODELAY only on such sockets (else ~40 ms per response).
+        sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM, socket.IPPROTO_TCP)
+        try:
+            sock.bind(("127.0.0.1", 0))
+            sock.listen(128)
+            sock.setblocking(False)
+        except OSError:
+            sock.close()
+            raise
+        self._port = port = sock.getsockname()[1]
+        app = self.server.streamable_http_app(
+            streamable_http_path=self.path,
+            transport_security=TransportSecuritySettings(
+                enable_dns_rebinding_protection=True,
+                allowed_hosts=[f"127.0.0.1:{port}", f"localhost:{port}"],
+                allowed_origins=[],
+            ),
+        )
+        guard = LoopbackGuard(cast(Any, app), port=port, token=self.token)
+        config = uvicorn.Config(
+            cast(Any, guard),
+            log_config=None,
+            access_log=False,
+            lifespan="on",
+            ws="none",
+            proxy_headers=False,
+            server_header=False,
+            # annotated `int`, but only ever passed to asyncio.wait_for, which takes seconds as float
+            timeout_graceful_shutdown=cast(int, self._graceful_shutdown_s),
+        )
+        self._uvicorn = server = _EmbeddedUvicorn(config)
+        self._task = asyncio.create_task(self._serve(server, sock), name="mcp-endpoint")
+        started = asyncio.create_task(server.started_event.wait())
+        try:
+            await asyncio.wait(
+                {self._task, started}, timeout=START_TIMEOUT_S, return_when=asyncio.FIRST_COMPLETED
+            )
+        finally:
+            started.cancel()
+        if not server.started_event.is_set():
+            if self._task.done() and self._task.exception() is not None:
+                raise RuntimeError("The MCP endpoint failed to start; see the webctx log.")
+            await self.stop()
+            raise RuntimeError(f"The MCP endpoint did not start within {START_TIMEOUT_S:g} s.")
+        log.info("MCP endpoint listening on 127.0.0.1:%d", port)
+        return self.url
+
+    @staticmethod
+    async def _serve(server: _EmbeddedUvicorn, sock: socket.socket) -> None:
+        try:
+            await server.serve(sockets=[sock])
+        except SystemExit as exc:  # uvicorn's startup failure; must not end the host's loop
+            log.error("uvicorn exited with %s during startup", exc.code)
+            raise RuntimeError("uvicorn failed to start") from None
+        finally:
+            sock.close()
+
+    async def stop(self, timeout_s: float = STOP_TIMEOUT_S) -> None:
+        """Stop serving within `timeout_s` seconds (default 1): end listen streams, let uvicorn
+        shut down gracefully for up to GRACEFUL_SHUTDOWN_S, then cancel what is left. Idempotent."""
+        task, server = self._task, self._uvicorn
+        if task is None or server is None or task.done():
+            return
+        self._listen.close()
+        server.should_exit = True
+        done, _ = await asyncio.wait({task}, timeout=timeout_s)
+        if not done:
+            log.warning("MCP endpoint did not stop within %.1f s; cancelling it", timeout_s)
+            server.force_exit = True
+            task.cancel()
+            await asyncio.wait({task}, timeout=0.2)
+        if task.done() and not task.cancelled() and task.exception() is not None:
+            log.warning("MCP endpoint ended with an error: %s", type(task.exception()).__name__)
+        log.info("MCP endpoint stopped")
