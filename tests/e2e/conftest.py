@@ -9,27 +9,22 @@ Fixtures go from wide to narrow: `page_server` (session: tests/pages on 127.0.0.
 
 from __future__ import annotations
 
-import asyncio
 import contextlib
 import functools
 import http.server
-import json
 import os
 import shutil
-import signal
-import subprocess
-import sys
 import threading
-from collections.abc import AsyncIterator, Iterator
-from dataclasses import dataclass, field
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
 from pathlib import Path
 from typing import Any
 
-import psutil
 import pytest
-from playwright.async_api import BrowserContext, Page, Worker, async_playwright
+from playwright.async_api import async_playwright
 
 from native_host import paths
+from native_host.host_client import HostClient
+from native_host.wire import Descriptor
 from tests.e2e.harness import RunningBrowser, end_leftovers, install_host_manifest, seed_profile
 
 CHROMIUM = os.environ.get("WEBCTX_TEST_CHROMIUM", "/usr/lib/chromium/chromium")
@@ -60,7 +55,7 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
 
 
 class _QuietHandler(http.server.SimpleHTTPRequestHandler):
-    def log_message(self, format: str, *args: Any) -> None:  # noqa: A002 - stdlib signature
+    def log_message(self, format: str, *args: Any) -> None:
         pass
 
 
@@ -106,3 +101,21 @@ async def browser(tmp_path: Path) -> AsyncIterator[RunningBrowser]:
     shutil.rmtree(user_data_dir, ignore_errors=True)
 
 
+@pytest.fixture
+def host(browser: RunningBrowser) -> HostClient:
+    """The reference desktop host, reading this test's providers folder."""
+    return HostClient(folder=browser.providers, timeout_s=10.0)
+
+
+@pytest.fixture
+def ask_current(host: HostClient) -> Callable[..., Awaitable[dict[str, Any]]]:
+    """`await ask_current(descriptor, legacy=False)`: call `current` through the reference host
+    (real HTTP, real token) and return the exact `structuredContent`."""
+
+    async def ask(descriptor: Descriptor, *, legacy: bool = False) -> dict[str, Any]:
+        host.mode = "legacy" if legacy else "auto"
+        result = await host.current(descriptor.pid)
+        assert result.descriptor.instance == descriptor.instance
+        return result.raw
+
+    return ask

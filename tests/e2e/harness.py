@@ -58,7 +58,9 @@ def seed_profile(user_data_dir: Path) -> None:
     """Turn developer mode on, or `chrome.runtime.reload()` disables an unpacked extension
     (chromium-recipe.md §9.1)."""
     (user_data_dir / "Default").mkdir(parents=True, exist_ok=True)
-    (user_data_dir / "Default" / "Preferences").write_text(json.dumps({"extensions": {"ui": {"developer_mode": True}}}))
+    (user_data_dir / "Default" / "Preferences").write_text(
+        json.dumps({"extensions": {"ui": {"developer_mode": True}}})
+    )
 
 
 def install_host_manifest(user_data_dir: Path) -> None:

@@ -39,7 +39,11 @@ async def test_selected_text_reaches_the_host_inside_its_page_with_the_focus_pat
     text = texts[0]
     assert text["selected"] is True
     assert text["content"] == [
-        {"type": "text", "text": "The quick brown fox jumps over the lazy dog. Selected text should reach the desktop host."}
+        {
+            "type": "text",
+            "text": "The quick brown fox jumps over the lazy dog. "
+            "Selected text should reach the desktop host.",
+        }
     ]
     # The focus path has no gaps: the focused window, then its focused page, nothing else focused.
     focused = find_all(root, lambda e: bool(e.get("focused")))
@@ -52,7 +56,11 @@ async def test_selection_change_is_fresh_after_50_ms(
     page = await browser.new_page(f"{page_server}/index.html")
     descriptor = await browser.descriptor()
     seen = []
-    for element_id, expected_start in (("intro", "The engine"), ("outro", "Many persons"), ("para", "The quick")):
+    for element_id, expected_start in (
+        ("intro", "The engine"),
+        ("outro", "Many persons"),
+        ("para", "The quick"),
+    ):
         await select_text(page, element_id)
         await asyncio.sleep(0.05)
         texts = selected_texts(await ask_current(descriptor))

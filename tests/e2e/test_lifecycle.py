@@ -10,7 +10,10 @@ from pathlib import Path
 from typing import Any
 
 import psutil
+import pytest
 
+from native_host.errors import ProviderRejected
+from native_host.host_client import HostClient
 from tests.e2e.harness import RunningBrowser, select_text
 from tests.e2e.tree import selected_texts
 
@@ -54,7 +57,7 @@ async def test_killing_the_browser_ends_the_native_host_and_removes_the_descript
 
 
 async def test_reloading_the_extension_starts_a_new_instance_and_old_ids_are_gone(
-    browser: RunningBrowser, page_server: str, ask_current: Any, host_book: Any
+    browser: RunningBrowser, page_server: str, ask_current: Any, host: HostClient
 ) -> None:
     page = await browser.new_page(f"{page_server}/index.html")
     old = await browser.descriptor()
@@ -62,7 +65,9 @@ async def test_reloading_the_extension_starts_a_new_instance_and_old_ids_are_gon
     await asyncio.sleep(0.05)
     old_answer = await ask_current(old)
     old_ids = [t["id"] for t in selected_texts(old_answer)]
-    assert old_ids and host_book.is_current(old_ids[0])
+    assert old_ids
+    owner = host.owner_of(old_ids[0])
+    assert (owner.pid, owner.instance) == (old.pid, old.instance)
 
     await browser.worker_eval("() => { chrome.runtime.reload(); }")
     new = await browser.descriptor(not_instance=old.instance)
@@ -70,7 +75,12 @@ async def test_reloading_the_extension_starts_a_new_instance_and_old_ids_are_gon
     assert new.listener_pid != old.listener_pid
     assert old.listener_pid is not None
     await _gone_within(old.listener_pid, None, 3.0)  # the old host exits; its file name is reused
+    # The reference host keeps (provider, instance) with every id: the old ones are now gone.
+    with pytest.raises(ProviderRejected) as refused:
+        host.owner_of(old_ids[0])
+    assert refused.value.reason == "unknown_id"
     new_answer = await ask_current(new)
     assert new_answer["instance"] == new.instance
-    # The reference host keeps (provider, instance) with every id: the old ones are now gone.
-    assert not host_book.is_current(old_ids[0])
+    for element_id in old_ids:
+        owner = host.ids.owner_of(element_id)
+        assert owner is None or owner.instance == new.instance, "an old id never maps to the old instance"

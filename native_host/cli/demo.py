@@ -1,0 +1,92 @@
+"""`webctx demo`: run the whole chain on this machine and print what a desktop host sees (SPEC §6)."""
+
+from __future__ import annotations
+
+import argparse
+import signal
+import sys
+import time
+from typing import Any
+
+from native_host.cli.render import render_tree
+from native_host.cli.result import Result, emit
+from native_host.demo.runner import DEFAULT_DEMO_TIMEOUT_S, launch_demo
+
+HELP = "start a headless browser with the extension on a demo page and print its context"
+DESCRIPTION = """\
+Run webctx end to end: start an installed Chromium-family browser headless, with a temporary
+profile, the webctx extension and its native host, on a bundled demo page that selects a
+passage. Then act as a desktop host: wait for the browser's descriptor, connect over MCP, call
+`current` until it holds the selected text, print the element tree (or the exact answer with
+--json), and shut the browser down. Progress goes to stderr; the browser's own output to a log
+file. Needs a browser: `sudo apt-get install chromium` on Debian/Ubuntu.
+"""
+
+
+def add_parser(subparsers: Any) -> argparse.ArgumentParser:
+    """Register `demo` on `subparsers`."""
+    parser: argparse.ArgumentParser = subparsers.add_parser(
+        "demo", help=HELP, description=DESCRIPTION, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    parser.add_argument("--json", action="store_true", help="print the exact `current` answer as JSON")
+    parser.add_argument(
+        "--browser",
+        metavar="PATH",
+        help="the browser executable (default: the first Chromium-family one found)",
+    )
+    parser.add_argument(
+        "--keep-open",
+        action="store_true",
+        help="leave the browser running after printing (try `webctx context` meanwhile); Ctrl-C stops it",
+    )
+    parser.add_argument(
+        "--timeout",
+        type=float,
+        default=DEFAULT_DEMO_TIMEOUT_S,
+        metavar="SECONDS",
+        help=f"how long to wait for the provider and the selection (default {DEFAULT_DEMO_TIMEOUT_S:g})",
+    )
+    parser.set_defaults(run=run)
+    return parser
+
+
+def run(args: argparse.Namespace) -> Result:
+    """Launch, wait, print, stop. Raises BrowserNotFound, InstallError, ProviderUnavailable, …"""
+    started = time.monotonic()
+    deadline = started + args.timeout
+    # SIGTERM (e.g. `timeout webctx demo`) unwinds like Ctrl-C, so the browser is still stopped.
+    previous = signal.signal(signal.SIGTERM, _raise_keyboard_interrupt)
+    try:
+        with launch_demo(args.browser) as demo:
+            demo.progress("waiting for the browser to become a provider")
+            descriptor = demo.wait_for_provider(deadline)
+            demo.progress(
+                f"provider up after {time.monotonic() - started:.1f} s: {descriptor.name} "
+                f"{descriptor.version} (pid {descriptor.pid}); asking `current` for the selection"
+            )
+            current = demo.wait_for_selection(deadline)
+            demo.progress(f"got the context after {time.monotonic() - started:.1f} s")
+            text = f"{descriptor.name} {descriptor.version} (pid {descriptor.pid})\n" + render_tree(
+                current.answer.root
+            )
+            if not args.json:
+                tools = demo.tool_names()
+                if tools:
+                    text += "\nMCP tools: " + ", ".join(tools)
+            result = Result(text=text, data=current.raw)
+            if args.keep_open:
+                emit(result, args.json)
+                demo.progress(f"browser left running (pid {demo.pid}); press Ctrl-C to stop it")
+                try:
+                    while demo.process.poll() is None:
+                        time.sleep(0.5)
+                except KeyboardInterrupt:
+                    print(file=sys.stderr)
+                result.printed = True
+            return result
+    finally:
+        signal.signal(signal.SIGTERM, previous)
+
+
+def _raise_keyboard_interrupt(signum: int, frame: object) -> None:
+    raise KeyboardInterrupt

@@ -1,0 +1,6 @@
+"""`webctx demo`: a real browser with the extension on a bundled page, read back as a desktop host would.
+
+`browsers.py` finds a Chromium-family browser (DATA table), `page.py` serves `demo.html` on
+127.0.0.1, `runner.py` launches the browser with a throwaway profile, waits for its provider and
+the page's selection, and cleans everything up again.
+"""

@@ -1,0 +1,280 @@
+"""`webctx demo`: start a real browser with the extension, then read it back as a desktop host (SPEC §6).
+
+    find_browser()                   demo/browsers.py table, or --browser PATH
+    temporary profile (mkdtemp)      Default/Preferences: developer mode on (recipe §9.1)
+      └─ NativeMessagingHosts/       host manifest + launcher, via install.manifests.install
+    serve_demo_page()                demo.html on 127.0.0.1, selects a passage on load
+    Popen(browser --headless=new …)  stdout/stderr → <log dir>/demo-browser.log (the native host's
+                                     stderr is the browser's, so nothing reaches the terminal)
+    wait_for_provider()              a usable descriptor whose pid is the browser's
+    wait_for_selection()             `current` holds a selected Text
+    close()                          SIGTERM the browser, SIGKILL after 5 s, reap the native host
+                                     and other children by pid, remove the profile
+
+Works as root in a container without a display or D-Bus: `--headless=new`, `--no-sandbox` only
+for root, and nothing that needs a session bus.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import shutil
+import stat
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Callable, Coroutine, Iterator
+from contextlib import ExitStack, contextmanager, suppress
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import IO, Any, Final, TypeVar
+
+import psutil
+
+from native_host import paths
+from native_host.demo.browsers import find_browser
+from native_host.demo.page import serve_demo_page
+from native_host.errors import ProvidersFolderError, ProviderUnavailable, WebctxError
+from native_host.host_client import CurrentResult, HostClient, ProviderInfo, iter_elements
+from native_host.install.manifests import install
+from native_host.wire import Descriptor
+
+DEFAULT_DEMO_TIMEOUT_S: Final = 30.0
+"""How long the demo waits for the provider and the selection, in seconds."""
+
+POLL_INTERVAL_S: Final = 0.25
+"""Pause between looks at the providers folder / `current` calls while waiting, in seconds."""
+
+BROWSER_STOP_TIMEOUT_S: Final = 5.0
+"""Grace period after SIGTERM before the browser is killed, in seconds."""
+
+BROWSER_LOG_NAME: Final = "demo-browser.log"
+"""The browser's stdout/stderr (and so the native host's stderr), in `paths.log_dir()`."""
+
+Progress = Callable[[str], None]
+"""Receives one human-readable progress line at a time."""
+
+_T = TypeVar("_T")
+
+
+def stderr_progress(line: str) -> None:
+    """Default progress sink: one line on stderr, prefixed `webctx demo:`."""
+    print(f"webctx demo: {line}", file=sys.stderr, flush=True)
+
+
+def browser_command(browser: str, user_data_dir: Path, extension_dir: Path, url: str) -> list[str]:
+    """The browser command line: headless (new), a throwaway profile, only our extension loaded.
+    `--no-sandbox` only when running as root (Chromium refuses to start as root otherwise)."""
+    command = [browser, "--headless=new"]
+    if hasattr(os, "geteuid") and os.geteuid() == 0:
+        command.append("--no-sandbox")
+    command += [
+        "--disable-gpu",
+        "--disable-dev-shm-usage",  # containers often have a tiny /dev/shm
+        "--no-first-run",
+        "--no-default-browser-check",
+        "--disable-background-networking",
+        "--disable-component-update",
+        "--disable-sync",
+        f"--user-data-dir={user_data_dir}",
+        f"--disable-extensions-except={extension_dir}",
+        f"--load-extension={extension_dir}",
+        url,
+    ]
+    return command
+
+
+def _prepare_providers_folder() -> Path:
+    """Create the providers folder 0700 if missing; refuse one the native host would refuse."""
+    folder = paths.providers_dir().absolute()
+    try:
+        folder.mkdir(mode=0o700, parents=True, exist_ok=True)
+        info = folder.lstat()
+    except OSError as exc:
+        raise ProvidersFolderError(
+            f"Cannot create the providers folder {folder}: {exc.strerror}. "
+            "Set CONTEXT_PROVIDERS_DIR to a folder you own."
+        ) from None
+    if stat.S_ISLNK(info.st_mode) or (hasattr(os, "getuid") and info.st_uid != os.getuid()):
+        raise ProvidersFolderError(
+            f"The providers folder {folder} is a symlink or another user's; the native host will not "
+            "use it. Remove it, or set CONTEXT_PROVIDERS_DIR to a folder you own."
+        )
+    if info.st_mode & 0o077:
+        raise ProvidersFolderError(
+            f"The providers folder {folder} is readable by other users; the native host will not use "
+            f"it. Run `chmod 700 {folder}`."
+        )
+    return folder
+
+
+@dataclass
+class DemoBrowser:
+    """A running demo: the browser process, its profile, the page URL and where its log goes."""
+
+    browser: str
+    process: subprocess.Popen[bytes]
+    user_data_dir: Path
+    page_url: str
+    log_path: Path
+    progress: Progress
+    client: HostClient = field(default_factory=HostClient)
+    descriptor: Descriptor | None = None
+
+    @property
+    def pid(self) -> int:
+        """The browser's main process id (what the descriptor's `pid` must be)."""
+        return self.process.pid
+
+    def _check_alive(self) -> None:
+        code = self.process.poll()
+        if code is not None:
+            raise WebctxError(
+                f"The browser exited early (exit code {code}). Its log is {self.log_path}.",
+                code="browser_exited",
+            )
+
+    def _is_ours(self, descriptor: Descriptor) -> bool:
+        if descriptor.pid == self.pid:
+            return True
+        try:  # a wrapper script that did not `exec`: the real browser is our descendant
+            return any(p.pid == self.pid for p in psutil.Process(descriptor.pid).parents())
+        except psutil.Error:
+            return False
+
+    def wait_for_provider(self, deadline: float) -> Descriptor:
+        """Wait until a usable descriptor names this browser; return it.
+        Raises ProviderUnavailable at `deadline` (a `time.monotonic()` value), naming the log."""
+        last: ProviderInfo | None = None
+        while time.monotonic() < deadline:
+            self._check_alive()
+            for info in self.client.providers():
+                if info.descriptor is not None and self._is_ours(info.descriptor):
+                    if info.usable:
+                        self.descriptor = info.descriptor
+                        return info.descriptor
+                    last = info
+            time.sleep(POLL_INTERVAL_S)
+        why = ""
+        if last is not None and last.rejection is not None:
+            why = f" Its descriptor was rejected: {last.rejection.message}"
+        raise ProviderUnavailable(
+            f"The browser did not become a provider within the time limit.{why} Check that the "
+            f"extension loaded and the native host started: see {self.log_path} and the native "
+            f"host's log in {paths.log_dir()}."
+        )
+
+    def wait_for_selection(self, deadline: float) -> CurrentResult:
+        """Ask `current` until it holds a selected Text; return that answer.
+        Raises ProviderUnavailable at `deadline` with the last problem seen."""
+        assert self.descriptor is not None, "wait_for_provider first"
+        last_problem = "no selected text yet"
+        while time.monotonic() < deadline:
+            self._check_alive()
+            remaining = max(0.5, min(5.0, deadline - time.monotonic()))
+            self.client.timeout_s = remaining
+            try:
+                result = _run(self.client.current(self.descriptor.pid))
+            except WebctxError as exc:
+                last_problem = exc.message
+            else:
+                if any(e.role == "Text" and e.selected for e in iter_elements(result.answer.root)):
+                    return result
+                last_problem = "the answer has no selected Text yet"
+            time.sleep(POLL_INTERVAL_S)
+        raise ProviderUnavailable(
+            f"The provider did not report the page's selection within the time limit "
+            f"({last_problem}). See {self.log_path}."
+        )
+
+    def tool_names(self) -> list[str]:
+        """Names of the provider's MCP tools (best effort: [] when it cannot say)."""
+        pid = self.descriptor.pid if self.descriptor is not None else self.pid
+        try:
+            return [t.name for t in _run(self.client.list_tools(pid))]
+        except WebctxError:
+            return []
+
+
+def _run(coro: Coroutine[Any, Any, _T]) -> _T:
+    """Run one host-client coroutine to completion on a fresh event loop."""
+    return asyncio.run(coro)
+
+
+def _stop_browser(demo: DemoBrowser) -> None:
+    """SIGTERM the browser by pid, SIGKILL after BROWSER_STOP_TIMEOUT_S; then make sure the
+    native host and any other child it started are gone (by pid; hosts outlive a browser that
+    exits, recipe §4.3)."""
+    proc = demo.process
+    try:
+        children = psutil.Process(proc.pid).children(recursive=True)
+    except psutil.Error:
+        children = []
+    if demo.descriptor is not None and demo.descriptor.listener_pid is not None:
+        try:
+            host = psutil.Process(demo.descriptor.listener_pid)
+            if host not in children:
+                children.append(host)
+        except psutil.Error:
+            pass
+    if proc.poll() is None:
+        proc.terminate()
+        try:
+            proc.wait(timeout=BROWSER_STOP_TIMEOUT_S)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait(timeout=BROWSER_STOP_TIMEOUT_S)
+    _, alive = psutil.wait_procs(children, timeout=3)
+    for child in alive:
+        with suppress(psutil.Error):
+            child.kill()
+    psutil.wait_procs(alive, timeout=2)
+
+
+@contextmanager
+def launch_demo(
+    browser: str | None = None, *, progress: Progress = stderr_progress
+) -> Iterator[DemoBrowser]:
+    """Start the demo browser (see the module docstring) and stop it, and remove its profile, when
+    the block ends. Raises BrowserNotFound, InstallError, ProvidersFolderError."""
+    browser_path = browser or find_browser()
+    if not (os.path.isfile(browser_path) and os.access(browser_path, os.X_OK)):
+        found = shutil.which(browser_path)
+        if found is None:
+            raise WebctxError(
+                f"--browser {browser_path} is not an executable file. Pass the browser's full path.",
+                code="browser_not_found",
+            )
+        browser_path = found
+    extension = paths.extension_dir()
+    _prepare_providers_folder()
+    with ExitStack() as stack:
+        user_data_dir = Path(tempfile.mkdtemp(prefix="webctx-demo-"))
+        stack.callback(shutil.rmtree, user_data_dir, True)
+        preferences = user_data_dir / "Default" / "Preferences"
+        preferences.parent.mkdir(parents=True)
+        preferences.write_text(json.dumps({"extensions": {"ui": {"developer_mode": True}}}))
+        install("all", user_data_dir=user_data_dir, launcher_dir=user_data_dir)
+        url = stack.enter_context(serve_demo_page())
+        log_dir = paths.log_dir()
+        log_dir.mkdir(parents=True, exist_ok=True)
+        log_path = log_dir / BROWSER_LOG_NAME
+        log_file: IO[bytes] = stack.enter_context(log_path.open("wb"))
+        env = dict(os.environ)
+        env["CONTEXT_PROVIDERS_DIR"] = str(paths.providers_dir().absolute())
+        progress(f"starting {Path(browser_path).name} ({browser_path}) on {url}")
+        process = subprocess.Popen(
+            browser_command(browser_path, user_data_dir, extension, url),
+            stdin=subprocess.DEVNULL,
+            stdout=log_file,
+            stderr=subprocess.STDOUT,
+            env=env,
+            start_new_session=True,
+        )
+        demo = DemoBrowser(browser_path, process, user_data_dir, url, log_path, progress)
+        stack.callback(_stop_browser, demo)
+        yield demo
+        progress("stopping the browser")

@@ -1,0 +1,1 @@
+"""Installing the native messaging host: where browsers look (`locations`), and the writer (`manifests`)."""

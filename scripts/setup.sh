@@ -1,0 +1,139 @@
+#!/usr/bin/env bash
+# Set up webctx in this checkout. Safe to run again: each step is skipped when already done.
+#
+#   ./scripts/setup.sh               a Chromium-family browser, .venv (Python >= 3.11), `pip install -e .`
+#   ./scripts/setup.sh --with-tests  the same with the test extras (`-e ".[test]"`) and `npm ci`
+#
+# Then: .venv/bin/webctx demo
+set -euo pipefail
+
+cd "$(dirname "${BASH_SOURCE[0]}")/.."
+
+with_tests=0
+for arg in "$@"; do
+  case "$arg" in
+    --with-tests) with_tests=1 ;;
+    -h | --help)
+      sed -n '2,7p' "$0" | sed 's/^# \{0,1\}//'
+      exit 0
+      ;;
+    *)
+      echo "setup.sh: unknown option $arg (try --help)" >&2
+      exit 2
+      ;;
+  esac
+done
+
+step() { printf '==> %s\n' "$*"; }
+fail() {
+  printf 'setup.sh: %s\n' "$*" >&2
+  exit 1
+}
+
+# Run a command with its output in a log file; show the log's tail only if it fails.
+quietly() {
+  local log
+  log="$(mktemp)"
+  if "$@" >"$log" 2>&1; then
+    rm -f "$log"
+  else
+    local status=$?
+    printf 'setup.sh: this failed (exit %s): %s\n' "$status" "$*" >&2
+    tail -n 40 "$log" >&2
+    rm -f "$log"
+    exit "$status"
+  fi
+}
+
+# The same candidates, in the same order, as native_host/demo/browsers.py.
+find_browser() {
+  local candidate
+  for candidate in /usr/lib/chromium/chromium chromium google-chrome google-chrome-stable \
+    microsoft-edge brave-browser; do
+    if [[ "$candidate" == /* ]]; then
+      if [[ -x "$candidate" ]]; then
+        echo "$candidate"
+        return 0
+      fi
+    elif command -v "$candidate" >/dev/null 2>&1; then
+      command -v "$candidate"
+      return 0
+    fi
+  done
+  return 1
+}
+
+# 1. A Chromium-family browser (webctx demo and the browser tests start one).
+if browser="$(find_browser)"; then
+  step "browser: $browser"
+else
+  sudo_cmd=()
+  if [[ "$(id -u)" -ne 0 ]]; then
+    command -v sudo >/dev/null 2>&1 ||
+      fail "no Chromium-family browser found, and I cannot install one without root. Run: sudo apt-get install chromium"
+    sudo_cmd=(sudo)
+  fi
+  command -v apt-get >/dev/null 2>&1 ||
+    fail "no Chromium-family browser found and no apt-get here. Install Chromium or Google Chrome, then run this again."
+  step "installing chromium with apt-get (a minute or so)"
+  quietly "${sudo_cmd[@]}" env DEBIAN_FRONTEND=noninteractive apt-get update
+  quietly "${sudo_cmd[@]}" env DEBIAN_FRONTEND=noninteractive apt-get install -y chromium
+  browser="$(find_browser)" || fail "apt-get installed chromium but no browser was found; check the output above."
+  step "browser: $browser"
+fi
+
+# 2. A virtual environment with Python >= 3.11.
+python_ok() { "$1" -c 'import sys; sys.exit(sys.version_info < (3, 11))' >/dev/null 2>&1; }
+if [[ -x .venv/bin/python ]] && python_ok .venv/bin/python; then
+  step "python: .venv ($(.venv/bin/python -c 'import platform; print(platform.python_version())'))"
+else
+  python=""
+  for candidate in python3 python3.13 python3.12 python3.11; do
+    if command -v "$candidate" >/dev/null 2>&1 && python_ok "$candidate"; then
+      python="$(command -v "$candidate")"
+      break
+    fi
+  done
+  [[ -n "$python" ]] || fail "webctx needs Python 3.11 or newer. Run: sudo apt-get install python3 python3-venv"
+  step "creating .venv with $python"
+  rm -rf .venv
+  "$python" -m venv .venv ||
+    fail "could not create .venv. On Debian/Ubuntu run: sudo apt-get install python3-venv"
+fi
+
+# 3. webctx itself, editable (skipped when pyproject.toml has not changed since the last install).
+extras=""
+[[ "$with_tests" -eq 1 ]] && extras="[test]"
+stamp=".venv/.webctx-installed"
+want="$(cat pyproject.toml | sha256sum | cut -d' ' -f1) $extras"
+have="$(cat "$stamp" 2>/dev/null || true)"
+# An install with the test extras also serves a plain setup.
+if [[ ("$have" == "$want" || "$have" == "$want[test]") ]] && .venv/bin/python -c 'import native_host' 2>/dev/null; then
+  step "webctx: already installed in .venv${extras:+ (with test extras)}"
+else
+  step "installing webctx into .venv (pip install -e \".$extras\")"
+  quietly .venv/bin/python -m pip install --quiet --disable-pip-version-check -e ".$extras"
+  echo "$want" >"$stamp"
+fi
+
+# 4. Test tooling for the extension: TypeScript (type checks) and the Chrome types.
+if [[ "$with_tests" -eq 1 && -f package.json ]]; then
+  command -v npm >/dev/null 2>&1 || fail "the tests need Node.js 20+ and npm. Run: sudo apt-get install nodejs npm"
+  node_stamp="node_modules/.webctx-installed"
+  lock="package-lock.json"
+  [[ -f "$lock" ]] || lock="package.json"
+  want_node="$(sha256sum "$lock" | cut -d' ' -f1)"
+  if [[ -f "$node_stamp" && "$(cat "$node_stamp")" == "$want_node" ]]; then
+    step "node modules: up to date"
+  elif [[ -f package-lock.json ]]; then
+    step "installing node modules (npm ci)"
+    quietly npm ci --no-audit --no-fund
+    echo "$want_node" >"$node_stamp"
+  else
+    step "installing node modules (npm install; there is no package-lock.json)"
+    quietly npm install --no-audit --no-fund
+    echo "$want_node" >"$node_stamp"
+  fi
+fi
+
+step "done. Try: .venv/bin/webctx demo"

@@ -1,0 +1,42 @@
+#!/usr/bin/env bash
+# Run every check webctx has: setup (with test extras), lint, types, the extension's tests, pytest.
+# Every step runs even when an earlier one fails; the summary names the failed ones and the exit
+# status is non-zero if any failed. Extra arguments go to pytest:
+#
+#   ./scripts/test.sh                    everything
+#   ./scripts/test.sh tests/unit -q      only the unit tests, quietly
+set -uo pipefail
+
+cd "$(dirname "${BASH_SOURCE[0]}")/.."
+
+if ! bash scripts/setup.sh --with-tests; then
+  echo "test.sh: setup failed; nothing was tested." >&2
+  exit 1
+fi
+
+failed=()
+check() {
+  local name="$1"
+  shift
+  printf '\n==> %s: %s\n' "$name" "$*"
+  if "$@"; then
+    printf -- '--> %s: ok\n' "$name"
+  else
+    printf -- '--> %s: FAILED (exit %s)\n' "$name" "$?"
+    failed+=("$name")
+  fi
+}
+
+check ruff .venv/bin/ruff check native_host tests
+check mypy .venv/bin/mypy
+check tsc npx --no-install tsc -p tsconfig.json
+check node-test node --test extension/test/
+check pytest .venv/bin/pytest "$@"
+
+echo
+if [[ ${#failed[@]} -eq 0 ]]; then
+  echo "test.sh: all checks passed (ruff, mypy, tsc, node --test, pytest)."
+  exit 0
+fi
+echo "test.sh: FAILED: ${failed[*]}" >&2
+exit 1
