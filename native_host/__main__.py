@@ -46,6 +46,7 @@ def setup_logging() -> None:
     try:
         folder = log_dir()
         folder.mkdir(parents=True, exist_ok=True, mode=0o700)
+        folder.chmod(0o700)  # an older webctx may have made it 0755
         file_handler = logging.handlers.RotatingFileHandler(
             folder / LOG_FILE_NAME, maxBytes=LOG_MAX_BYTES, backupCount=2, encoding="utf-8"
         )

@@ -34,8 +34,13 @@ from pydantic import ValidationError
 from native_host import PROTOCOL_VERSION, paths
 from native_host.bridge import Bridge
 from native_host.browser_identity import BrowserIdentity, identify_browser
-from native_host.descriptor import remove_descriptor, remove_stale_descriptors, write_descriptor
-from native_host.errors import WebctxError
+from native_host.descriptor import (
+    check_providers_folder,
+    remove_descriptor,
+    remove_stale_descriptors,
+    write_descriptor,
+)
+from native_host.errors import ProvidersFolderError, WebctxError
 from native_host.framing import FrameWriter, iter_frames
 from native_host.wire import (
     BROWSER_FRAME_ADAPTER,
@@ -252,7 +257,20 @@ class NativeHost:
 
     async def _on_hello(self, hello: Hello) -> None:
         listening = hello.settings.enabled
-        reply = HelloReply(instance=self.instance, protocol=PROTOCOL_VERSION, listening=listening)
+        problem = None
+        if listening and self._provider_task is None:
+            # Refuse an unsafe providers folder before saying we listen (SPEC §3): the host stays
+            # connected without a port, so the extension shows why instead of restarting it.
+            folder = paths.providers_dir()
+            try:
+                if folder.exists() or folder.is_symlink():
+                    check_providers_folder(folder)
+            except ProvidersFolderError as exc:
+                listening, problem = False, str(exc)
+                log.error("not serving: %s", problem)
+        reply = HelloReply(
+            instance=self.instance, protocol=PROTOCOL_VERSION, listening=listening, problem=problem
+        )
         await self._writer.send({"type": "result", "id": hello.id, "result": reply.to_wire()})
         extension = hello.extension.id if hello.extension else "?"
         log.info(

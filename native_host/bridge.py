@@ -72,7 +72,6 @@ class Bridge:
             except OSError as exc:
                 self.close(f"The native port is closed ({type(exc).__name__}). Reload the webctx extension.")
                 raise ProviderUnavailable(self._closed_reason or "The native port is closed.") from None
-            log.debug("request %s %s sent", request_id, type_)
             try:
                 async with asyncio.timeout(deadline_ms / 1000):
                     value = await future

@@ -65,7 +65,7 @@ def decode_frame(payload: bytes) -> dict[str, Any]:
         raise FrameError(f"Dropped a {len(payload)}-byte frame: invalid UTF-8 at byte {exc.start}.") from None
     try:
         value = json.loads(text)
-    except ValueError as exc:
+    except (ValueError, RecursionError) as exc:  # RecursionError: nested deeper than Python allows
         msg = f"Dropped a {len(payload)}-byte frame: invalid JSON ({type(exc).__name__})."
         raise FrameError(msg) from None
     if not isinstance(value, dict):
@@ -74,7 +74,10 @@ def decode_frame(payload: bytes) -> dict[str, Any]:
     if not isinstance(value.get("type"), str):
         raise FrameError(f"Dropped a {len(payload)}-byte frame: no string `type`.")
     if _ESCAPED_SURROGATE.search(payload):
-        return cast(dict[str, Any], replace_lone_surrogates(value))
+        try:
+            return cast(dict[str, Any], replace_lone_surrogates(value))
+        except RecursionError:
+            raise FrameError(f"Dropped a {len(payload)}-byte frame: nested too deeply.") from None
     return value
 
 
@@ -195,8 +198,7 @@ class FrameWriter:
         body = encode_json(message)
         async with self._lock:
             if len(body) <= self._max_frame_bytes:
-                self._write(body)
-                log.debug("sent %s frame id=%s (%d bytes)", message.get("type"), message.get("id"), len(body))
+                self._write(body)  # not logged: bridge.py logs one line per request (hot path)
                 return
             group = f"c-{next(self._groups)}"
             text = body.decode("utf-8")

@@ -58,6 +58,12 @@ NO_ARGUMENTS_SCHEMA: Final[dict[str, Any]] = {
 }
 """`inputSchema` of tools that take no arguments (`current`)."""
 
+SESSION_IDLE_TIMEOUT_S: Final = 600.0
+"""A 2025-era MCP session with no request and no open stream for this long is closed, in seconds."""
+
+MAX_SESSIONS: Final = 256
+"""At most this many MCP sessions at once; more get HTTP 503 (a loopback provider has a few hosts)."""
+
 GRACEFUL_SHUTDOWN_S: Final = 0.4
 """uvicorn's graceful-shutdown limit, in seconds: open SSE streams are cancelled after it."""
 
@@ -309,6 +315,10 @@ class McpEndpoint:
         self._port = port = sock.getsockname()[1]
         app = self.server.streamable_http_app(
             streamable_http_path=self.path,
+            # Loopback with a few desktop hosts: bound what forgotten 2025-era sessions can hold
+            # (the SDK's defaults are 30 min and 10,000 sessions, ~40 KB each).
+            session_idle_timeout=SESSION_IDLE_TIMEOUT_S,
+            max_sessions=MAX_SESSIONS,
             transport_security=TransportSecuritySettings(
                 enable_dns_rebinding_protection=True,
                 allowed_hosts=[f"127.0.0.1:{port}", f"localhost:{port}"],

@@ -149,6 +149,9 @@ class HelloReply(WireModel):
     instance: str
     protocol: str = PROTOCOL_VERSION
     listening: bool
+    problem: str | None = None
+    """Why the host does not serve although the user switched it on (e.g. an unsafe providers
+    folder, SPEC §3): one sentence ending with the fix, for the popup."""
 
 
 class CurrentRequest(WireModel):

@@ -1,6 +1,6 @@
 // webctx content script, part 2 (see namespace.js for the map): the user's selection.
 //
-// Pushes `selection.changed` on `selectionchange` (throttled, trailing edge) and answers
+// Pushes `selection.changed` on `selectionchange` (throttled, leading and trailing edge) and answers
 // `selection.get`. A Selection is {key, text, before, after, length} (docs/protocol.md); `key`
 // names this document's live Range, so the worker can keep one id per passage.
 
@@ -187,8 +187,13 @@
     /** @type {WebctxNamespace} */ (ns).send({ type: "selection.changed", selection });
   }
 
+  // Leading and trailing edge: the first change after a quiet spell is pushed at once (so the
+  // worker learns within one message hop that this tab's selection is moving), later ones at
+  // most every THROTTLE_MS, and the last one always.
   function onSelectionChange() {
-    if (!timer) timer = setTimeout(push, THROTTLE_MS);
+    if (timer) return;
+    push();
+    timer = setTimeout(push, THROTTLE_MS);
   }
 
   /**

@@ -1,9 +1,14 @@
 // The selections content scripts report, per tab (docs/protocol.md "Inside the extension").
 //
-// Two paths feed it: content scripts push `selection.changed` (throttled), and at `current` the
-// worker pulls `selection.get` from the active tab of every window, so the answer reflects changes
-// made ≥ 50 ms before the request (SPEC §4). This slice reports the top document only
-// (frameId 0); pushes from subframes are dropped here until frame Groups exist.
+// Two paths feed it: content scripts push `selection.changed` (leading and trailing edge,
+// throttled), and at `current` the worker pulls `selection.get` from the active tab of every
+// window whose pushed value may still be moving: a tab that never pushed (a worker restart, a
+// freshly injected script) or pushed within the last PUSH_SETTLED_MS. A tab quiet for longer has
+// pushed its final value (the trailing push follows the last change by the throttle, 20 ms), so
+// the answer reflects changes made ≥ 50 ms before the request (SPEC §4) without a round trip to
+// the page on every `current` (bench/current_latency.py measured the pull at 1–2 ms of ~7).
+// This slice reports the top document only (frameId 0); pushes from subframes are dropped here
+// until frame Groups exist.
 
 import * as api from "./browser_api.js";
 import { SELECTION_GET } from "../protocol.js";
@@ -13,6 +18,9 @@ import { SELECTION_GET } from "../protocol.js";
 
 /** How long the worker waits for one tab's `selection.get` reply (docs/protocol.md). */
 export const SELECTION_PULL_TIMEOUT_MS = 300;
+
+/** A tab whose last push is older than this has settled: its pushed value is trusted (ms). */
+export const PUSH_SETTLED_MS = 250;
 
 /** Size limits on what a content script may send (it relays the page: check shape and size). */
 const MAX_TEXT_CHARS = 65536;
@@ -43,6 +51,15 @@ export class SelectionStore {
   #pushed = new Map();
   /** The top frame's documentId as last seen on a push. @type {Map<number, string>} */
   #documents = new Map();
+  /** When each tab last pushed (`performance.now()`, ms). @type {Map<number, number>} */
+  #pushedAt = new Map();
+  /** The clock, replaceable in tests. @type {() => number} */
+  #now;
+
+  /** @param {() => number} [now] */
+  constructor(now = () => performance.now()) {
+    this.#now = now;
+  }
 
   /**
    * Record a `selection.changed` push.
@@ -52,6 +69,7 @@ export class SelectionStore {
   push(sender, selection) {
     if (sender.tabId === undefined || sender.frameId !== 0 || !sender.documentId) return;
     this.#documents.set(sender.tabId, sender.documentId);
+    this.#pushedAt.set(sender.tabId, this.#now());
     const parsed = parseSelection(selection);
     this.#pushed.set(sender.tabId, parsed ? { documentId: sender.documentId, selection: parsed } : null);
   }
@@ -60,20 +78,31 @@ export class SelectionStore {
   forget(tabId) {
     this.#pushed.delete(tabId);
     this.#documents.delete(tabId);
+    this.#pushedAt.delete(tabId);
   }
 
   /**
-   * The selections to report: pulled fresh from `activeTabIds`, the last pushed value elsewhere
-   * (and where a pull fails or times out).
+   * Whether `tabId`'s pushed value may be stale and must be pulled (see the file comment).
+   * @param {number} tabId
+   */
+  needsPull(tabId) {
+    const at = this.#pushedAt.get(tabId);
+    return at === undefined || this.#now() - at < PUSH_SETTLED_MS;
+  }
+
+  /**
+   * The selections to report: pulled fresh from those `activeTabIds` that `needsPull`, the last
+   * pushed value elsewhere (and where a pull fails or times out).
    * @param {number[]} activeTabIds
    * @returns {Promise<Map<number, TabSelection>>}
    */
   async collect(activeTabIds) {
-    const pulled = await Promise.all(activeTabIds.map((tabId) => this.#pull(tabId)));
+    const toPull = activeTabIds.filter((tabId) => this.needsPull(tabId));
+    const pulled = await Promise.all(toPull.map((tabId) => this.#pull(tabId)));
     /** @type {Map<number, TabSelection>} */
     const result = new Map();
     for (const [tabId, value] of this.#pushed) if (value) result.set(tabId, value);
-    activeTabIds.forEach((tabId, i) => {
+    toPull.forEach((tabId, i) => {
       const value = pulled[i];
       if (value === undefined) return; // pull failed: keep the pushed value
       if (value === null) result.delete(tabId);

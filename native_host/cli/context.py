@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
+from native_host.cli.arguments import positive_seconds
 from native_host.cli.render import render_tree
 from native_host.cli.result import Result
 from native_host.host_client import DEFAULT_TIMEOUT_S, current_sync
@@ -33,7 +34,7 @@ def add_parser(subparsers: Any) -> argparse.ArgumentParser:
     )
     parser.add_argument(
         "--timeout",
-        type=float,
+        type=positive_seconds,
         default=DEFAULT_TIMEOUT_S,
         metavar="SECONDS",
         help=f"time limit for connecting and for the call (default {DEFAULT_TIMEOUT_S:g})",

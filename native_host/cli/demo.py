@@ -8,6 +8,7 @@ import sys
 import time
 from typing import Any
 
+from native_host.cli.arguments import positive_seconds
 from native_host.cli.render import render_tree
 from native_host.cli.result import Result, emit
 from native_host.demo.runner import DEFAULT_DEMO_TIMEOUT_S, launch_demo
@@ -41,7 +42,7 @@ def add_parser(subparsers: Any) -> argparse.ArgumentParser:
     )
     parser.add_argument(
         "--timeout",
-        type=float,
+        type=positive_seconds,
         default=DEFAULT_DEMO_TIMEOUT_S,
         metavar="SECONDS",
         help=f"how long to wait for the provider and the selection (default {DEFAULT_DEMO_TIMEOUT_S:g})",

@@ -79,12 +79,18 @@ def setup_logging(verbose: int) -> None:
     root.addHandler(console)
     try:
         folder = paths.log_dir()
-        folder.mkdir(parents=True, exist_ok=True)
+        folder.mkdir(parents=True, exist_ok=True, mode=0o700)
+        folder.chmod(0o700)  # an older webctx may have made it 0755
+        log_file = folder / LOG_FILE_NAME
+        log_file.touch(mode=0o600, exist_ok=True)
         file_handler = logging.handlers.RotatingFileHandler(
-            folder / LOG_FILE_NAME, maxBytes=1 << 20, backupCount=3, encoding="utf-8"
+            log_file, maxBytes=1 << 20, backupCount=3, encoding="utf-8"
         )
     except OSError:
         return  # no log file is better than no CLI
+    # Their DEBUG records carry whole MCP messages, i.e. page content (STYLE.md "Logging").
+    for chatty in ("mcp", "httpx", "httpx2", "httpcore", "anyio"):
+        logging.getLogger(chatty).setLevel(logging.WARNING)
     file_handler.setLevel(logging.DEBUG)
     file_format = "%(asctime)s %(process)d %(levelname)s %(name)s: %(message)s"
     file_handler.setFormatter(logging.Formatter(file_format))

@@ -21,6 +21,7 @@ import hashlib
 import json
 import logging
 import os
+import re
 import shlex
 import shutil
 import stat
@@ -57,6 +58,21 @@ DESCRIPTION: Final = "webctx: makes this browser a context provider for desktop 
 
 # ---------------------------------------------------------------------------------------------
 # Extension id
+
+
+EXTENSION_ID_PATTERN: Final = re.compile(r"^[a-p]{32}$")
+"""A Chromium extension id: 32 letters a-p (the first 128 bits of a SHA-256, one letter a nibble)."""
+
+
+def check_extension_id(ext_id: str) -> str:
+    """Return `ext_id` if it is a well-formed Chromium extension id; raise InstallError if not."""
+    if not EXTENSION_ID_PATTERN.fullmatch(ext_id):
+        raise InstallError(
+            f"{ext_id!r} is not a Chromium extension id (32 letters a-p, as chrome://extensions shows it). "
+            "Pass the id shown for webctx on chrome://extensions, or leave --extension-id out.",
+            fix="pass a 32-letter id of letters a-p",
+        )
+    return ext_id
 
 
 def extension_id_from_key(key: str) -> str:
@@ -302,7 +318,7 @@ def install(
     `paths.data_dir()`; `home` (for `~` in locations.py) to the user's home; `python` to
     `sys.executable`. Raises InstallError (message ending with the fix) when nothing can be written.
     """
-    ext_id = ext_id or extension_id()
+    ext_id = check_extension_id(ext_id) if ext_id else extension_id()
     launcher_dir = (launcher_dir or paths.data_dir()).absolute()
     chosen, skipped = targets(browser, user_data_dir=user_data_dir, home=home)
     created_launcher_dirs = [] if launcher_dir.exists() else _make_dirs(launcher_dir)

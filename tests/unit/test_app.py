@@ -405,15 +405,32 @@ async def test_stale_descriptors_are_cleaned_up_at_start(spawn: Callable[[], Any
     assert await host.wait_exit(5) == 0
 
 
-async def test_an_unsafe_providers_folder_is_fatal_and_nothing_is_written(spawn: Callable[[], Any]) -> None:
+@pytest.mark.parametrize("unsafe", ["mode 0755", "symlink", "another user's"])
+async def test_an_unsafe_providers_folder_is_refused_in_the_hello_reply_and_nothing_is_written(
+    spawn: Callable[[], Any], tmp_path: Path, unsafe: str
+) -> None:
     folder = providers_dir()
-    folder.mkdir()
-    os.chmod(folder, 0o755)
+    if unsafe == "symlink":
+        real = tmp_path / "elsewhere"
+        real.mkdir(mode=0o700)
+        folder.symlink_to(real, target_is_directory=True)
+        looked_at = real
+    else:
+        folder.mkdir(mode=0o700)
+        looked_at = folder
+        if unsafe == "mode 0755":
+            os.chmod(folder, 0o755)
+        else:
+            os.chown(folder, 65534, 65534)
     host: Host = await spawn()
-    await host.hello()
-    assert await host.wait_exit(WAIT_S) == 1
-    assert list(folder.iterdir()) == []
-    assert "accessible to other users" in log_text()
+    result = await host.hello()
+    # It says why instead of listening, and stays connected (no exit, so no restart loop).
+    assert result["listening"] is False
+    assert "providers folder" in result["problem"] and "restart the browser" in result["problem"]
+    assert psutil.Process(host.process.pid).net_connections("tcp") == []
+    host.close_stdin()
+    assert await host.wait_exit(5) == 0
+    assert list(looked_at.iterdir()) == []
 
 
 def test_claimed_stdout_carries_only_frames(tmp_path: Path) -> None:

@@ -184,3 +184,27 @@ def test_the_demo_browser_command_is_headless_with_only_our_extension(tmp_path: 
     assert f"--load-extension={tmp_path / 'ext'}" in command
     assert f"--disable-extensions-except={tmp_path / 'ext'}" in command
     assert command[-1] == "http://127.0.0.1:1/"
+
+
+@pytest.mark.parametrize("command", ["context", "demo"])
+@pytest.mark.parametrize("value", ["0", "-1", "soon"])
+def test_a_time_limit_must_be_a_positive_number(
+    command: str, value: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    with pytest.raises(SystemExit) as exited:
+        main([command, "--timeout", value])
+    assert exited.value.code == 2
+    assert "--timeout" in capsys.readouterr().err
+
+
+def test_the_cli_log_is_private_and_carries_no_mcp_message_bodies() -> None:
+    """Regression (fresh-user report B2): cli.log was 0644 in a 0755 folder and held whole answers."""
+    cli_main.setup_logging(0)
+    logging.getLogger("mcp.client.streamable_http").debug("SSE message: %s", "the selected words")
+    for handler in logging.getLogger().handlers:
+        handler.flush()
+    folder = paths.log_dir()
+    log_file = folder / cli_main.LOG_FILE_NAME
+    assert stat.S_IMODE(folder.stat().st_mode) == 0o700
+    assert stat.S_IMODE(log_file.stat().st_mode) == 0o600
+    assert "the selected words" not in log_file.read_text()

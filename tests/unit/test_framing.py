@@ -231,3 +231,10 @@ async def test_concurrent_sends_do_not_interleave_chunk_groups() -> None:
     positions = [i for i, f in enumerate(frames) if f["type"] == "chunk"]
     assert positions == list(range(positions[0], positions[0] + len(positions)))
     assert small in frames
+
+
+def test_a_frame_nested_deeper_than_python_allows_is_dropped_not_fatal() -> None:
+    """Regression (fresh-user report B1): 1000 nested arrays raised RecursionError and killed the host."""
+    body = b'{"type":"result","id":"h-1","result":' + b"[" * 5000 + b"]" * 5000 + b"}"
+    with pytest.raises(FrameError, match="invalid JSON"):
+        decode_frame(body)

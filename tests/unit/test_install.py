@@ -193,3 +193,14 @@ def test_locations_data_covers_every_os_and_the_wired_linux_rows() -> None:
 def test_a_browser_that_is_not_wired_yet_is_an_install_error() -> None:
     with pytest.raises(InstallError, match="not supported yet"):
         manifests.install("firefox", ext_id=EXPECTED_EXTENSION_ID)
+
+
+@pytest.mark.parametrize("bad", ["bad id!", "ABC", "kbmgfelnojabkebealaikmhmkcjnbgp", "z" * 32])
+def test_an_extension_id_that_cannot_be_valid_is_refused_and_nothing_is_written(
+    tmp_path: Path, bad: str
+) -> None:
+    """Regression (fresh-user report B3): `--extension-id 'bad id!'` was written into allowed_origins."""
+    udd = tmp_path / "udd"
+    with pytest.raises(InstallError, match="not a Chromium extension id"):
+        manifests.install("chromium", user_data_dir=udd, ext_id=bad)
+    assert not (udd / "NativeMessagingHosts").exists()
