@@ -14,6 +14,7 @@ from typing import Any
 from native_host.cli.result import Result
 from native_host.conformance import Report, check_provider_sync, find_descriptor
 from native_host.conformance.evidence import DEFAULT_BUDGET_MS
+from native_host.errors import ProviderUnavailable
 from native_host.host_client import DEFAULT_TIMEOUT_S
 
 HELP = "check a running provider against the provider protocol (pass/warn/fail per rule)"
@@ -85,6 +86,8 @@ def run(args: argparse.Namespace) -> Result:
     """Find the descriptor, run every rule, report. Raises ProviderUnavailable when there is no
     descriptor to check (caught in main)."""
     path = args.descriptor if args.descriptor is not None else find_descriptor(args.pid)
+    if not path.is_file():
+        raise ProviderUnavailable(f"No descriptor file at {path}. Run `webctx providers` to list them.")
     report = check_provider_sync(path, timeout_s=args.timeout, budget_ms=args.budget_ms)
     return Result(
         text=render(report, strict=args.strict),
