@@ -185,6 +185,23 @@ def descriptor_protocol_format(ev: Evidence) -> Outcome:
     return failed(f"protocol {_short(protocol)} is not X.Y.Z")
 
 
+SUPPORTED_PROTOCOL: Final = (0, 2)
+"""The major.minor whose rules this kit checks (Concepts: Versions: while major is 0, major and
+minor must agree; a patch only adds things a receiver may ignore)."""
+
+
+def descriptor_protocol_supported(ev: Evidence) -> Outcome:
+    """The protocol's major.minor is 0.2, the version whose rules this kit checks; another version
+    is a warning, since its rules may differ (Concepts: Versions)."""
+    protocol = _descriptor_field(ev, "protocol")
+    if not isinstance(protocol, str) or not PROTOCOL_PATTERN.fullmatch(protocol):
+        return skipped("no X.Y.Z protocol to compare")
+    major, minor = (int(part) for part in protocol.split(".")[:2])
+    if (major, minor) == SUPPORTED_PROTOCOL:
+        return passed(f"{protocol} is 0.2.x")
+    return warned(f"{protocol} is not 0.2.x; this kit checks the rules of 0.2, which may not all apply")
+
+
 def descriptor_mode_0600(ev: Evidence) -> Outcome:
     """The descriptor file has permissions 0600 (Concepts: Security; SPEC §3)."""
     if ev.file_mode is None:
@@ -796,17 +813,20 @@ def ids_stable(ev: Evidence) -> Outcome:
 
 
 def timing_budget(ev: Evidence) -> Outcome:
-    """Each MCP call answers within the budget (default 250 ms; Concepts: "Never wait on a provider").
-    Over budget is a warning; the report lists the slowest call."""
+    """Each MCP call answers within the budget (default 250 ms; Concepts: What a host must do,
+    "Never wait on a provider"). Over budget is a warning; the report lists every call's latency."""
     calls = [*ev.listings, *ev.currents, *ev.locations]
     if not calls:
         return skipped(ev.mcp_skipped or "no call was made")
-    slowest = max(calls, key=lambda c: c.elapsed_ms)
+    per_tool: dict[str, list[float]] = {}
+    for call in calls:
+        per_tool.setdefault(call.tool, []).append(call.elapsed_ms)
+    parts = []
+    for tool, times in per_tool.items():
+        shown = ", ".join(f"{t:.0f}" for t in times) if len(times) <= 3 else f"max {max(times):.0f}"
+        parts.append(f"{tool} {shown} ms" + (f" ({len(times)} calls)" if len(times) > 3 else ""))
     over = [c for c in calls if c.elapsed_ms > ev.budget_ms]
-    summary = (
-        f"{len(calls)} call(s), slowest {slowest.tool} {slowest.elapsed_ms:.0f} ms "
-        f"(budget {ev.budget_ms:.0f} ms)"
-    )
+    summary = f"{'; '.join(parts)} (budget {ev.budget_ms:.0f} ms)"
     if over:
-        return warned(f"{len(over)} over budget; {summary}")
+        return warned(f"{len(over)} of {len(calls)} call(s) over budget: {summary}")
     return passed(summary)

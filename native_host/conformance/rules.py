@@ -43,6 +43,13 @@ RULES: Final[tuple[Rule, ...]] = (
         checks.descriptor_protocol_format,
     ),
     Rule(
+        "descriptor.protocol_supported",
+        "Concepts: Versions",
+        "The protocol's major.minor is 0.2, the version whose rules this kit checks. Another version "
+        "is a warning: a host of 0.2 treats such an app as if it were not a provider.",
+        checks.descriptor_protocol_supported,
+    ),
+    Rule(
         "descriptor.mode_0600",
         "Concepts: Security; SPEC §3",
         "The descriptor file has permissions 0600, so other users cannot read the token.",

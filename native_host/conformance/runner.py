@@ -178,14 +178,17 @@ def find_descriptor(pid: int | None = None, *, folder: Path | None = None) -> Pa
 
 
 def _inspect_files(ev: Evidence, path: Path) -> None:
-    with contextlib.suppress(OSError):
-        ev.file_mode = stat.S_IMODE(os.lstat(path).st_mode)
+    """Modes, owner and symlink-ness (POSIX only: on Windows, where ACLs govern access, the mode
+    rules are skipped), then the descriptor's JSON."""
     folder = path.parent
     with contextlib.suppress(OSError):
-        info = os.lstat(folder)
-        ev.folder_is_symlink = stat.S_ISLNK(info.st_mode)
-        ev.folder_mode = stat.S_IMODE(info.st_mode)
-        if hasattr(os, "getuid"):
+        ev.folder_is_symlink = stat.S_ISLNK(os.lstat(folder).st_mode)
+    if os.name == "posix":
+        with contextlib.suppress(OSError):
+            ev.file_mode = stat.S_IMODE(os.lstat(path).st_mode)
+        with contextlib.suppress(OSError):
+            info = os.lstat(folder)
+            ev.folder_mode = stat.S_IMODE(info.st_mode)
             ev.folder_owned_by_user = info.st_uid == os.getuid()
     try:
         ev.descriptor = json.loads(path.read_bytes())

@@ -188,3 +188,13 @@ def test_random_json_gives_verdicts_not_tracebacks(ev: Evidence) -> None:
         assert isinstance(outcome, Outcome) and outcome.status in STATUSES, rule.id
         assert isinstance(outcome.message, str)
     assert all("could not judge" not in r.message for r in run_checks(ev))
+
+
+@pytest.mark.rule("descriptor.protocol_supported")
+@pytest.mark.parametrize(
+    ("protocol", "status"),
+    [("0.2.0", "pass"), ("0.2.9", "pass"), ("0.3.0", "warn"), ("1.2.0", "warn"), ("0.2", "skip")],
+)
+def test_a_protocol_other_than_0_2_is_a_warning(protocol: str, status: str) -> None:
+    ev = Evidence(descriptor={**DESCRIPTOR, "protocol": protocol})
+    assert c.descriptor_protocol_supported(ev).status == status

@@ -15,7 +15,7 @@ TEST_FILES = [
     *sorted((ROOT / "tests" / "conformance").glob("test_*.py")),
     ROOT / "tests" / "e2e" / "test_conformance.py",
 ]
-RULE_MARK = re.compile(r"""rule\(\s*["']([^"']+)["']\s*\)""")
+RULE_MARK = re.compile(r"""rule\(\s*["']([a-z_]+\.[a-z0-9_]+)["']\s*\)""")
 CASE_RULES = re.compile(
     r"""_case\(\s*["'][^"']+["'],.*?\),((?:\s*["'][a-z_]+\.[a-z0-9_]+["'],?)+)\s*\)""", re.S
 )
