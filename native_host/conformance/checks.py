@@ -29,6 +29,10 @@ from native_host.conformance.evidence import (
     warned,
 )
 
+# The kit keeps its own copies of the protocol's constants instead of importing webctx's provider
+# modules (mcp_server.py, wire.py): it judges any provider by the protocol, not by how webctx
+# builds its own answers, so a change there cannot quietly change what "conforms" means.
+
 EXTENSION_ID: Final = "dev.context-providers/context"
 """The provider protocol's MCP extension identifier (SPEC §1 "Server capabilities")."""
 
@@ -52,7 +56,8 @@ ROLES: Final = frozenset(
 """The thirteen roles (Concepts: Elements). Any other role is treated as Group."""
 
 ID_PATTERN: Final = re.compile(r"[A-Za-z0-9_-]{1,128}")
-"""Element ids, matched in full (Concepts: Ids and instances; SPEC §2)."""
+"""Element ids, matched with `fullmatch` (Concepts: Ids and instances; SPEC §2). No `^…$`: with
+Python's `re`, `$` also matches before a trailing newline, so `"sel-1\\n"` would pass."""
 
 PROTOCOL_PATTERN: Final = re.compile(r"[0-9]+\.[0-9]+\.[0-9]+")
 """A protocol version: three dot-separated numbers, matched in full (Concepts: Versions)."""

@@ -198,3 +198,13 @@ def test_random_json_gives_verdicts_not_tracebacks(ev: Evidence) -> None:
 def test_a_protocol_other_than_0_2_is_a_warning(protocol: str, status: str) -> None:
     ev = Evidence(descriptor={**DESCRIPTOR, "protocol": protocol})
     assert c.descriptor_protocol_supported(ev).status == status
+
+
+@pytest.mark.rule("current.id_format")
+@pytest.mark.parametrize("bad_id", ["sel-1\n", "", "x" * 129, "tab/1", "é"])
+def test_ids_outside_the_pattern_fail_even_with_a_trailing_newline(bad_id: str) -> None:
+    root = {"id": "app", "role": "Application", "children": [{"id": bad_id, "role": "Text"}]}
+    ev = Evidence(currents=[Call("current", "2026-07-28", structured={"root": root})])
+    assert c.current_id_format(ev).status == "fail"
+    root["children"][0]["id"] = "x" * 128  # type: ignore[index]
+    assert c.current_id_format(ev).status == "pass"
