@@ -1,7 +1,8 @@
 """The provider conformance kit: an executable definition of "conforms" (issue #6).
 
-`rules.py` is the table (rule id → source → check), `checks.py` the checks (plain functions over
-the answers), `evidence.py` what they read, `runner.py` what talks to a live provider.
+`rules.py` is the table (rule id → source → check), `checks.py` and `tree_checks.py` the checks
+(plain functions over the answers), `evidence.py` what they read, `runner.py` what talks to a
+live provider.
 docs/conformance.md explains every rule for provider authors; `webctx conformance` runs them.
 """
 

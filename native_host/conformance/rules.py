@@ -3,7 +3,8 @@
 Sources: "Concepts: <section>" is a section of the provider protocol's concepts page
 (`seeds/provider-protocol-concepts.txt`); "SPEC §n" is webctx's design contract, which pins
 what the concepts page leaves open. The order here is the order of the report. One reader
-(`runner.run_checks`) serves every row; a new rule is a new row and a new function in checks.py.
+(`runner.run_checks`) serves every row; a new rule is a new row and a new function in checks.py
+or tree_checks.py.
 """
 
 from __future__ import annotations
@@ -12,7 +13,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Final
 
-from native_host.conformance import checks
+from native_host.conformance import checks, tree_checks
 from native_host.conformance.evidence import Evidence, Outcome
 
 
@@ -149,89 +150,89 @@ RULES: Final[tuple[Rule, ...]] = (
         "current.answers",
         "SPEC §1.1",
         "Calling `current` gives a JSON object (structuredContent), not an error.",
-        checks.current_answers,
+        tree_checks.current_answers,
     ),
     Rule(
         "current.fields",
         "Concepts: Elements; SPEC §1.1",
         "The answer has exactly three fields: protocol, instance, root.",
-        checks.current_fields,
+        tree_checks.current_fields,
     ),
     Rule(
         "current.instance",
         "Concepts: Discovery, Ids and instances",
         "The answer's instance equals the descriptor's (a host drops the answer otherwise).",
-        checks.current_instance,
+        tree_checks.current_instance,
     ),
     Rule(
         "current.protocol",
         "Concepts: Versions, Discovery",
         "The answer's protocol equals the descriptor's (a host drops the answer otherwise).",
-        checks.current_protocol,
+        tree_checks.current_protocol,
     ),
     Rule(
         "current.elements",
         "Concepts: Elements; SPEC §2",
         "Every element is an object with a string id and role; subrole, title and url are strings, "
         "the states booleans, children and content lists, attributes an object.",
-        checks.current_elements,
+        tree_checks.current_elements,
     ),
     Rule(
         "current.single_application",
         "Concepts: Elements",
         "The root is an Application, and it is the only Application in the tree.",
-        checks.current_single_application,
+        tree_checks.current_single_application,
     ),
     Rule(
         "current.id_format",
         "Concepts: Ids and instances; SPEC §2",
         "Every id matches ^[A-Za-z0-9_-]{1,128}$.",
-        checks.current_id_format,
+        tree_checks.current_id_format,
     ),
     Rule(
         "current.ids_unique",
         "Concepts: Ids and instances",
         "No id appears twice in one answer.",
-        checks.current_ids_unique,
+        tree_checks.current_ids_unique,
     ),
     Rule(
         "current.roles",
         "Concepts: Elements",
         "Roles are among the thirteen (Application, Window, Group, List, Table, Row, Cell, Text, "
         "Heading, Link, Image, Page, Document). Others are tolerated as Group, with a warning.",
-        checks.current_roles,
+        tree_checks.current_roles,
     ),
     Rule(
         "current.content",
         "Concepts: Elements",
         "Every item of an element's content is a valid MCP content block (text, image, audio, "
         "resource_link, resource).",
-        checks.current_content,
+        tree_checks.current_content,
     ),
     Rule(
         "current.focus_path",
         "Concepts: States",
         "focused is set on one unbroken path from a child of the root down to the user's position: "
         "no gaps, no branches, not on the root.",
-        checks.current_focus_path,
+        tree_checks.current_focus_path,
     ),
     Rule(
         "current.hovered",
         "Concepts: States",
         "At most one element is hovered, and a hovered element is never an ancestor of another.",
-        checks.current_hovered,
+        tree_checks.current_hovered,
     ),
     Rule(
         "current.visible",
         "Concepts: States",
         "visible inherits the parent's value; no element inside a not-visible one says visible: true.",
-        checks.current_visible,
+        tree_checks.current_visible,
     ),
     Rule(
         "current.default_states",
         "Concepts: States; SPEC §2",
         "States are omitted when they hold their default (false; visible = the parent's). A warning only.",
-        checks.current_default_states,
+        tree_checks.current_default_states,
     ),
     # -- location --------------------------------------------------------------------------------
     Rule(
@@ -239,38 +240,38 @@ RULES: Final[tuple[Rule, ...]] = (
         "Concepts: Locations; SPEC §1.2",
         "When `location` is offered, every id from `current` answers {state, rects, window?, avoid?, "
         "edge?}; state is visible, offscreen or gone, and rects is empty when gone.",
-        checks.location_shape,
+        tree_checks.location_shape,
     ),
     Rule(
         "location.rects",
         "Concepts: Locations",
         "Every rectangle (and avoid) has a non-negative width and height.",
-        checks.location_rects,
+        tree_checks.location_rects,
     ),
     Rule(
         "location.unknown_id",
         "Concepts: Locations; SPEC §1.2",
         "An id the provider never issued is an error (isError), not a location.",
-        checks.location_unknown_id,
+        tree_checks.location_unknown_id,
     ),
     Rule(
         "location.malformed_id",
         "SPEC §1.2",
         "A malformed id is an error (isError), not a location.",
-        checks.location_malformed_id,
+        tree_checks.location_malformed_id,
     ),
     Rule(
         "location.foreign_id",
         "Concepts: Ids and instances, Locations",
         "An id shaped like the provider's own but not issued by this instance is an error.",
-        checks.location_foreign_id,
+        tree_checks.location_foreign_id,
     ),
     # -- ids and timing --------------------------------------------------------------------------
     Rule(
         "ids.stable",
         "Concepts: Ids and instances",
         "Two `current` calls in a row, with nothing changed, give the same ids.",
-        checks.ids_stable,
+        tree_checks.ids_stable,
     ),
     Rule(
         "timing.budget",

@@ -37,7 +37,7 @@ from mcp import types
 from pydantic import ValidationError
 
 from native_host import paths
-from native_host.conformance.checks import ID_PATTERN, endpoint_port, walk
+from native_host.conformance.checks import endpoint_port
 from native_host.conformance.evidence import (
     DEFAULT_BUDGET_MS,
     ERA_2025,
@@ -48,6 +48,7 @@ from native_host.conformance.evidence import (
     Status,
 )
 from native_host.conformance.rules import RULES
+from native_host.conformance.tree_checks import ID_PATTERN, walk
 from native_host.errors import ProviderUnavailable
 from native_host.host_client import (
     DEFAULT_TIMEOUT_S,

@@ -25,7 +25,8 @@ from mcp.server import Server, ServerRequestContext
 from mcp.server.context import CallNext, HandlerResult
 from mcp.server.transport_security import TransportSecuritySettings
 
-from native_host.conformance.checks import EXTENSION_ID, ID_PATTERN
+from native_host.conformance.checks import EXTENSION_ID
+from native_host.conformance.tree_checks import ID_PATTERN
 
 TOKEN = "conformance-test-token"
 PROTOCOL = "0.2.0"

@@ -11,6 +11,7 @@ from hypothesis import strategies as st
 
 from native_host.conformance import RULES, Evidence, run_checks
 from native_host.conformance import checks as c
+from native_host.conformance import tree_checks as t
 from native_host.conformance.evidence import STATUSES, Call, Era, Listener, Outcome
 
 DESCRIPTOR: dict[str, Any] = {
@@ -85,9 +86,9 @@ def test_a_changed_context_skips_the_stability_rule() -> None:
         }
         return Call("current", "2026-07-28", structured={"protocol": "0.2.0", "instance": "i1", "root": root})
 
-    assert c.ids_stable(Evidence(currents=[answer("a", "w1"), answer("b", "w2")])).status == "skip"
-    assert c.ids_stable(Evidence(currents=[answer("a", "w1"), answer("a", "w2")])).status == "fail"
-    assert c.ids_stable(Evidence(currents=[answer("a", "w1"), answer("a", "w1")])).status == "pass"
+    assert t.ids_stable(Evidence(currents=[answer("a", "w1"), answer("b", "w2")])).status == "skip"
+    assert t.ids_stable(Evidence(currents=[answer("a", "w1"), answer("a", "w2")])).status == "fail"
+    assert t.ids_stable(Evidence(currents=[answer("a", "w1"), answer("a", "w1")])).status == "pass"
 
 
 # ---------------------------------------------------------------------------------------------
@@ -205,6 +206,6 @@ def test_a_protocol_other_than_0_2_is_a_warning(protocol: str, status: str) -> N
 def test_ids_outside_the_pattern_fail_even_with_a_trailing_newline(bad_id: str) -> None:
     root = {"id": "app", "role": "Application", "children": [{"id": bad_id, "role": "Text"}]}
     ev = Evidence(currents=[Call("current", "2026-07-28", structured={"root": root})])
-    assert c.current_id_format(ev).status == "fail"
+    assert t.current_id_format(ev).status == "fail"
     root["children"][0]["id"] = "x" * 128  # type: ignore[index]
-    assert c.current_id_format(ev).status == "pass"
+    assert t.current_id_format(ev).status == "pass"
