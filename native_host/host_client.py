@@ -555,6 +555,12 @@ class ProviderSession:
         """The negotiated MCP protocol version, e.g. `"2026-07-28"` or `"2025-11-25"`."""
         return self._client.protocol_version
 
+    @property
+    def server_capabilities(self) -> types.ServerCapabilities:
+        """The capabilities the provider declared (`initialize` or `server/discover`), e.g. for the
+        conformance kit's look at `capabilities.extensions` (SPEC §1)."""
+        return self._client.server_capabilities
+
     async def current(self) -> CurrentResult:
         """Call `current` (SPEC §1.1) and check the answer (`check_answer`); record its ids.
 
