@@ -1,0 +1,503 @@
+"""`webctx mcp`: a stdio MCP server that bridges any MCP client to the browser provider (SPEC §1, §5, §7).
+
+Many MCP clients (Claude Desktop, Claude Code, Cursor, VS Code, Cherry Studio) cannot send our bearer
+token, refuse localhost URLs, or only launch stdio servers. The bridge is such a server: it finds
+the provider the way the reference desktop host does and proxies to it.
+
+```
+MCP client ──stdio──► StdioBridge.server (tools, the `webctx://current` resource, listen)
+                        │ tools/list   ← cached upstream list (fallback: `current` alone)
+                        │ tools/call   → upstream call (client cancellation cancels it upstream)
+                        │ list_changed ← upstream list_changed, or the provider changed
+                        ▼
+                      supervisor task: discover → pick_provider → open_session (token, no Origin)
+                        └─ watch: upstream `subscriptions/listen` + re-discover every POLL_INTERVAL_S
+                           ▼
+                      the browser's provider endpoint (native host, Streamable HTTP on 127.0.0.1)
+```
+
+When no provider is live, every call answers `isError` with NO_PROVIDER_MESSAGE (after waiting at
+most CONNECT_GRACE_S for one to appear): never a hang, never a crash. Ids seen in `current`
+answers are kept with the instance that issued them; an id of an instance that is gone is
+answered `unknown_id` instead of being sent to a provider that may have re-minted it.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import logging
+import os
+import re
+import sys
+from collections import OrderedDict
+from collections.abc import AsyncIterator, Callable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Final
+
+import anyio
+import psutil
+from mcp import types
+from mcp.client.subscriptions import ListenNotSupportedError
+from mcp.server import ServerRequestContext
+from mcp.server.context import CallNext, HandlerResult
+from mcp.server.session import ServerSession
+from mcp.server.stdio import stdio_server
+from mcp.server.subscriptions import InMemorySubscriptionBus, ListenHandler, ToolsListChanged
+from mcp.shared.exceptions import MCPError
+from mcp_types.jsonrpc import INTERNAL_ERROR, INVALID_PARAMS
+
+from native_host import __version__, paths
+from native_host.errors import ProviderRejected, WebctxError
+from native_host.host_client import (
+    BundleIdLookup,
+    ProviderInfo,
+    ProviderSession,
+    check_answer,
+    choose_provider,
+    discover,
+    expected_bundle_id,
+    front_app_pid,
+    open_session,
+)
+from native_host.mcp_server import NO_ARGUMENTS_SCHEMA, ProviderServer, tool_error
+from native_host.wire import Descriptor
+
+log = logging.getLogger(__name__)
+
+TOOL_NAME_PATTERN: Final = re.compile(r"^[A-Za-z0-9_]{1,48}$")
+"""Names the bridge exposes: what every widely used MCP client accepts (SPEC §5). Upstream tools
+with other names are left out (and logged), since one bad name can hide a client's whole tool set."""
+
+NO_PROVIDER_MESSAGE: Final = "No browser provider running; open the browser with the webctx extension."
+"""The `isError` text of a call made while no provider is live."""
+
+RESOURCE_URI: Final = "webctx://current"
+"""The resource holding the JSON of the `current` answer (SPEC §1.1)."""
+
+POLL_INTERVAL_S: Final = 1.0
+"""How often the supervisor re-reads the providers folder, in seconds."""
+
+CONNECT_GRACE_S: Final = 2.0
+"""A call that finds no provider waits up to this long (seconds) for the supervisor to connect one."""
+
+CONNECT_TIMEOUT_S: Final = 5.0
+"""Limit for connecting to a provider, in seconds (host_client.open_session)."""
+
+CALL_TIMEOUT_S: Final = 65.0
+"""Limit for one proxied call, in seconds: a page tool's own deadline (60 s, SPEC §5) plus margin."""
+
+MAX_REMEMBERED_IDS: Final = 10_000
+"""Ids remembered with their issuing instance; the oldest are forgotten beyond this."""
+
+SERVER_INSTRUCTIONS: Final = (
+    "webctx shows what the user has open in their web browser. Call `current` to get the browser's "
+    "windows, tabs (title, URL), the focused tab and the selected text as a tree of elements. "
+    f"The same JSON is the resource {RESOURCE_URI}."
+)
+
+FALLBACK_TOOLS: Final = (
+    types.Tool(
+        name="current",
+        title="Current browser context",
+        description=(
+            "What the user has open in the browser and is pointing at: windows, tabs (title, URL), "
+            "the focused tab and the selected text, as a tree of elements. Takes no arguments."
+        ),
+        input_schema=NO_ARGUMENTS_SCHEMA,
+        annotations=types.ToolAnnotations(read_only_hint=True, open_world_hint=False),
+    ),
+)
+"""What `tools/list` shows while no provider is live, so a call reaches the bridge and gets the
+clear NO_PROVIDER_MESSAGE instead of the client hiding the server."""
+
+_TRANSPORT_ERRORS: Final = (OSError, anyio.BrokenResourceError, anyio.ClosedResourceError, WebctxError)
+
+
+def default_providers_folder() -> Path:
+    """`paths.providers_dir()`, except on Linux when neither CONTEXT_PROVIDERS_DIR nor
+    XDG_RUNTIME_DIR is set and `/run/user/<uid>/context-providers` exists: then that folder.
+
+    MCP clients start stdio servers with a minimal environment (the SDKs pass on HOME, PATH, USER
+    and a few more, not XDG_RUNTIME_DIR), while the browser, started in the desktop session,
+    publishes under `$XDG_RUNTIME_DIR` (SPEC §3)."""
+    folder = paths.providers_dir()
+    if sys.platform.startswith("linux") and not (
+        os.environ.get("CONTEXT_PROVIDERS_DIR") or os.environ.get("XDG_RUNTIME_DIR")
+    ):
+        session = Path(f"/run/user/{os.getuid()}/context-providers")
+        if session.is_dir():
+            return session
+    return folder
+
+
+def _start_time(descriptor: Descriptor) -> float:
+    try:
+        return psutil.Process(descriptor.pid).create_time()
+    except psutil.Error:
+        return 0.0
+
+
+def pick_provider(
+    providers: Sequence[ProviderInfo],
+    pid: int | None = None,
+    *,
+    front_pid: Callable[[], int | None] = front_app_pid,
+    started: Callable[[Descriptor], float] = _start_time,
+) -> Descriptor:
+    """The provider the bridge connects to (SPEC §7, issue #8): `pid` when given; else the front
+    app's provider when the front app is one; else the only, or the most recently started
+    (`started(descriptor)`, seconds since the epoch), usable provider.
+    Raises ProviderUnavailable (none usable) or ProviderRejected (`pid` was rejected)."""
+    usable = [p.descriptor for p in providers if p.usable and p.descriptor is not None]
+    if pid is not None or len(usable) <= 1:
+        return choose_provider(providers, pid, front_pid=front_pid)
+    front = front_pid()
+    for descriptor in usable:
+        if descriptor.pid == front:
+            return descriptor
+    return max(usable, key=started)
+
+
+def exposable(tools: Sequence[types.Tool]) -> list[types.Tool]:
+    """`tools` whose names match TOOL_NAME_PATTERN, in order; the others are logged and dropped."""
+    kept = []
+    for tool in tools:
+        if TOOL_NAME_PATTERN.match(tool.name):
+            kept.append(tool)
+        else:
+            log.warning("not exposing upstream tool with name %r (not ^[A-Za-z0-9_]{1,48}$)", tool.name[:80])
+    return kept
+
+
+@dataclass
+class Upstream:
+    """The live connection to one provider: its descriptor, session and tool list. `gone` is set
+    when the supervisor lets go of it; calls in flight on it then end at once."""
+
+    descriptor: Descriptor
+    session: ProviderSession
+    tools: list[types.Tool] = field(default_factory=list)
+    gone: anyio.Event = field(default_factory=anyio.Event)
+
+
+class StdioBridge:
+    """The bridge's MCP server and the supervisor that keeps it connected to a provider.
+
+    `folder` is the providers folder (default `default_providers_folder()`, re-read each time);
+    `pid` pins one browser's provider. `identify` and `front_pid` are host_client's defaults,
+    injectable for tests. Usage: `async with bridge.running(): …` serves `bridge.server` over any
+    transport; `serve_stdio()` does that on this process's stdin/stdout.
+    """
+
+    def __init__(
+        self,
+        *,
+        folder: Path | None = None,
+        pid: int | None = None,
+        identify: BundleIdLookup = expected_bundle_id,
+        front_pid: Callable[[], int | None] = front_app_pid,
+        poll_interval_s: float = POLL_INTERVAL_S,
+        connect_grace_s: float = CONNECT_GRACE_S,
+        call_timeout_s: float = CALL_TIMEOUT_S,
+    ) -> None:
+        self.folder = folder
+        self.pid = pid
+        self.identify = identify
+        self.front_pid = front_pid
+        self.poll_interval_s = poll_interval_s
+        self.connect_grace_s = connect_grace_s
+        self.call_timeout_s = call_timeout_s
+        self.upstream: Upstream | None = None
+        self._exposed: tuple[str | None, list[types.Tool]] = (None, list(FALLBACK_TOOLS))
+        self._connected = anyio.Event()
+        self._wake = anyio.Event()
+        self._issued: OrderedDict[str, str] = OrderedDict()
+        self._bus = InMemorySubscriptionBus()
+        self._listen = ListenHandler(self._bus)
+        self._legacy_sessions: list[ServerSession] = []
+        self._last_miss: str | None = None
+        self.server = self._build_server()
+
+    # -- serving ---------------------------------------------------------------------------------
+
+    @contextlib.asynccontextmanager
+    async def running(self) -> AsyncIterator[StdioBridge]:
+        """Run the supervisor for the duration of the block; end it (and the upstream session) after."""
+        async with anyio.create_task_group() as tg:
+            tg.start_soon(self._supervise, name="webctx-bridge-supervisor")
+            try:
+                yield self
+            finally:
+                self._listen.close()
+                tg.cancel_scope.cancel()
+
+    async def serve_stdio(self) -> None:
+        """Serve MCP on stdin/stdout until stdin closes. The SDK's `stdio_server` keeps fd 1 for
+        frames and points it at stderr meanwhile, so nothing else reaches the client (SPEC §4 spirit)."""
+        async with self.running(), stdio_server() as (read_stream, write_stream):
+            await self.server.run(read_stream, write_stream, self.server.create_initialization_options())
+
+    def _build_server(self) -> ProviderServer:
+        async def on_list_tools(
+            ctx: ServerRequestContext[Any, Any], params: types.PaginatedRequestParams | None
+        ) -> types.ListToolsResult:
+            return types.ListToolsResult(tools=list(self._exposed[1]))
+
+        async def on_call_tool(
+            ctx: ServerRequestContext[Any, Any], params: types.CallToolRequestParams
+        ) -> types.CallToolResult:
+            return await self.call_tool(params.name, dict(params.arguments or {}))
+
+        async def on_list_resources(
+            ctx: ServerRequestContext[Any, Any], params: types.PaginatedRequestParams | None
+        ) -> types.ListResourcesResult:
+            resource = types.Resource(
+                uri=RESOURCE_URI,
+                name="current",
+                title="What I am looking at in the browser",
+                description="The browser's `current` context (windows, tabs, selection) as JSON.",
+                mime_type="application/json",
+            )
+            return types.ListResourcesResult(resources=[resource])
+
+        async def on_read_resource(
+            ctx: ServerRequestContext[Any, Any], params: types.ReadResourceRequestParams
+        ) -> types.ReadResourceResult:
+            if str(params.uri) != RESOURCE_URI:
+                raise MCPError(INVALID_PARAMS, f"Unknown resource: {str(params.uri)[:200]}")
+            result = await self.call_tool("current", {})
+            text = " ".join(b.text for b in result.content if isinstance(b, types.TextContent))
+            if result.is_error or result.structured_content is None:
+                raise MCPError(INTERNAL_ERROR, text or NO_PROVIDER_MESSAGE)
+            body = json.dumps(result.structured_content, ensure_ascii=False, separators=(",", ":"))
+            contents = types.TextResourceContents(uri=RESOURCE_URI, mime_type="application/json", text=body)
+            return types.ReadResourceResult(contents=[contents])
+
+        server = ProviderServer(
+            "webctx",
+            version=__version__,
+            instructions=SERVER_INSTRUCTIONS,
+            on_list_tools=on_list_tools,
+            on_call_tool=on_call_tool,
+            on_list_resources=on_list_resources,
+            on_read_resource=on_read_resource,
+            on_subscriptions_listen=self._listen,
+        )
+        server.middleware.append(self._remember_legacy_session)
+        return server
+
+    async def _remember_legacy_session(
+        self, ctx: ServerRequestContext[Any, Any], call_next: CallNext
+    ) -> HandlerResult:
+        """ServerMiddleware: keep the session of a handshake-era client (it says
+        `notifications/initialized`) so list_changed can reach it outside a request."""
+        if ctx.method == "notifications/initialized":
+            self._legacy_sessions.append(ctx.session)
+        return await call_next(ctx)
+
+    async def _notify_tools_changed(self) -> None:
+        """`notifications/tools/list_changed` to every client: 2026-07-28 listen streams and
+        handshake-era sessions (research/mcp-sdk.md §2.4)."""
+        log.info("tools changed: %s", [t.name for t in self._exposed[1]])
+        await self._bus.publish(ToolsListChanged())
+        for session in list(self._legacy_sessions):
+            try:
+                await session.send_tool_list_changed()
+            except Exception:  # a closed stdio pipe: the client is gone
+                log.debug("could not send list_changed to a session", exc_info=True)
+                self._legacy_sessions.remove(session)
+
+    async def _expose(self, instance: str | None, tools: list[types.Tool], *, always: bool = False) -> None:
+        """Make `tools` (from provider `instance`, None for the fallback) the exposed list and send
+        list_changed when the list or the provider changed (or `always`: the provider said so)."""
+        old_instance, old_tools = self._exposed
+        self._exposed = (instance, tools)
+        changed = [t.model_dump() for t in tools] != [t.model_dump() for t in old_tools]
+        if always or changed or instance != old_instance:
+            await self._notify_tools_changed()
+
+    # -- calls -----------------------------------------------------------------------------------
+
+    async def call_tool(self, name: str, arguments: dict[str, Any]) -> types.CallToolResult:
+        """Proxy one `tools/call` to the live provider and return its result as is.
+
+        No provider live (within CONNECT_GRACE_S), or it goes away mid-call → `isError`
+        NO_PROVIDER_MESSAGE. An id of a provider instance that is gone → `isError` `unknown_id`
+        (SPEC §1.2). The provider's JSON-RPC errors (unknown tool) are raised as the same MCPError.
+        Cancelling the caller cancels the upstream call (the SDK client tells the provider).
+        """
+        upstream = await self._live_upstream()
+        if upstream is None:
+            return tool_error(NO_PROVIDER_MESSAGE)
+        id_, live = arguments.get("id"), upstream.descriptor.instance
+        if isinstance(id_, str) and self._issued.get(id_, live) != live:
+            return tool_error(
+                f"Id {id_!r} came from a browser provider that has since restarted; the element is gone. "
+                "Call `current` again.",
+                error={"code": "unknown_id", "message": "issued by a provider instance that is gone"},
+            )
+        outcome: list[types.CallToolResult] = []
+        refused: list[MCPError] = []
+        async with anyio.create_task_group() as tg:
+
+            async def call() -> None:
+                try:
+                    outcome.append(await self._forward(upstream, name, arguments))
+                except MCPError as exc:  # the provider's JSON-RPC error, passed on as is
+                    refused.append(exc)
+                tg.cancel_scope.cancel()
+
+            async def watch_gone() -> None:
+                await upstream.gone.wait()
+                tg.cancel_scope.cancel()
+
+            tg.start_soon(call)
+            tg.start_soon(watch_gone)
+        if refused:
+            raise refused[0]
+        if not outcome:
+            log.info("call %s: the provider went away mid-call", name)
+            return tool_error(f"The browser provider went away during the call. {NO_PROVIDER_MESSAGE}")
+        result = outcome[0]
+        if name == "current" and not result.is_error:
+            try:
+                answer = check_answer(upstream.descriptor, result.structured_content)
+            except ProviderRejected as exc:
+                return tool_error(exc.message)
+            self._remember_ids(answer.instance, answer.root.model_dump(by_alias=True))
+        return result
+
+    async def _forward(
+        self, upstream: Upstream, name: str, arguments: dict[str, Any]
+    ) -> types.CallToolResult:
+        try:
+            with anyio.fail_after(self.call_timeout_s + 1):
+                return await upstream.session.client.call_tool(
+                    name, arguments, read_timeout_seconds=self.call_timeout_s
+                )
+        except MCPError as exc:
+            if "timed out" not in exc.error.message:
+                raise
+        except TimeoutError:
+            pass
+        except (*_TRANSPORT_ERRORS, ExceptionGroup):
+            log.info("call %s: transport failure; re-discovering", name, exc_info=True)
+            self._wake.set()
+            return tool_error(f"The browser provider stopped answering. {NO_PROVIDER_MESSAGE}")
+        return tool_error(
+            f"The browser did not answer `{name}` within {self.call_timeout_s:g} s; try again in a moment."
+        )
+
+    async def _live_upstream(self) -> Upstream | None:
+        if self.upstream is not None:
+            return self.upstream
+        self._wake.set()
+        with anyio.move_on_after(self.connect_grace_s):
+            await self._connected.wait()
+        return self.upstream
+
+    def _remember_ids(self, instance: str, element: dict[str, Any]) -> None:
+        stack = [element]
+        while stack:
+            node = stack.pop()
+            id_ = node.get("id")
+            if isinstance(id_, str):
+                self._issued.pop(id_, None)
+                self._issued[id_] = instance
+            stack.extend(c for c in node.get("children") or [] if isinstance(c, dict))
+        while len(self._issued) > MAX_REMEMBERED_IDS:
+            self._issued.popitem(last=False)
+
+    # -- supervisor ------------------------------------------------------------------------------
+
+    async def _pick(self) -> Descriptor | None:
+        def choose() -> Descriptor:
+            folder = self.folder if self.folder is not None else default_providers_folder()
+            found = discover(folder, identify=self.identify)
+            return pick_provider(found, self.pid, front_pid=self.front_pid)
+
+        try:
+            chosen = await anyio.to_thread.run_sync(choose)
+        except WebctxError as exc:
+            if exc.message != self._last_miss:  # log changes only: this runs every POLL_INTERVAL_S
+                log.info("no provider: %s", exc.message)
+            self._last_miss = exc.message
+            return None
+        self._last_miss = None
+        return chosen
+
+    async def _sleep_or_wake(self, seconds: float) -> None:
+        with anyio.move_on_after(seconds):
+            await self._wake.wait()
+        self._wake = anyio.Event()
+
+    async def _supervise(self) -> None:
+        """Forever: pick a provider, connect, serve it until it goes or is replaced, then again."""
+        while True:
+            descriptor = await self._pick()
+            if descriptor is None:
+                await self._expose(None, list(FALLBACK_TOOLS))
+                await self._sleep_or_wake(self.poll_interval_s)
+                continue
+            try:
+                async with open_session(descriptor, mode="auto", timeout_s=CONNECT_TIMEOUT_S) as session:
+                    await self._attach(Upstream(descriptor, session))
+            except Exception as exc:  # the provider vanished or refused us; never end the bridge
+                log.info("provider pid %s: %s", descriptor.pid, _describe(exc))
+                await self._sleep_or_wake(self.poll_interval_s)
+
+    async def _attach(self, upstream: Upstream) -> None:
+        d = upstream.descriptor
+        try:
+            upstream.tools = exposable(await upstream.session.list_tools())
+            log.info("connected to %s pid %s (listener %s) over MCP %s",
+                     d.name, d.pid, d.listener_pid, upstream.session.protocol_version)
+            self.upstream = upstream
+            self._connected.set()
+            await self._expose(d.instance, upstream.tools)
+            async with anyio.create_task_group() as tg:
+
+                async def until(watcher: Callable[[Upstream], Any]) -> None:
+                    await watcher(upstream)
+                    tg.cancel_scope.cancel()
+
+                tg.start_soon(until, self._follow_upstream_changes)
+                tg.start_soon(until, self._watch_descriptor)
+        finally:
+            upstream.gone.set()
+            if self.upstream is upstream:
+                self.upstream = None
+                self._connected = anyio.Event()
+            log.info("let go of provider pid %s", d.pid)
+            with anyio.CancelScope(shield=True):
+                await self._expose(None, list(FALLBACK_TOOLS))
+
+    async def _follow_upstream_changes(self, upstream: Upstream) -> None:
+        """Re-list the provider's tools on each upstream list_changed; return when the stream ends
+        (the provider went away). Providers without `subscriptions/listen` are only polled."""
+        try:
+            async with upstream.session.client.listen(tools_list_changed=True) as subscription:
+                async for _event in subscription:
+                    upstream.tools = exposable(await upstream.session.list_tools())
+                    await self._expose(upstream.descriptor.instance, upstream.tools, always=True)
+        except ListenNotSupportedError:
+            await anyio.sleep_forever()
+        except Exception as exc:
+            log.info("provider pid %s: change stream ended: %s", upstream.descriptor.pid, _describe(exc))
+
+    async def _watch_descriptor(self, upstream: Upstream) -> None:
+        """Return when the provider the bridge would pick now is not `upstream` (gone, restarted,
+        replaced by the front app's, or failing a SPEC §7 check)."""
+        while True:
+            await self._sleep_or_wake(self.poll_interval_s)
+            now = await self._pick()
+            if now is None or now.instance != upstream.descriptor.instance:
+                return
+
+
+def _describe(exc: BaseException) -> str:
+    while isinstance(exc, BaseExceptionGroup) and exc.exceptions:
+        exc = exc.exceptions[0]
+    return exc.message if isinstance(exc, WebctxError) else f"{type(exc).__name__}: {exc}"
