@@ -37,6 +37,7 @@ from pathlib import Path
 from typing import Any, Final
 
 import anyio
+import httpx2
 import psutil
 from mcp import types
 from mcp.client.subscriptions import ListenNotSupportedError
@@ -46,7 +47,7 @@ from mcp.server.session import ServerSession
 from mcp.server.stdio import stdio_server
 from mcp.server.subscriptions import InMemorySubscriptionBus, ListenHandler, ToolsListChanged
 from mcp.shared.exceptions import MCPError
-from mcp_types.jsonrpc import INTERNAL_ERROR, INVALID_PARAMS
+from mcp_types.jsonrpc import CONNECTION_CLOSED, INTERNAL_ERROR, INVALID_PARAMS, REQUEST_TIMEOUT
 
 from native_host import __version__, paths
 from native_host.errors import ProviderRejected, WebctxError
@@ -88,6 +89,9 @@ CONNECT_TIMEOUT_S: Final = 5.0
 CALL_TIMEOUT_S: Final = 65.0
 """Limit for one proxied call, in seconds: a page tool's own deadline (60 s, SPEC §5) plus margin."""
 
+NOTIFY_TIMEOUT_S: Final = 2.0
+"""Limit for writing one list_changed to a client, in seconds; a client that does not read is dropped."""
+
 MAX_REMEMBERED_IDS: Final = 10_000
 """Ids remembered with their issuing instance; the oldest are forgotten beyond this."""
 
@@ -112,7 +116,7 @@ FALLBACK_TOOLS: Final = (
 """What `tools/list` shows while no provider is live, so a call reaches the bridge and gets the
 clear NO_PROVIDER_MESSAGE instead of the client hiding the server."""
 
-_TRANSPORT_ERRORS: Final = (OSError, anyio.BrokenResourceError, anyio.ClosedResourceError, WebctxError)
+_TRANSPORT_ERRORS: Final = (httpx2.HTTPError, OSError, anyio.BrokenResourceError, anyio.ClosedResourceError)
 
 
 def default_providers_folder() -> Path:
@@ -303,10 +307,14 @@ class StdioBridge:
         log.info("tools changed: %s", [t.name for t in self._exposed[1]])
         await self._bus.publish(ToolsListChanged())
         for session in list(self._legacy_sessions):
-            try:
-                await session.send_tool_list_changed()
-            except Exception:  # a closed stdio pipe: the client is gone
-                log.debug("could not send list_changed to a session", exc_info=True)
+            sent = False
+            with anyio.move_on_after(NOTIFY_TIMEOUT_S):
+                try:
+                    await session.send_tool_list_changed()
+                    sent = True
+                except Exception:  # a closed stdio pipe: the client is gone
+                    log.debug("could not send list_changed to a session", exc_info=True)
+            if not sent:
                 self._legacy_sessions.remove(session)
 
     async def _expose(self, instance: str | None, tools: list[types.Tool], *, always: bool = False) -> None:
@@ -378,17 +386,22 @@ class StdioBridge:
                     name, arguments, read_timeout_seconds=self.call_timeout_s
                 )
         except MCPError as exc:
-            if "timed out" not in exc.error.message:
-                raise
+            if exc.error.code == CONNECTION_CLOSED:
+                return self._stopped_answering(name)
+            if exc.error.code != REQUEST_TIMEOUT and "timed out" not in exc.error.message:
+                raise  # the provider's own JSON-RPC error (unknown tool …), passed on as is
         except TimeoutError:
             pass
         except (*_TRANSPORT_ERRORS, ExceptionGroup):
-            log.info("call %s: transport failure; re-discovering", name, exc_info=True)
-            self._wake.set()
-            return tool_error(f"The browser provider stopped answering. {NO_PROVIDER_MESSAGE}")
+            return self._stopped_answering(name)
         return tool_error(
             f"The browser did not answer `{name}` within {self.call_timeout_s:g} s; try again in a moment."
         )
+
+    def _stopped_answering(self, name: str) -> types.CallToolResult:
+        log.info("call %s: transport failure; re-discovering", name, exc_info=True)
+        self._wake.set()
+        return tool_error(f"The browser provider stopped answering. {NO_PROVIDER_MESSAGE}")
 
     async def _live_upstream(self) -> Upstream | None:
         if self.upstream is not None:
@@ -471,7 +484,8 @@ class StdioBridge:
                 self.upstream = None
                 self._connected = anyio.Event()
             log.info("let go of provider pid %s", d.pid)
-            with anyio.CancelScope(shield=True):
+            with anyio.CancelScope(shield=True) as scope:  # also while shutting down, but bounded
+                scope.deadline = anyio.current_time() + NOTIFY_TIMEOUT_S
                 await self._expose(None, list(FALLBACK_TOOLS))
 
     async def _follow_upstream_changes(self, upstream: Upstream) -> None:
