@@ -22,6 +22,7 @@ from typing import Any, Literal
 
 from mcp import Client, types
 from mcp.client.stdio import StdioServerParameters
+from mcp.shared.exceptions import MCPError
 
 from native_host.stdio_bridge import NO_PROVIDER_MESSAGE, RESOURCE_URI, TOOL_NAME_PATTERN
 from tests.e2e.conftest import launched_browser
@@ -131,3 +132,35 @@ async def test_the_bridge_survives_a_browser_restart(
             assert answer["instance"] == new.instance
             async with asyncio.timeout(10):
                 assert await changes.get() == "tools"  # the new provider was announced
+
+
+async def test_after_an_extension_reload_old_ids_are_gone_and_calls_work_again(
+    browser: RunningBrowser, page_server: str
+) -> None:
+    await browser.new_page(f"{page_server}/index.html")
+    old = await browser.descriptor()
+    async with asyncio.timeout(60), bridge_client("legacy") as (client, changes):
+        answer = await current_answer(client, instance=old.instance)
+        stale = next(e["id"] for e in find_all(answer["root"], lambda e: e["role"] == "Page"))
+        while not changes.empty():
+            changes.get_nowait()
+
+        await browser.worker_eval("() => { chrome.runtime.reload(); }")
+        new = await browser.descriptor(not_instance=old.instance)
+        # Until the bridge holds the new provider, `location` goes to the old one (which has no such
+        # tool: a JSON-RPC error) or finds no provider; then the bridge itself refuses the old id,
+        # even though the new instance will re-mint the same string for the same tab.
+        async with asyncio.timeout(15):
+            while True:
+                try:
+                    refused = await client.call_tool("location", {"id": stale})
+                except MCPError:
+                    refused = None
+                if refused is not None and refused.structured_content is not None:
+                    break
+                await asyncio.sleep(0.2)
+        assert refused.is_error is True
+        assert refused.structured_content["error"]["code"] == "unknown_id"
+        assert (await current_answer(client, instance=new.instance))["instance"] == new.instance
+        async with asyncio.timeout(5):
+            assert await changes.get() == "tools"  # the replacement was announced
