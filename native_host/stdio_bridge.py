@@ -50,6 +50,7 @@ from mcp.shared.exceptions import MCPError
 from mcp_types.jsonrpc import CONNECTION_CLOSED, INTERNAL_ERROR, INVALID_PARAMS, REQUEST_TIMEOUT
 
 from native_host import __version__, paths
+from native_host.browser_identity import BROWSERS
 from native_host.errors import ProviderRejected, WebctxError
 from native_host.host_client import (
     BundleIdLookup,
@@ -143,6 +144,15 @@ def _start_time(descriptor: Descriptor) -> float:
         return 0.0
 
 
+BROWSER_BUNDLE_IDS: Final = frozenset(kind.bundle_id for kind in BROWSERS)
+
+
+def is_browser_provider(descriptor: Descriptor) -> bool:
+    """True for a browser's provider: a bundle id of browser_identity.BROWSERS, or a descriptor
+    with `listenerPid` (webctx's own addition, SPEC §3). Native apps share the providers folder."""
+    return descriptor.bundle_id in BROWSER_BUNDLE_IDS or descriptor.listener_pid is not None
+
+
 def pick_provider(
     providers: Sequence[ProviderInfo],
     pid: int | None = None,
@@ -150,10 +160,12 @@ def pick_provider(
     front_pid: Callable[[], int | None] = front_app_pid,
     started: Callable[[Descriptor], float] = _start_time,
 ) -> Descriptor:
-    """The provider the bridge connects to (SPEC §7, issue #8): `pid` when given; else the front
-    app's provider when the front app is one; else the only, or the most recently started
-    (`started(descriptor)`, seconds since the epoch), usable provider.
+    """The browser provider the bridge connects to (SPEC §7, issue #8), among the browser providers
+    (`is_browser_provider`) only: `pid` when given; else the front app's provider when the front
+    app is one; else the only, or the most recently started (`started(descriptor)`, seconds since
+    the epoch), usable provider.
     Raises ProviderUnavailable (none usable) or ProviderRejected (`pid` was rejected)."""
+    providers = [p for p in providers if p.descriptor is None or is_browser_provider(p.descriptor)]
     usable = [p.descriptor for p in providers if p.usable and p.descriptor is not None]
     if pid is not None or len(usable) <= 1:
         return choose_provider(providers, pid, front_pid=front_pid)

@@ -19,6 +19,7 @@ from mcp.shared.exceptions import MCPError
 
 from native_host import paths
 from native_host.descriptor import remove_descriptor, write_descriptor
+from native_host.errors import ProviderUnavailable
 from native_host.host_client import ProviderInfo
 from native_host.mcp_server import McpEndpoint
 from native_host.stdio_bridge import (
@@ -285,9 +286,9 @@ def test_only_client_safe_tool_names_are_exposed() -> None:
     assert [tool.name for tool in kept] == ["current", "p1_search", "p2_ok_" + "y" * 42]
 
 
-def _info(pid: int) -> ProviderInfo:
+def _info(pid: int, bundle_id: str = BUNDLE) -> ProviderInfo:
     descriptor = Descriptor(
-        protocol="0.2.0", bundle_id=BUNDLE, name=f"B{pid}", version="1", pid=pid,
+        protocol="0.2.0", bundle_id=bundle_id, name=f"B{pid}", version="1", pid=pid,
         instance=f"i{pid}", endpoint="http://127.0.0.1:1/mcp/x", token="t",
     )
     return ProviderInfo(Path(f"{pid}.json"), descriptor)
@@ -301,3 +302,11 @@ def test_the_front_browser_wins_else_the_most_recently_started() -> None:
     pinned = pick_provider(providers, 10, front_pid=lambda: 30, started=lambda d: started[d.pid])
     assert (newest.pid, front.pid, pinned.pid) == (20, 30, 10)
     assert pick_provider([_info(7)], front_pid=lambda: None).pid == 7
+
+
+def test_only_browser_providers_are_considered() -> None:
+    """The providers folder is shared with native apps; the bridge serves the browser's context."""
+    editor = _info(50, bundle_id="com.example.Editor")
+    assert pick_provider([editor, _info(10)], front_pid=lambda: 50).pid == 10
+    with pytest.raises(ProviderUnavailable):
+        pick_provider([editor], front_pid=lambda: None)
