@@ -10,14 +10,14 @@ MCP client ──stdio──► StdioBridge.server (tools, the `webctx://current
                         │ tools/call   → upstream call (client cancellation cancels it upstream)
                         │ list_changed ← upstream list_changed, or the provider changed
                         ▼
-                      supervisor task: discover → pick_provider → open_session (token, no Origin)
+                      ProviderLink (provider_link.py): discover → pick_provider → open_session
                         └─ watch: upstream `subscriptions/listen` + re-discover every POLL_INTERVAL_S
                            ▼
                       the browser's provider endpoint (native host, Streamable HTTP on 127.0.0.1)
 ```
 
 When no provider is live, every call answers `isError` with NO_PROVIDER_MESSAGE (after waiting at
-most CONNECT_GRACE_S for one to appear): never a hang, never a crash. Ids seen in `current`
+most `connect_grace_s`, default 2 s, for one to appear): never a hang, never a crash. Ids seen in `current`
 answers are kept with the instance that issued them; an id of an instance that is gone is
 answered `unknown_id` instead of being sent to a provider that may have re-minted it.
 """
@@ -27,20 +27,15 @@ from __future__ import annotations
 import contextlib
 import json
 import logging
-import os
 import re
-import sys
 from collections import OrderedDict
 from collections.abc import AsyncIterator, Callable, Sequence
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Final
 
 import anyio
 import httpx2
-import psutil
 from mcp import types
-from mcp.client.subscriptions import ListenNotSupportedError
 from mcp.server import ServerRequestContext
 from mcp.server.context import CallNext, HandlerResult
 from mcp.server.session import ServerSession
@@ -49,22 +44,16 @@ from mcp.server.subscriptions import InMemorySubscriptionBus, ListenHandler, Too
 from mcp.shared.exceptions import MCPError
 from mcp_types.jsonrpc import CONNECTION_CLOSED, INTERNAL_ERROR, INVALID_PARAMS, REQUEST_TIMEOUT
 
-from native_host import __version__, paths
-from native_host.browser_identity import BROWSERS
-from native_host.errors import ProviderRejected, WebctxError
+from native_host import __version__
+from native_host.errors import ProviderRejected
 from native_host.host_client import (
     BundleIdLookup,
-    ProviderInfo,
-    ProviderSession,
     check_answer,
-    choose_provider,
-    discover,
     expected_bundle_id,
     front_app_pid,
-    open_session,
 )
 from native_host.mcp_server import NO_ARGUMENTS_SCHEMA, ProviderServer, tool_error
-from native_host.wire import Descriptor
+from native_host.provider_link import CONNECT_GRACE_S, POLL_INTERVAL_S, ProviderLink, Upstream
 
 log = logging.getLogger(__name__)
 
@@ -77,15 +66,6 @@ NO_PROVIDER_MESSAGE: Final = "No browser provider running; open the browser with
 
 RESOURCE_URI: Final = "webctx://current"
 """The resource holding the JSON of the `current` answer (SPEC §1.1)."""
-
-POLL_INTERVAL_S: Final = 1.0
-"""How often the supervisor re-reads the providers folder, in seconds."""
-
-CONNECT_GRACE_S: Final = 2.0
-"""A call that finds no provider waits up to this long (seconds) for the supervisor to connect one."""
-
-CONNECT_TIMEOUT_S: Final = 5.0
-"""Limit for connecting to a provider, in seconds (host_client.open_session)."""
 
 CALL_TIMEOUT_S: Final = 65.0
 """Limit for one proxied call, in seconds: a page tool's own deadline (60 s, SPEC §5) plus margin."""
@@ -120,62 +100,6 @@ clear NO_PROVIDER_MESSAGE instead of the client hiding the server."""
 _TRANSPORT_ERRORS: Final = (httpx2.HTTPError, OSError, anyio.BrokenResourceError, anyio.ClosedResourceError)
 
 
-def default_providers_folder() -> Path:
-    """`paths.providers_dir()`, except on Linux when neither CONTEXT_PROVIDERS_DIR nor
-    XDG_RUNTIME_DIR is set and `/run/user/<uid>/context-providers` exists: then that folder.
-
-    MCP clients start stdio servers with a minimal environment (the SDKs pass on HOME, PATH, USER
-    and a few more, not XDG_RUNTIME_DIR), while the browser, started in the desktop session,
-    publishes under `$XDG_RUNTIME_DIR` (SPEC §3)."""
-    folder = paths.providers_dir()
-    if sys.platform.startswith("linux") and not (
-        os.environ.get("CONTEXT_PROVIDERS_DIR") or os.environ.get("XDG_RUNTIME_DIR")
-    ):
-        session = Path(f"/run/user/{os.getuid()}/context-providers")
-        if session.is_dir():
-            return session
-    return folder
-
-
-def _start_time(descriptor: Descriptor) -> float:
-    try:
-        return psutil.Process(descriptor.pid).create_time()
-    except psutil.Error:
-        return 0.0
-
-
-BROWSER_BUNDLE_IDS: Final = frozenset(kind.bundle_id for kind in BROWSERS)
-
-
-def is_browser_provider(descriptor: Descriptor) -> bool:
-    """True for a browser's provider: a bundle id of browser_identity.BROWSERS, or a descriptor
-    with `listenerPid` (webctx's own addition, SPEC §3). Native apps share the providers folder."""
-    return descriptor.bundle_id in BROWSER_BUNDLE_IDS or descriptor.listener_pid is not None
-
-
-def pick_provider(
-    providers: Sequence[ProviderInfo],
-    pid: int | None = None,
-    *,
-    front_pid: Callable[[], int | None] = front_app_pid,
-    started: Callable[[Descriptor], float] = _start_time,
-) -> Descriptor:
-    """The browser provider the bridge connects to (SPEC §7, issue #8), among the browser providers
-    (`is_browser_provider`) only: `pid` when given; else the front app's provider when the front
-    app is one; else the only, or the most recently started (`started(descriptor)`, seconds since
-    the epoch), usable provider.
-    Raises ProviderUnavailable (none usable) or ProviderRejected (`pid` was rejected)."""
-    providers = [p for p in providers if p.descriptor is None or is_browser_provider(p.descriptor)]
-    usable = [p.descriptor for p in providers if p.usable and p.descriptor is not None]
-    if pid is not None or len(usable) <= 1:
-        return choose_provider(providers, pid, front_pid=front_pid)
-    front = front_pid()
-    for descriptor in usable:
-        if descriptor.pid == front:
-            return descriptor
-    return max(usable, key=started)
-
-
 def exposable(tools: Sequence[types.Tool]) -> list[types.Tool]:
     """`tools` whose names match TOOL_NAME_PATTERN, in order; the others are logged and dropped."""
     kept = []
@@ -185,17 +109,6 @@ def exposable(tools: Sequence[types.Tool]) -> list[types.Tool]:
         else:
             log.warning("not exposing upstream tool with name %r (not ^[A-Za-z0-9_]{1,48}$)", tool.name[:80])
     return kept
-
-
-@dataclass
-class Upstream:
-    """The live connection to one provider: its descriptor, session and tool list. `gone` is set
-    when the supervisor lets go of it; calls in flight on it then end at once."""
-
-    descriptor: Descriptor
-    session: ProviderSession
-    tools: list[types.Tool] = field(default_factory=list)
-    gone: anyio.Event = field(default_factory=anyio.Event)
 
 
 class StdioBridge:
@@ -218,31 +131,35 @@ class StdioBridge:
         connect_grace_s: float = CONNECT_GRACE_S,
         call_timeout_s: float = CALL_TIMEOUT_S,
     ) -> None:
-        self.folder = folder
-        self.pid = pid
-        self.identify = identify
-        self.front_pid = front_pid
-        self.poll_interval_s = poll_interval_s
-        self.connect_grace_s = connect_grace_s
+        self.link = ProviderLink(
+            self._on_provider_change,
+            folder=folder,
+            pid=pid,
+            identify=identify,
+            front_pid=front_pid,
+            poll_interval_s=poll_interval_s,
+            connect_grace_s=connect_grace_s,
+        )
         self.call_timeout_s = call_timeout_s
-        self.upstream: Upstream | None = None
         self._exposed: tuple[str | None, list[types.Tool]] = (None, list(FALLBACK_TOOLS))
-        self._connected = anyio.Event()
-        self._wake = anyio.Event()
         self._issued: OrderedDict[str, str] = OrderedDict()
         self._bus = InMemorySubscriptionBus()
         self._listen = ListenHandler(self._bus)
         self._legacy_sessions: list[ServerSession] = []
-        self._last_miss: str | None = None
         self.server = self._build_server()
+
+    @property
+    def upstream(self) -> Upstream | None:
+        """The connected provider, None while there is none."""
+        return self.link.upstream
 
     # -- serving ---------------------------------------------------------------------------------
 
     @contextlib.asynccontextmanager
     async def running(self) -> AsyncIterator[StdioBridge]:
-        """Run the supervisor for the duration of the block; end it (and the upstream session) after."""
+        """Run the provider link for the duration of the block; end it (and the upstream session) after."""
         async with anyio.create_task_group() as tg:
-            tg.start_soon(self._supervise, name="webctx-bridge-supervisor")
+            tg.start_soon(self.link.run, name="webctx-provider-link")
             try:
                 yield self
             finally:
@@ -329,6 +246,14 @@ class StdioBridge:
             if not sent:
                 self._legacy_sessions.remove(session)
 
+    async def _on_provider_change(self, upstream: Upstream | None, always: bool) -> None:
+        """ProviderLink's OnChange: expose the provider's tools (those with client-safe names), or
+        FALLBACK_TOOLS when there is no provider."""
+        if upstream is None:
+            await self._expose(None, list(FALLBACK_TOOLS))
+        else:
+            await self._expose(upstream.descriptor.instance, exposable(upstream.tools), always=always)
+
     async def _expose(self, instance: str | None, tools: list[types.Tool], *, always: bool = False) -> None:
         """Make `tools` (from provider `instance`, None for the fallback) the exposed list and send
         list_changed when the list or the provider changed (or `always`: the provider said so)."""
@@ -343,12 +268,12 @@ class StdioBridge:
     async def call_tool(self, name: str, arguments: dict[str, Any]) -> types.CallToolResult:
         """Proxy one `tools/call` to the live provider and return its result as is.
 
-        No provider live (within CONNECT_GRACE_S), or it goes away mid-call → `isError`
+        No provider live (within `connect_grace_s`), or it goes away mid-call → `isError`
         NO_PROVIDER_MESSAGE. An id of a provider instance that is gone → `isError` `unknown_id`
         (SPEC §1.2). The provider's JSON-RPC errors (unknown tool) are raised as the same MCPError.
         Cancelling the caller cancels the upstream call (the SDK client tells the provider).
         """
-        upstream = await self._live_upstream()
+        upstream = await self.link.live()
         if upstream is None:
             return tool_error(NO_PROVIDER_MESSAGE)
         id_, live = arguments.get("id"), upstream.descriptor.instance
@@ -412,16 +337,8 @@ class StdioBridge:
 
     def _stopped_answering(self, name: str) -> types.CallToolResult:
         log.info("call %s: transport failure; re-discovering", name, exc_info=True)
-        self._wake.set()
+        self.link.wake()
         return tool_error(f"The browser provider stopped answering. {NO_PROVIDER_MESSAGE}")
-
-    async def _live_upstream(self) -> Upstream | None:
-        if self.upstream is not None:
-            return self.upstream
-        self._wake.set()
-        with anyio.move_on_after(self.connect_grace_s):
-            await self._connected.wait()
-        return self.upstream
 
     def _remember_ids(self, instance: str, element: dict[str, Any]) -> None:
         stack = [element]
@@ -437,93 +354,3 @@ class StdioBridge:
 
     # -- supervisor ------------------------------------------------------------------------------
 
-    async def _pick(self) -> Descriptor | None:
-        def choose() -> Descriptor:
-            folder = self.folder if self.folder is not None else default_providers_folder()
-            found = discover(folder, identify=self.identify)
-            return pick_provider(found, self.pid, front_pid=self.front_pid)
-
-        try:
-            chosen = await anyio.to_thread.run_sync(choose)
-        except WebctxError as exc:
-            if exc.message != self._last_miss:  # log changes only: this runs every POLL_INTERVAL_S
-                log.info("no provider: %s", exc.message)
-            self._last_miss = exc.message
-            return None
-        self._last_miss = None
-        return chosen
-
-    async def _sleep_or_wake(self, seconds: float) -> None:
-        with anyio.move_on_after(seconds):
-            await self._wake.wait()
-        self._wake = anyio.Event()
-
-    async def _supervise(self) -> None:
-        """Forever: pick a provider, connect, serve it until it goes or is replaced, then again."""
-        while True:
-            descriptor = await self._pick()
-            if descriptor is None:
-                await self._expose(None, list(FALLBACK_TOOLS))
-                await self._sleep_or_wake(self.poll_interval_s)
-                continue
-            try:
-                async with open_session(descriptor, mode="auto", timeout_s=CONNECT_TIMEOUT_S) as session:
-                    await self._attach(Upstream(descriptor, session))
-            except Exception as exc:  # the provider vanished or refused us; never end the bridge
-                log.info("provider pid %s: %s", descriptor.pid, _describe(exc))
-                await self._sleep_or_wake(self.poll_interval_s)
-
-    async def _attach(self, upstream: Upstream) -> None:
-        d = upstream.descriptor
-        try:
-            upstream.tools = exposable(await upstream.session.list_tools())
-            log.info("connected to %s pid %s (listener %s) over MCP %s",
-                     d.name, d.pid, d.listener_pid, upstream.session.protocol_version)
-            self.upstream = upstream
-            self._connected.set()
-            await self._expose(d.instance, upstream.tools)
-            async with anyio.create_task_group() as tg:
-
-                async def until(watcher: Callable[[Upstream], Any]) -> None:
-                    await watcher(upstream)
-                    tg.cancel_scope.cancel()
-
-                tg.start_soon(until, self._follow_upstream_changes)
-                tg.start_soon(until, self._watch_descriptor)
-        finally:
-            upstream.gone.set()
-            if self.upstream is upstream:
-                self.upstream = None
-                self._connected = anyio.Event()
-            log.info("let go of provider pid %s", d.pid)
-            with anyio.CancelScope(shield=True) as scope:  # also while shutting down, but bounded
-                scope.deadline = anyio.current_time() + NOTIFY_TIMEOUT_S
-                await self._expose(None, list(FALLBACK_TOOLS))
-
-    async def _follow_upstream_changes(self, upstream: Upstream) -> None:
-        """Re-list the provider's tools on each upstream list_changed; return when the stream ends
-        (the provider went away). Providers without `subscriptions/listen` are only polled."""
-        try:
-            async with upstream.session.client.listen(tools_list_changed=True) as subscription:
-                async for _event in subscription:
-                    upstream.tools = exposable(await upstream.session.list_tools())
-                    await self._expose(upstream.descriptor.instance, upstream.tools, always=True)
-        except ListenNotSupportedError:
-            await anyio.sleep_forever()
-        except Exception as exc:
-            log.info("provider pid %s: change stream ended: %s", upstream.descriptor.pid, _describe(exc))
-
-    async def _watch_descriptor(self, upstream: Upstream) -> None:
-        """Return when the provider the bridge would pick now is not `upstream` (gone, restarted,
-        replaced by the front app's, or failing a SPEC §7 check)."""
-        while True:
-            await self._sleep_or_wake(self.poll_interval_s)
-            now = await self._pick()
-            if now is None or now.instance != upstream.descriptor.instance:
-                return
-
-
-def _describe(exc: BaseException) -> str:
-    while isinstance(exc, BaseExceptionGroup) and exc.exceptions:
-        exc = exc.exceptions[0]
-    return exc.message if isinstance(exc, WebctxError) else f"{type(exc).__name__}: {exc}"

@@ -22,13 +22,13 @@ from native_host.descriptor import remove_descriptor, write_descriptor
 from native_host.errors import ProviderUnavailable
 from native_host.host_client import ProviderInfo
 from native_host.mcp_server import McpEndpoint
+from native_host.provider_link import pick_provider
 from native_host.stdio_bridge import (
     NO_PROVIDER_MESSAGE,
     RESOURCE_URI,
     TOOL_NAME_PATTERN,
     StdioBridge,
     exposable,
-    pick_provider,
 )
 from native_host.wire import Descriptor
 
