@@ -15,6 +15,7 @@ from typing import Any, Literal
 import anyio
 import pytest
 from mcp import Client, types
+from mcp.client._memory import InMemoryTransport
 from mcp.shared.exceptions import MCPError
 
 from native_host import paths
@@ -130,7 +131,10 @@ async def connect(bridge: StdioBridge, mode: Mode) -> AsyncIterator[tuple[Client
         if isinstance(message, types.ToolListChangedNotification):
             changes.put_nowait("tools")
 
-    client = Client(bridge.server, mode=mode, message_handler=on_message, read_timeout_seconds=10)
+    # JSON-RPC framing over memory streams into `server.run`: the path stdio takes, in both eras
+    # (an in-process `Client(server, mode="auto")` would skip the framing).
+    transport = InMemoryTransport(bridge.server)
+    client = Client(transport, mode=mode, message_handler=on_message, read_timeout_seconds=10)
     async with client:
         if mode == "legacy":
             yield client, changes
@@ -164,6 +168,7 @@ async def test_tools_and_current_are_proxied_from_the_provider(
     provider = await start_provider()
     await connected_to(bridge, provider)
     async with asyncio.timeout(20), connect(bridge, mode) as (client, _):
+        assert client.protocol_version == {"legacy": "2025-11-25", "auto": "2026-07-28"}[mode]
         tools = (await client.list_tools()).tools
         result = await client.call_tool("current", {})
     assert [tool.name for tool in tools] == ["current"]
