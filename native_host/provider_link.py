@@ -2,7 +2,8 @@
 
 ```
 ProviderLink.run()  forever:
-  discover() → pick_provider()            (the front browser, else the only or newest one; --pid)
+  discover() → pick_provider()            (--pid; else the front browser, else the one last in
+                                           front, else the only or newest one)
     └─ open_session()                      (host_client: token, no Origin, time limits)
         ├─ on_change(upstream)             the bridge exposes its tools, sends list_changed
         ├─ upstream `subscriptions/listen` → re-list tools → on_change(upstream, always=True)
@@ -103,20 +104,23 @@ def pick_provider(
     *,
     front_pid: Callable[[], int | None] = front_app_pid,
     started: Callable[[Descriptor], float] = _start_time,
+    last_front: int | None = None,
 ) -> Descriptor:
     """The browser provider the bridge connects to (SPEC §7, issue #8), among the browser providers
     (`is_browser_provider`) only: `pid` when given; else the front app's provider when the front
-    app is one; else the only, or the most recently started (`started(descriptor)`, seconds since
-    the epoch), usable provider.
+    app is one; else the one of `last_front` (the browser last seen in front: while the user types
+    in the MCP client, the client is the front app); else the only, or the most recently started
+    (`started(descriptor)`, seconds since the epoch), usable provider.
     Raises ProviderUnavailable (none usable) or ProviderRejected (`pid` was rejected)."""
     providers = [p for p in providers if p.descriptor is None or is_browser_provider(p.descriptor)]
     usable = [p.descriptor for p in providers if p.usable and p.descriptor is not None]
     if pid is not None or len(usable) <= 1:
         return choose_provider(providers, pid, front_pid=front_pid)
     front = front_pid()
-    for descriptor in usable:
-        if descriptor.pid == front:
-            return descriptor
+    for wanted in (front, last_front):
+        for descriptor in usable:
+            if wanted is not None and descriptor.pid == wanted:
+                return descriptor
     return max(usable, key=started)
 
 
@@ -161,6 +165,7 @@ class ProviderLink:
         self._connected = anyio.Event()
         self._wake = anyio.Event()
         self._last_miss: str | None = None
+        self._last_front: int | None = None
 
     def wake(self) -> None:
         """Re-read the providers folder now instead of at the next poll (e.g. after a failed call)."""
@@ -195,7 +200,11 @@ class ProviderLink:
         def choose() -> Descriptor:
             folder = self.folder if self.folder is not None else default_providers_folder()
             found = discover(folder, identify=self.identify)
-            return pick_provider(found, self.pid, front_pid=self.front_pid)
+            front = self.front_pid()
+            chosen = pick_provider(found, self.pid, front_pid=lambda: front, last_front=self._last_front)
+            if chosen.pid == front:
+                self._last_front = front
+            return chosen
 
         try:
             chosen = await anyio.to_thread.run_sync(choose)

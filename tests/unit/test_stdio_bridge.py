@@ -307,6 +307,9 @@ def test_the_front_browser_wins_else_the_most_recently_started() -> None:
     pinned = pick_provider(providers, 10, front_pid=lambda: 30, started=lambda d: started[d.pid])
     assert (newest.pid, front.pid, pinned.pid) == (20, 30, 10)
     assert pick_provider([_info(7)], front_pid=lambda: None).pid == 7
+    # While the MCP client is in front, the browser last seen in front keeps serving.
+    last = pick_provider(providers, front_pid=lambda: 4242, started=lambda d: started[d.pid], last_front=10)
+    assert last.pid == 10
 
 
 def test_only_browser_providers_are_considered() -> None:
