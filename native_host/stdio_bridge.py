@@ -112,7 +112,7 @@ def exposable(tools: Sequence[types.Tool]) -> list[types.Tool]:
 
 
 class StdioBridge:
-    """The bridge's MCP server and the supervisor that keeps it connected to a provider.
+    """The bridge's MCP server, kept connected to a provider by `link` (provider_link.ProviderLink).
 
     `folder` is the providers folder (default `default_providers_folder()`, re-read each time);
     `pid` pins one browser's provider. `identify` and `front_pid` are host_client's defaults,
