@@ -561,6 +561,13 @@ class ProviderSession:
         conformance kit's look at `capabilities.extensions` (SPEC §1)."""
         return self._client.server_capabilities
 
+    @property
+    def client(self) -> Client:
+        """The SDK client under this session, for what the helpers here do not cover (e.g.
+        `client.listen(tools_list_changed=True)`, or a call with its own time limit). Calls on it
+        are not time-limited by this session; the stdio bridge uses it."""
+        return self._client
+
     async def current(self) -> CurrentResult:
         """Call `current` (SPEC §1.1) and check the answer (`check_answer`); record its ids.
 

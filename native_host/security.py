@@ -6,10 +6,13 @@ Checks, in this order, before anything reaches MCP:
 2. `Host` not exactly `127.0.0.1:<port>` or `localhost:<port>` → 421 (DNS-rebinding guard);
 3. `Authorization: Bearer <token>` missing or wrong (constant-time compare) → 401.
 
-A token in the query string is never accepted; `Sec-Fetch-*` headers are not looked at (Electron
-clients send them and cannot remove them). Refusals are a status and a one-line JSON-RPC error
-body without an id. `lifespan` scopes pass through; `websocket` scopes get the same checks as
-`http` (uvicorn turns a refusal before accept into a 403).
+A token in the query string is never accepted; `Sec-Fetch-*` headers and the `User-Agent` are not
+looked at (Electron-based MCP clients send `Sec-Fetch-Site/Mode/Dest` on every request and cannot
+remove them). Refusals are a status and a one-line JSON-RPC error body without an id; the 403's
+`error.data` names the refused header and its value (`{"header": "Origin", "value": "…"}`) so a
+client's developer knows what to remove. Each refusal is logged with its reason, never the token.
+`lifespan` scopes pass through; `websocket` scopes get the same checks as `http` (uvicorn turns a
+refusal before accept into a 403).
 """
 
 from __future__ import annotations
@@ -54,14 +57,14 @@ class LoopbackGuard:
             await self.app(scope, receive, send)
             return
         status, message, extra_headers = refusal
-        log.info("refused %s %s: %d", scope.get("method", "WS"), scope["type"], status)
+        log.info("refused %s %s with %d: %s", scope.get("method", "WS"), scope["type"], status, message)
         if scope["type"] == "websocket":
             await send({"type": "websocket.close", "code": 1008, "reason": message[:120]})
             return
-        body = json.dumps(
-            {"jsonrpc": "2.0", "id": None, "error": {"code": INVALID_REQUEST, "message": message}},
-            separators=(",", ":"),
-        ).encode()
+        error: dict[str, Any] = {"code": INVALID_REQUEST, "message": message}
+        if status == 403:
+            error["data"] = {"header": "Origin", "value": _first_origin(scope.get("headers") or [])}
+        body = json.dumps({"jsonrpc": "2.0", "id": None, "error": error}, separators=(",", ":")).encode()
         headers = [
             (b"content-type", b"application/json"),
             (b"content-length", str(len(body)).encode()),
@@ -87,17 +90,40 @@ class LoopbackGuard:
             expected = " or ".join(host.decode() for host in self.allowed_hosts)
             return 421, f"Misdirected request: the Host header must be {expected}.", []
         authorizations = [value for name, value in headers if name == b"authorization"]
-        if len(authorizations) != 1 or not self._token_matches(authorizations[0]):
+        problem = self._authorization_problem(authorizations)
+        if problem is not None:
             return (
                 401,
-                "Unauthorized: send `Authorization: Bearer <token>`; the token is published in the "
-                "provider's descriptor.",
+                f"Unauthorized ({problem}): send `Authorization: Bearer <token>`; the token is published "
+                "in the provider's descriptor.",
                 [(b"www-authenticate", b"Bearer")],
             )
         return None
 
+    def _authorization_problem(self, authorizations: list[bytes]) -> str | None:
+        """Why the `Authorization` headers fail, in a few words that never include the token; None if
+        they pass."""
+        if not authorizations:
+            return "no Authorization header"
+        if len(authorizations) > 1:
+            return f"{len(authorizations)} Authorization headers"
+        if authorizations[0].strip().partition(b" ")[0].lower() != b"bearer":
+            return "the scheme is not Bearer"
+        if not self._token_matches(authorizations[0]):
+            return "wrong token"
+        return None
+
     def _token_matches(self, authorization: bytes) -> bool:
+        """True when `authorization` is `Bearer <our token>` (scheme case-insensitive, constant-time)."""
         scheme, _, presented = authorization.strip().partition(b" ")
         if scheme.lower() != b"bearer":
             return False
         return hmac.compare_digest(presented.strip(), self._token)
+
+
+def _first_origin(headers: list[tuple[bytes, bytes]]) -> str:
+    """The first `Origin` header's value, cut to MAX_ECHOED_CHARS characters."""
+    for name, value in headers:
+        if name == b"origin":
+            return value.decode("latin-1")[:MAX_ECHOED_CHARS]
+    return ""

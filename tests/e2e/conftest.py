@@ -71,34 +71,43 @@ def page_server() -> Iterator[str]:
     server.server_close()
 
 
-@pytest.fixture
-async def browser(tmp_path: Path) -> AsyncIterator[RunningBrowser]:
-    """A fresh Chromium with the extension loaded and its native host registered; closed after."""
-    user_data_dir = tmp_path / "udd"
+@contextlib.asynccontextmanager
+async def launched_browser(user_data_dir: Path) -> AsyncIterator[RunningBrowser]:
+    """Chromium on a fresh profile at `user_data_dir` with the extension loaded and its native host
+    registered; closed (and its native hosts ended) after. Tests that restart the browser call it."""
     seed_profile(user_data_dir)
     install_host_manifest(user_data_dir)
     providers = paths.providers_dir()
-    async with async_playwright() as pw:
-        context = await pw.chromium.launch_persistent_context(
-            str(user_data_dir),
-            executable_path=CHROMIUM,
-            headless=True,
-            args=BROWSER_ARGS,
-            env=dict(os.environ),
-        )
-        running: RunningBrowser | None = None
-        try:
-            worker = context.service_workers[0] if context.service_workers else None
-            if worker is None:
-                worker = await context.wait_for_event("serviceworker", timeout=15_000)
-            running = RunningBrowser(context, worker, user_data_dir, providers)
-            yield running
-        finally:
-            with contextlib.suppress(Exception):
-                await context.close()
-    if running is not None:
-        end_leftovers(running.host_pids)
-    shutil.rmtree(user_data_dir, ignore_errors=True)
+    running: RunningBrowser | None = None
+    try:
+        async with async_playwright() as pw:
+            context = await pw.chromium.launch_persistent_context(
+                str(user_data_dir),
+                executable_path=CHROMIUM,
+                headless=True,
+                args=BROWSER_ARGS,
+                env=dict(os.environ),
+            )
+            try:
+                worker = context.service_workers[0] if context.service_workers else None
+                if worker is None:
+                    worker = await context.wait_for_event("serviceworker", timeout=15_000)
+                running = RunningBrowser(context, worker, user_data_dir, providers)
+                yield running
+            finally:
+                with contextlib.suppress(Exception):
+                    await context.close()
+    finally:
+        if running is not None:
+            end_leftovers(running.host_pids)
+        shutil.rmtree(user_data_dir, ignore_errors=True)
+
+
+@pytest.fixture
+async def browser(tmp_path: Path) -> AsyncIterator[RunningBrowser]:
+    """A fresh Chromium with the extension loaded and its native host registered; closed after."""
+    async with launched_browser(tmp_path / "udd") as running:
+        yield running
 
 
 @pytest.fixture

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import logging
 import socket
 from collections.abc import AsyncIterator
 from dataclasses import dataclass
@@ -200,3 +201,77 @@ async def test_lifespan_scopes_pass_through() -> None:
 
     await LoopbackGuard(app, port=1, token=TOKEN)({"type": "lifespan"}, None, None)  # type: ignore[arg-type]
     assert seen == ["lifespan"]
+
+
+ELECTRON_UA = (
+    "Mozilla/5.0 (Macintosh; Intel Mac OS X 10_15_7) AppleWebKit/537.36 (KHTML, like Gecko) "
+    "Claude/0.14.10 Chrome/138.0.7204.100 Electron/37.2.1 Safari/537.36"
+)
+
+
+async def test_an_electron_client_with_sec_fetch_headers_and_no_origin_is_accepted(served: Served) -> None:
+    """Issue #8: Electron-based clients add `Sec-Fetch-*` to every request and cannot remove them."""
+    async with httpx.AsyncClient() as client:
+        response = await client.post(
+            served.url,
+            headers={
+                **bearer(),
+                "User-Agent": ELECTRON_UA,
+                "Sec-Fetch-Site": "none",
+                "Sec-Fetch-Mode": "no-cors",
+                "Sec-Fetch-Dest": "empty",
+                "Accept": "application/json, text/event-stream",
+            },
+            json={},
+        )
+    assert (response.status_code, response.text) == (200, "ok")
+
+
+async def test_the_403_body_names_the_origin_header_and_its_value(served: Served) -> None:
+    async with httpx.AsyncClient() as client:
+        response = await client.post(
+            served.url,
+            headers={**bearer(), "Origin": "app://claude", "User-Agent": ELECTRON_UA, "Sec-Fetch-Mode": "a"},
+            json={},
+        )
+    assert response.status_code == 403
+    assert response.headers["content-type"] == "application/json"
+    assert len(response.content) < 400, "a short body"
+    error = response.json()["error"]
+    assert error["data"] == {"header": "Origin", "value": "app://claude"}
+    assert "Origin: app://claude" in error["message"]
+
+
+@pytest.mark.parametrize(
+    ("headers", "why"),
+    [
+        ({}, "no Authorization header"),
+        (bearer("wrong"), "wrong token"),
+        ({"Authorization": f"Basic {TOKEN}"}, "the scheme is not Bearer"),
+    ],
+)
+async def test_401_and_its_log_line_say_why_without_the_token(
+    served: Served, headers: dict[str, str], why: str, caplog: pytest.LogCaptureFixture
+) -> None:
+    caplog.set_level(logging.INFO, logger="native_host.security")
+    async with httpx.AsyncClient() as client:
+        response = await client.post(served.url, headers=headers, json={})
+    assert response.status_code == 401
+    assert why in response.json()["error"]["message"]
+    assert "descriptor" in response.json()["error"]["message"]
+    refusals = [r.getMessage() for r in caplog.records if r.name == "native_host.security"]
+    assert refusals and why in refusals[-1] and "401" in refusals[-1]
+    assert all(TOKEN not in line for line in refusals)
+
+
+async def test_a_refused_origin_is_logged_with_its_value(
+    served: Served, caplog: pytest.LogCaptureFixture
+) -> None:
+    caplog.set_level(logging.INFO, logger="native_host.security")
+    headers = {**bearer(), "Origin": "https://evil.example"}
+    async with httpx.AsyncClient() as client:
+        response = await client.post(served.url, headers=headers, json={})
+    assert response.status_code == 403
+    lines = [r.getMessage() for r in caplog.records if r.name == "native_host.security"]
+    assert lines and "403" in lines[-1] and "Origin: https://evil.example" in lines[-1]
+    assert all(TOKEN not in line for line in lines)

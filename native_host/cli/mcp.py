@@ -1,0 +1,95 @@
+"""`webctx mcp`: the stdio MCP server for clients that cannot talk to the provider directly (issue #8).
+
+`webctx mcp` serves MCP on stdin/stdout until stdin closes (`stdio_bridge.StdioBridge`); nothing
+but MCP frames reaches stdout, logs go to `<log dir>/mcp.log`. `webctx mcp --print-config CLIENT`
+prints the JSON to paste into that client's configuration (`mcp_clients.CLIENTS`) on stdout, and
+where the file lives on stderr.
+"""
+
+from __future__ import annotations
+
+import argparse
+import logging
+import logging.handlers
+import sys
+from typing import Any, Final
+
+import anyio
+
+from native_host import paths
+from native_host.cli.result import Result
+from native_host.mcp_clients import CLIENT_NAMES, client_config, config_text, current_os
+
+log = logging.getLogger(__name__)
+
+LOG_FILE_NAME: Final = "mcp.log"
+"""The bridge's log file inside `paths.log_dir()` (rotated at 1 MiB, 3 kept)."""
+
+HELP = "serve the browser's context over MCP on stdin/stdout (for Claude Desktop, Cursor, VS Code …)"
+DESCRIPTION = f"""\
+Run a stdio MCP server that bridges to the browser provider. Any MCP client can launch it: it finds
+the provider like `webctx context` does (--pid, else the browser in front or last in front, else
+the only or most recently started one), connects with the descriptor's token and offers the provider's tools
+(`current`, and page tools where the provider has them) and the resource webctx://current. It
+survives the browser restarting; while no browser runs, calls answer with a clear error.
+
+--print-config CLIENT prints the configuration snippet for one of: {", ".join(CLIENT_NAMES)}.
+"""
+
+
+def add_parser(subparsers: Any) -> argparse.ArgumentParser:
+    """Register `mcp` on `subparsers` (argparse's `_SubParsersAction`)."""
+    parser: argparse.ArgumentParser = subparsers.add_parser(
+        "mcp", help=HELP, description=DESCRIPTION, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    parser.add_argument("--pid", type=int, help="always use the provider of this browser (its main process)")
+    parser.add_argument(
+        "--print-config",
+        choices=CLIENT_NAMES,
+        metavar="CLIENT",
+        help=f"print the configuration snippet for CLIENT ({', '.join(CLIENT_NAMES)}) and exit",
+    )
+    parser.set_defaults(run=run)
+    return parser
+
+
+def run(args: argparse.Namespace) -> Result:
+    """`--print-config`: the snippet on stdout, where it goes on stderr. Otherwise serve stdio MCP
+    until stdin closes (exit 0)."""
+    if args.print_config:
+        client = client_config(args.print_config)
+        sys.stdout.write(config_text(client.name))
+        sys.stdout.flush()
+        print(f"Add this to the {client.title} configuration: {client.where[current_os()]}", file=sys.stderr)
+        return Result(text="", printed=True)
+    _log_to_file()
+    from native_host.stdio_bridge import StdioBridge  # imports mcp/uvicorn: only when serving
+
+    log.info("webctx mcp starting (pid pinned: %s)", args.pid)
+    anyio.run(StdioBridge(pid=args.pid).serve_stdio)
+    log.info("webctx mcp: stdin closed, exiting")
+    return Result(text="", printed=True)
+
+
+def _log_to_file() -> None:
+    """Send log records to `mcp.log` instead of `cli.log` (stderr keeps WARNING and up): the bridge
+    runs for as long as the client does; other libraries' DEBUG chatter is left out."""
+    root = logging.getLogger()
+    for handler in list(root.handlers):
+        if isinstance(handler, logging.FileHandler):
+            root.removeHandler(handler)
+            handler.close()
+    for noisy in ("mcp", "httpx2", "httpcore", "anyio"):
+        logging.getLogger(noisy).setLevel(logging.INFO)
+    try:
+        folder = paths.log_dir()
+        folder.mkdir(parents=True, exist_ok=True)
+        file_handler = logging.handlers.RotatingFileHandler(
+            folder / LOG_FILE_NAME, maxBytes=1 << 20, backupCount=3, encoding="utf-8"
+        )
+    except OSError:
+        return
+    file_handler.setLevel(logging.DEBUG)
+    file_format = "%(asctime)s %(process)d %(levelname)s %(name)s: %(message)s"
+    file_handler.setFormatter(logging.Formatter(file_format))
+    root.addHandler(file_handler)
