@@ -2,7 +2,10 @@
 //
 //   namespace.js   creates globalThis.__webctx once per document: the one namespace the parts share,
 //                  the guard against double injection, and the stop hook for orphaned scripts
-//   selection.js   selectionchange → `selection.changed` (throttled); answers `selection.get`
+//   selection.js   the selection: DOM ranges (shadow roots, contenteditable), input/textarea offsets
+//   focus_hover.js the focused editable field, the hovered Link/Image, the latest pointer event
+//   report.js      this frame's report: pushed as `frame.changed`, pulled by the worker at `current`
+//   locate.js      `location.get`: rects in CSS px, passed up through parent frames to the top
 //
 // Thin on purpose: these scripts collect facts and keep the live Ranges; the tree, budgets, caps
 // and ids are built by the service worker (STYLE "Layout"). The worker injects these files again
@@ -18,12 +21,35 @@
  * @property {(cleanup: () => void) => void} onStop  run `cleanup` when this namespace is retired
  * @property {() => void} stop      retire: remove every listener the parts added
  * @property {WebctxSelectionPart} [selection]
+ * @property {WebctxFocusHoverPart} [focusHover]
+ * @property {() => FrameReport} [report]
+ * @property {() => void} [changed]   schedule a `frame.changed` push (report.js)
+ * @property {{measure: (target: {kind: string, key?: number}) => import("../service_worker/location.js").Measured}} [locate]
  */
+
+/** @typedef {import("../protocol.js").FrameReport} FrameReport */
+/** @typedef {import("../protocol.js").FieldFacts} FieldFacts */
+/** @typedef {import("../protocol.js").HoverFacts} HoverFacts */
 
 /**
  * @typedef {object} WebctxSelectionPart
  * @property {() => import("../protocol.js").Selection | null} read
  * @property {(key: number) => Range | undefined} rangeFor  the live Range a key names
+ * @property {(key: number) => {field: HTMLInputElement | HTMLTextAreaElement, start: number, end: number} | null} fieldRange
+ * @property {(key: number) => Element | undefined} fieldFor  the field a textbox key names
+ * @property {(field: Element) => number} fieldKey
+ * @property {(field: Element) => boolean} isSensitiveField
+ * @property {() => Element | null} deepActiveElement
+ * @property {(node: Node) => HTMLElement | null} editingHost
+ * @property {(sel: {start: number, end: number}, before: string, after: string) => {start: number, end: number} | null} adjustOffsets
+ */
+
+/**
+ * @typedef {object} WebctxFocusHoverPart
+ * @property {() => FieldFacts | null} focus
+ * @property {() => HoverFacts | null} hover
+ * @property {() => import("../service_worker/location.js").PointerSample | null} pointer
+ * @property {(key: number) => Element | undefined} hoverElement
  */
 
 (function webctxNamespace() {

@@ -1,8 +1,10 @@
 // webctx content script, part 2 (see namespace.js for the map): the user's selection.
 //
-// Pushes `selection.changed` on `selectionchange` (throttled, leading and trailing edge) and answers
-// `selection.get`. A Selection is {key, text, before, after, length} (docs/protocol.md); `key`
-// names this document's live Range, so the worker can keep one id per passage.
+// `read()` gives the selection of this document: the DOM selection (open shadow roots included,
+// `field` set inside a contenteditable) or the one inside the focused input/textarea
+// (`selectionStart/End`). A Selection is {key, text, before, after, length, field?}
+// (docs/protocol.md); `key` names this document's live Range (or a field's offsets, moved on
+// `input`), so the worker keeps one id per passage. report.js pushes and pulls it.
 
 (function webctxSelection() {
   const scope = /** @type {{__webctx?: WebctxNamespace}} */ (/** @type {unknown} */ (globalThis));
@@ -11,8 +13,6 @@
 
   /** @typedef {import("../protocol.js").Selection} Selection */
 
-  /** At most one push per this many ms; the last change always gets pushed. */
-  const THROTTLE_MS = 20;
   /** Pre-cap so a giant selection never crosses the message channel whole (docs/protocol.md). */
   const MAX_TEXT_CHARS = 65536;
   /** `before` / `after` length, in UTF-16 code units (SPEC §2). */
@@ -27,14 +27,24 @@
   const NOT_TEXT = new Set(["SCRIPT", "STYLE", "NOSCRIPT", "TEMPLATE", "TEXTAREA"]);
 
   let nextKey = 1;
-  /** The passage being selected now. @type {{key: number, range: Range, anchorNode: Node | null, anchorOffset: number} | null} */
+  /**
+   * The passage being selected now (`range` null and `field` set for a field selection).
+   * @type {{key: number, range: Range | null, anchorNode: Node | null, anchorOffset: number, field: Element | null} | null}
+   */
   let current = null;
   /** @type {Map<number, Range>} */
   const ranges = new Map();
-  /** @type {Selection | null} */
-  let lastPushed = null;
-  /** @type {ReturnType<typeof setTimeout> | 0} */
-  let timer = 0;
+
+  /**
+   * Field selections by key: the field, the offsets (UTF-16 code units into its value) and the
+   * value they refer to, adjusted on `input` (see `adjustOffsets`).
+   * @type {Map<number, {field: WeakRef<HTMLInputElement | HTMLTextAreaElement>, start: number, end: number, value: string}>}
+   */
+  const fieldRanges = new Map();
+  /** Field keys (the textbox Group's key), per field element. @type {WeakMap<Element, number>} */
+  const fieldKeys = new WeakMap();
+  /** Fields by key, for `location`. @type {Map<number, WeakRef<Element>>} */
+  const fieldsByKey = new Map();
 
   /**
    * The selection in this document, or null when there is nothing to report.
@@ -42,10 +52,8 @@
    */
   function read() {
     const active = deepActiveElement();
-    // Selections inside input/textarea are a later issue; skipping them all also means a
-    // password or card number can never leak through getSelection().toString().
-    if (active instanceof HTMLInputElement || active instanceof HTMLTextAreaElement) return forget();
-    const selection = document.getSelection();
+    if (active instanceof HTMLInputElement || active instanceof HTMLTextAreaElement) return readField(active);
+    const selection = selectionFor(document);
     if (!selection || selection.rangeCount === 0 || selection.isCollapsed) return forget();
     const range = selection.getRangeAt(0);
     if (isSensitive(range.commonAncestorContainer)) return forget();
@@ -55,21 +63,160 @@
     // Same passage: the same Range object, or the same anchor while the user extends the selection.
     const same =
       current !== null &&
+      current.field === null &&
       (current.range === range ||
         (current.anchorNode === selection.anchorNode && current.anchorOffset === selection.anchorOffset));
     const key = same && current ? current.key : nextKey++;
-    current = { key, range, anchorNode: selection.anchorNode, anchorOffset: selection.anchorOffset };
-    ranges.delete(key);
-    ranges.set(key, range);
-    if (ranges.size > MAX_RANGES) ranges.delete(/** @type {number} */ (ranges.keys().next().value));
+    current = { key, range, anchorNode: selection.anchorNode, anchorOffset: selection.anchorOffset, field: null };
+    remember(key, range);
 
-    return {
+    /** @type {Selection} */
+    const result = {
       key,
       text: firstChars(full, MAX_TEXT_CHARS),
       before: lastChars(contextText(range, "before"), CONTEXT_CHARS),
       after: firstChars(contextText(range, "after"), CONTEXT_CHARS),
       length: full.length,
     };
+    const host = editingHost(range.commonAncestorContainer);
+    if (host) result.field = { key: fieldKey(host), kind: "contenteditable" };
+    return result;
+  }
+
+  /**
+   * The selection inside an input or textarea (`selectionStart/End`), or null. Sensitive fields
+   * (password, `cc-*`, `one-time-code`) are never read (SPEC §2 "Never reported").
+   * @param {HTMLInputElement | HTMLTextAreaElement} field
+   * @returns {Selection | null}
+   */
+  function readField(field) {
+    if (isSensitiveField(field)) return forget();
+    let start;
+    let end;
+    try {
+      start = field.selectionStart;
+      end = field.selectionEnd;
+    } catch {
+      return forget(); // input types without a text selection (number, email in some engines)
+    }
+    if (start === null || end === null || start === end) return forget();
+    const value = field.value;
+    const full = value.slice(start, end);
+    const same = current !== null && current.field === field && current.anchorOffset === start;
+    const key = same && current ? current.key : nextKey++;
+    current = { key, range: null, anchorNode: field, anchorOffset: start, field };
+    fieldRanges.delete(key);
+    fieldRanges.set(key, { field: new WeakRef(field), start, end, value });
+    if (fieldRanges.size > MAX_RANGES) fieldRanges.delete(/** @type {number} */ (fieldRanges.keys().next().value));
+    return {
+      key,
+      text: firstChars(full, MAX_TEXT_CHARS),
+      before: lastChars(value.slice(0, start).replace(/\s+/g, " "), CONTEXT_CHARS),
+      after: firstChars(value.slice(end).replace(/\s+/g, " "), CONTEXT_CHARS),
+      length: full.length,
+      field: { key: fieldKey(field), kind: field instanceof HTMLTextAreaElement ? "textarea" : "input" },
+    };
+  }
+
+  /**
+   * The Selection object that holds the user's selection in `doc`, looking into open shadow
+   * roots: Chromium's document selection points at the shadow host; `ShadowRoot.getSelection()`
+   * (Chromium) gives the range inside.
+   * @param {Document} doc
+   * @returns {globalThis.Selection | null}
+   */
+  function selectionFor(doc) {
+    let selection = doc.getSelection();
+    for (let depth = 0; selection && selection.rangeCount > 0 && depth < 16; depth++) {
+      const node = selection.anchorNode;
+      const host = node instanceof Element ? node : null;
+      const root = /** @type {(ShadowRoot & {getSelection?: () => globalThis.Selection | null}) | null} */ (
+        host?.shadowRoot ?? null
+      );
+      const inner = root?.getSelection?.();
+      if (!inner || inner.rangeCount === 0 || inner.isCollapsed) break;
+      selection = inner;
+    }
+    return selection;
+  }
+
+  /** @param {number} key @param {Range} range */
+  function remember(key, range) {
+    ranges.delete(key);
+    ranges.set(key, range);
+    if (ranges.size > MAX_RANGES) ranges.delete(/** @type {number} */ (ranges.keys().next().value));
+  }
+
+  /** @param {Node} node @returns {HTMLElement | null} the contenteditable host holding `node` */
+  function editingHost(node) {
+    let element = node instanceof HTMLElement ? node : node.parentElement;
+    if (!element || !element.isContentEditable) return null;
+    while (element.parentElement && element.parentElement.isContentEditable) element = element.parentElement;
+    return element;
+  }
+
+  /** @param {Element} field @returns {number} the field's key (stable while the element lives) */
+  function fieldKey(field) {
+    let key = fieldKeys.get(field);
+    if (key === undefined) {
+      key = nextKey++;
+      fieldKeys.set(field, key);
+      fieldsByKey.set(key, new WeakRef(field));
+      if (fieldsByKey.size > MAX_RANGES) fieldsByKey.delete(/** @type {number} */ (fieldsByKey.keys().next().value));
+    }
+    return key;
+  }
+
+  /**
+   * A password field or one marked `autocomplete="cc-*"` / `one-time-code` (SPEC §2).
+   * @param {Element} field
+   */
+  function isSensitiveField(field) {
+    if (field instanceof HTMLInputElement && field.type === "password") return true;
+    return isSensitive(field);
+  }
+
+  /**
+   * Keep a field selection on its passage through an edit: the edit replaced the text between
+   * the common prefix and the common suffix of the old and new values. Returns the new offsets,
+   * or null when the passage was deleted. Pure; offsets are UTF-16 code units.
+   * @param {{start: number, end: number}} sel
+   * @param {string} before the value the offsets refer to
+   * @param {string} after the new value
+   * @returns {{start: number, end: number} | null}
+   */
+  function adjustOffsets(sel, before, after) {
+    let prefix = 0;
+    const max = Math.min(before.length, after.length);
+    while (prefix < max && before.charCodeAt(prefix) === after.charCodeAt(prefix)) prefix++;
+    let suffix = 0;
+    while (
+      suffix < max - prefix &&
+      before.charCodeAt(before.length - 1 - suffix) === after.charCodeAt(after.length - 1 - suffix)
+    )
+      suffix++;
+    const oldEnd = before.length - suffix; // the edit replaced before[prefix, oldEnd)
+    const delta = after.length - before.length;
+    if (oldEnd <= sel.start) return { start: sel.start + delta, end: sel.end + delta };
+    if (prefix >= sel.end) return sel;
+    if (prefix <= sel.start && oldEnd >= sel.end) return null; // the whole passage was replaced
+    // A partial overlap: the passage grows to hold the inserted text.
+    const inserted = after.length - suffix - prefix;
+    const start = Math.min(prefix, sel.start);
+    const end = oldEnd >= sel.end ? prefix + inserted : sel.end + delta;
+    return end > start ? { start, end } : null;
+  }
+
+  /** @param {Event} event an `input` event: move the field selections of that field */
+  function onInput(event) {
+    const field = event.target;
+    if (!(field instanceof HTMLInputElement || field instanceof HTMLTextAreaElement)) return;
+    for (const [key, sel] of fieldRanges) {
+      if (sel.field.deref() !== field) continue;
+      const moved = adjustOffsets(sel, sel.value, field.value);
+      if (moved) fieldRanges.set(key, { ...sel, ...moved, value: field.value });
+      else fieldRanges.set(key, { ...sel, start: 0, end: 0, value: field.value });
+    }
   }
 
   /** @returns {null} */
@@ -173,48 +320,31 @@
     return text.slice(unit >= 0xdc00 && unit <= 0xdfff ? start + 1 : start);
   }
 
-  /** @param {Selection | null} a @param {Selection | null} b */
-  function sameSelection(a, b) {
-    if (a === null || b === null) return a === b;
-    return a.key === b.key && a.length === b.length && a.text === b.text && a.before === b.before && a.after === b.after;
-  }
-
-  function push() {
-    timer = 0;
-    const selection = read();
-    if (sameSelection(selection, lastPushed)) return;
-    lastPushed = selection;
-    /** @type {WebctxNamespace} */ (ns).send({ type: "selection.changed", selection });
-  }
-
-  // Leading and trailing edge: the first change after a quiet spell is pushed at once (so the
-  // worker learns within one message hop that this tab's selection is moving), later ones at
-  // most every THROTTLE_MS, and the last one always.
-  function onSelectionChange() {
-    if (timer) return;
-    push();
-    timer = setTimeout(push, THROTTLE_MS);
-  }
-
   /**
-   * @param {unknown} message
-   * @param {chrome.runtime.MessageSender} _sender
-   * @param {(reply: unknown) => void} sendResponse
+   * Where a field selection is now: the field and the current offsets; null when the field is
+   * gone or the passage was deleted.
+   * @param {number} key
+   * @returns {{field: HTMLInputElement | HTMLTextAreaElement, start: number, end: number} | null}
    */
-  function onMessage(message, _sender, sendResponse) {
-    if (typeof message === "object" && message !== null && /** @type {{type?: unknown}} */ (message).type === "selection.get") {
-      sendResponse({ selection: read() });
-    }
-    return false;
+  function fieldRange(key) {
+    const sel = fieldRanges.get(key);
+    const field = sel?.field.deref();
+    if (!sel || !field || !field.isConnected || sel.end <= sel.start) return null;
+    return { field, start: sel.start, end: sel.end };
   }
 
-  document.addEventListener("selectionchange", onSelectionChange);
-  chrome.runtime.onMessage.addListener(onMessage);
-  ns.onStop(() => {
-    document.removeEventListener("selectionchange", onSelectionChange);
-    chrome.runtime.onMessage.removeListener(onMessage);
-    if (timer) clearTimeout(timer);
-  });
-  ns.selection = { read, rangeFor: (key) => ranges.get(key) };
+  document.addEventListener("input", onInput, true);
+  ns.onStop(() => document.removeEventListener("input", onInput, true));
+  ns.selection = {
+    read,
+    rangeFor: (key) => ranges.get(key),
+    fieldRange,
+    fieldFor: (key) => fieldsByKey.get(key)?.deref(),
+    fieldKey,
+    isSensitiveField,
+    deepActiveElement,
+    editingHost,
+    adjustOffsets,
+  };
 })();
 void 0;

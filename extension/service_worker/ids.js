@@ -8,7 +8,10 @@
  * What an id was minted for.
  * @typedef {{kind: "window", windowId: number}
  *   | {kind: "tab", tabId: number}
- *   | {kind: "selection", tabId: number, documentId: string, key: number}} IdTarget
+ *   | {kind: "selection", tabId: number, documentId: string, key: number}
+ *   | {kind: "frame", tabId: number, documentId: string}
+ *   | {kind: "field", tabId: number, documentId: string, key: number}
+ *   | {kind: "hover", tabId: number, documentId: string, key: number}} IdTarget
  */
 
 export class IdRegistry {
@@ -76,6 +79,50 @@ export class IdRegistry {
   }
 
   /**
+   * A frame Group: one id per frame document (a navigated frame is a new document).
+   * @param {number} tabId
+   * @param {string} documentId the frame's documentId
+   * @returns {string} `frame-<n>`
+   */
+  frameId(tabId, documentId) {
+    return this.#mint(this.#others, "frame", documentId, () => ({ kind: "frame", tabId, documentId }));
+  }
+
+  /**
+   * A textbox Group: the content script's key for the field element in its document.
+   * @param {number} tabId
+   * @param {string} documentId
+   * @param {number} key
+   * @returns {string} `field-<n>`
+   */
+  fieldId(tabId, documentId, key) {
+    return this.#mint(this.#others, "field", `field\u0000${documentId}\u0000${key}`, () => ({
+      kind: "field",
+      tabId,
+      documentId,
+      key,
+    }));
+  }
+
+  /**
+   * A hovered Link or Image: the content script's key for the element in its document.
+   * @param {number} tabId
+   * @param {string} documentId
+   * @param {number} key
+   * @param {"Link" | "Image"} role
+   * @returns {string} `link-<n>` or `img-<n>`
+   */
+  hoverId(tabId, documentId, key, role) {
+    const prefix = role === "Image" ? "img" : "link";
+    return this.#mint(this.#others, prefix, `hover\u0000${documentId}\u0000${key}`, () => ({
+      kind: "hover",
+      tabId,
+      documentId,
+      key,
+    }));
+  }
+
+  /**
    * @param {string} id
    * @returns {IdTarget | undefined} what `id` was minted for, if this registry minted it
    */
@@ -86,6 +133,7 @@ export class IdRegistry {
   /** @type {Map<string, string>} */ #windows = new Map();
   /** @type {Map<string, string>} */ #tabs = new Map();
   /** @type {Map<string, string>} */ #selections = new Map();
+  /** Frames, fields and hovered elements (their keys never collide). @type {Map<string, string>} */ #others = new Map();
   /** @type {Map<string, IdTarget>} */ #targets = new Map();
   /** @type {Record<string, number>} */ #counters = {};
 
@@ -93,15 +141,16 @@ export class IdRegistry {
     this.#windows = new Map();
     this.#tabs = new Map();
     this.#selections = new Map();
+    this.#others = new Map();
     this.#targets = new Map();
-    this.#counters = { win: 0, tab: 0, sel: 0 };
+    this.#counters = { win: 0, tab: 0, sel: 0, frame: 0, field: 0, link: 0, img: 0 };
   }
 
   /**
    * Return the id already minted for `key`, or mint the next one. Counters only grow, so an id
    * is never reused within an instance.
    * @param {Map<string, string>} map
-   * @param {"win" | "tab" | "sel"} prefix
+   * @param {"win" | "tab" | "sel" | "frame" | "field" | "link" | "img"} prefix
    * @param {string} key
    * @param {() => IdTarget} target
    * @returns {string}

@@ -1,22 +1,21 @@
-// The selections content scripts report, per tab (docs/protocol.md "Inside the extension").
+// What the content scripts of every frame report, per tab (docs/protocol.md "Inside the extension").
 //
-// Two paths feed it: content scripts push `selection.changed` (leading and trailing edge,
-// throttled), and at `current` the worker pulls `selection.get` from the active tab of every
-// window whose pushed value may still be moving: a tab that never pushed (a worker restart, a
-// freshly injected script) or pushed within the last PUSH_SETTLED_MS. A tab quiet for longer has
-// pushed its final value (the trailing push follows the last change by the throttle, 20 ms), so
-// the answer reflects changes made ≥ 50 ms before the request (SPEC §4) without a round trip to
-// the page on every `current` (bench/current_latency.py measured the pull at 1–2 ms of ~7).
-// This slice reports the top document only (frameId 0); pushes from subframes are dropped here
-// until frame Groups exist.
+// Two paths feed it: content scripts push `frame.changed` with their whole FrameReport (leading
+// and trailing edge, throttled), and at `current` the worker pulls every frame of the active tab
+// of each window whose pushed value may still be moving — a tab whose top frame never pushed (a
+// worker restart, a freshly injected script) or any of whose frames pushed within the last
+// PUSH_SETTLED_MS — with one chrome.scripting.executeScript over all frames (it also gives each
+// frame's documentId). A tab quiet for longer has pushed its final value (the trailing push
+// follows the last change by the throttle, 20 ms), so the answer reflects changes made ≥ 50 ms
+// before the request (SPEC §4) without a round trip to the page on every `current`.
 
 import * as api from "./browser_api.js";
-import { SELECTION_GET } from "../protocol.js";
 
 /** @typedef {import("../protocol.js").Selection} Selection */
-/** @typedef {import("./tree.js").TabSelection} TabSelection */
+/** @typedef {import("../protocol.js").FrameReport} FrameReport */
+/** @typedef {import("./tree.js").StoredFrame} StoredFrame */
 
-/** How long the worker waits for one tab's `selection.get` reply (docs/protocol.md). */
+/** How long the worker waits for one tab's pull (docs/protocol.md). */
 export const SELECTION_PULL_TIMEOUT_MS = 300;
 
 /** A tab whose last push is older than this has settled: its pushed value is trusted (ms). */
@@ -25,6 +24,14 @@ export const PUSH_SETTLED_MS = 250;
 /** Size limits on what a content script may send (it relays the page: check shape and size). */
 const MAX_TEXT_CHARS = 65536;
 const MAX_CONTEXT_CHARS = 1024;
+const MAX_TITLE_CHARS = 1024;
+const MAX_URL_CHARS = 4096;
+const FIELD_KINDS = new Set(["input", "textarea", "contenteditable"]);
+
+/** @param {unknown} s @param {number} max */
+const str = (s, max) => (typeof s === "string" ? s.slice(0, max) : "");
+/** @param {unknown} n */
+const isKey = (n) => Number.isSafeInteger(n) && /** @type {number} */ (n) > 0;
 
 /**
  * Check a Selection sent by a content script; anything else becomes null.
@@ -33,26 +40,73 @@ const MAX_CONTEXT_CHARS = 1024;
  */
 export function parseSelection(value) {
   if (typeof value !== "object" || value === null) return null;
-  const { key, text, before, after, length } = /** @type {Record<string, unknown>} */ (value);
+  const { key, text, before, after, length, field } = /** @type {Record<string, unknown>} */ (value);
   if (!Number.isSafeInteger(key) || typeof text !== "string" || text.length === 0) return null;
   if (text.length > MAX_TEXT_CHARS) return null;
-  const context = (/** @type {unknown} */ s) => (typeof s === "string" ? s.slice(0, MAX_CONTEXT_CHARS) : "");
-  return {
+  /** @type {Selection} */
+  const out = {
     key: /** @type {number} */ (key),
     text,
-    before: context(before),
-    after: context(after),
+    before: str(before, MAX_CONTEXT_CHARS),
+    after: str(after, MAX_CONTEXT_CHARS),
     length: Number.isSafeInteger(length) && /** @type {number} */ (length) >= text.length ? /** @type {number} */ (length) : text.length,
   };
+  const f = /** @type {Record<string, unknown> | null} */ (typeof field === "object" ? field : null);
+  if (f && isKey(f.key) && FIELD_KINDS.has(/** @type {string} */ (f.kind))) {
+    out.field = { key: /** @type {number} */ (f.key), kind: /** @type {any} */ (f.kind) };
+  }
+  return out;
+}
+
+/**
+ * Check a FrameReport sent by a content script; anything else becomes null.
+ * @param {unknown} value
+ * @returns {FrameReport | null}
+ */
+export function parseReport(value) {
+  if (typeof value !== "object" || value === null) return null;
+  const v = /** @type {Record<string, unknown>} */ (value);
+  /** @type {FrameReport} */
+  const out = {
+    isTop: v.isTop === true,
+    hasFocus: v.hasFocus === true,
+    url: str(v.url, MAX_URL_CHARS),
+    selection: parseSelection(v.selection),
+    selectionAt: typeof v.selectionAt === "number" && Number.isFinite(v.selectionAt) ? v.selectionAt : 0,
+    focus: null,
+    hover: null,
+  };
+  if (typeof v.lang === "string" && v.lang) out.lang = v.lang.slice(0, 64);
+  const focus = /** @type {Record<string, unknown> | null} */ (typeof v.focus === "object" ? v.focus : null);
+  if (focus && isKey(focus.key) && FIELD_KINDS.has(/** @type {string} */ (focus.kind))) {
+    out.focus = { key: /** @type {number} */ (focus.key), kind: /** @type {any} */ (focus.kind) };
+    if (typeof focus.title === "string" && focus.title) out.focus.title = focus.title.slice(0, MAX_TITLE_CHARS);
+    if (focus.sensitive === true) out.focus.sensitive = true;
+    else if (typeof focus.content === "string") {
+      out.focus.content = focus.content.slice(0, MAX_TEXT_CHARS);
+      out.focus.length = Number.isSafeInteger(focus.length) ? /** @type {number} */ (focus.length) : focus.content.length;
+    }
+  }
+  const hover = /** @type {Record<string, unknown> | null} */ (typeof v.hover === "object" ? v.hover : null);
+  if (hover && isKey(hover.key) && (hover.role === "Link" || hover.role === "Image")) {
+    out.hover = {
+      key: /** @type {number} */ (hover.key),
+      role: hover.role,
+      url: str(hover.url, MAX_URL_CHARS),
+      title: str(hover.title, MAX_TITLE_CHARS),
+      at: typeof hover.at === "number" && Number.isFinite(hover.at) ? hover.at : 0,
+    };
+  }
+  return out;
 }
 
 export class SelectionStore {
-  /** Last pushed selection of each tab's top document. @type {Map<number, TabSelection | null>} */
-  #pushed = new Map();
-  /** The top frame's documentId as last seen on a push. @type {Map<number, string>} */
-  #documents = new Map();
+  /** What each frame of each tab last pushed, by tab id then frame id. @type {Map<number, Map<number, StoredFrame>>} */
+  #frames = new Map();
   /** When each tab last pushed (`performance.now()`, ms). @type {Map<number, number>} */
   #pushedAt = new Map();
+  /** Tabs whose top frame pushed at least once. @type {Set<number>} */
+  #topSeen = new Set();
   /** The clock, replaceable in tests. @type {() => number} */
   #now;
 
@@ -62,73 +116,71 @@ export class SelectionStore {
   }
 
   /**
-   * Record a `selection.changed` push.
+   * Record a `frame.changed` push.
    * @param {{tabId?: number, frameId?: number, documentId?: string}} sender
-   * @param {unknown} selection
+   * @param {unknown} report
    */
-  push(sender, selection) {
-    if (sender.tabId === undefined || sender.frameId !== 0 || !sender.documentId) return;
-    this.#documents.set(sender.tabId, sender.documentId);
+  push(sender, report) {
+    if (sender.tabId === undefined || sender.frameId === undefined || !sender.documentId) return;
+    const parsed = parseReport(report);
+    if (!parsed) return;
+    let frames = this.#frames.get(sender.tabId);
+    if (!frames) this.#frames.set(sender.tabId, (frames = new Map()));
+    frames.set(sender.frameId, { frameId: sender.frameId, documentId: sender.documentId, report: parsed });
+    if (sender.frameId === 0) this.#topSeen.add(sender.tabId);
     this.#pushedAt.set(sender.tabId, this.#now());
-    const parsed = parseSelection(selection);
-    this.#pushed.set(sender.tabId, parsed ? { documentId: sender.documentId, selection: parsed } : null);
   }
 
   /** A tab closed or started loading a new document: what it reported is stale. @param {number} tabId */
   forget(tabId) {
-    this.#pushed.delete(tabId);
-    this.#documents.delete(tabId);
+    this.#frames.delete(tabId);
     this.#pushedAt.delete(tabId);
+    this.#topSeen.delete(tabId);
   }
 
   /**
-   * Whether `tabId`'s pushed value may be stale and must be pulled (see the file comment).
+   * Whether `tabId`'s pushed values may be stale and must be pulled (see the file comment).
    * @param {number} tabId
    */
   needsPull(tabId) {
     const at = this.#pushedAt.get(tabId);
-    return at === undefined || this.#now() - at < PUSH_SETTLED_MS;
+    return !this.#topSeen.has(tabId) || at === undefined || this.#now() - at < PUSH_SETTLED_MS;
   }
 
   /**
-   * The selections to report: pulled fresh from those `activeTabIds` that `needsPull`, the last
-   * pushed value elsewhere (and where a pull fails or times out).
+   * The frames to report: pulled fresh from those `activeTabIds` that `needsPull`, the last
+   * pushed values elsewhere (and where a pull fails or times out).
    * @param {number[]} activeTabIds
-   * @returns {Promise<Map<number, TabSelection>>}
+   * @returns {Promise<Map<number, StoredFrame[]>>}
    */
   async collect(activeTabIds) {
     const toPull = activeTabIds.filter((tabId) => this.needsPull(tabId));
     const pulled = await Promise.all(toPull.map((tabId) => this.#pull(tabId)));
-    /** @type {Map<number, TabSelection>} */
-    const result = new Map();
-    for (const [tabId, value] of this.#pushed) if (value) result.set(tabId, value);
     toPull.forEach((tabId, i) => {
-      const value = pulled[i];
-      if (value === undefined) return; // pull failed: keep the pushed value
-      if (value === null) result.delete(tabId);
-      else result.set(tabId, value);
+      const frames = pulled[i];
+      if (frames === undefined) return; // pull failed: keep the pushed values
+      this.#frames.set(tabId, new Map(frames.map((f) => [f.frameId, f])));
     });
+    /** @type {Map<number, StoredFrame[]>} */
+    const result = new Map();
+    for (const [tabId, frames] of this.#frames) if (frames.size > 0) result.set(tabId, [...frames.values()]);
     return result;
   }
 
   /**
    * @param {number} tabId
-   * @returns {Promise<TabSelection | null | undefined>} undefined when the pull failed
+   * @returns {Promise<StoredFrame[] | undefined>} undefined when the pull failed
    */
   async #pull(tabId) {
     try {
-      const reply = await withTimeout(api.sendToTopFrame(tabId, { type: SELECTION_GET }), SELECTION_PULL_TIMEOUT_MS);
-      if (typeof reply !== "object" || reply === null || !("selection" in reply)) return undefined;
-      const selection = parseSelection(reply.selection);
-      if (!selection) return null;
-      // The reply carries no sender, so the document comes from the last push, or is asked for.
-      let documentId = this.#documents.get(tabId);
-      if (!documentId) {
-        documentId = await withTimeout(api.topDocumentId(tabId), SELECTION_PULL_TIMEOUT_MS);
-        if (!documentId) return undefined;
-        this.#documents.set(tabId, documentId);
+      const results = await withTimeout(api.frameReports(tabId), SELECTION_PULL_TIMEOUT_MS);
+      /** @type {StoredFrame[]} */
+      const frames = [];
+      for (const { frameId, documentId, result } of results) {
+        const report = parseReport(result);
+        if (report && documentId) frames.push({ frameId, documentId, report });
       }
-      return { documentId, selection };
+      return frames;
     } catch {
       return undefined;
     }

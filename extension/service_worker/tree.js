@@ -8,6 +8,8 @@
 /** @typedef {import("../protocol.js").Selection} Selection */
 /** @typedef {import("./ids.js").IdRegistry} IdRegistry */
 
+import { latestHover, pickPointing, pointingChildren } from "./pointing.js";
+
 /** Tabs listed per window before the rest are counted in `tabsOmitted` (SPEC §2). */
 export const DEFAULT_MAX_TABS_PER_WINDOW = 100;
 /** Cap on a selection's text, in bytes of UTF-8 (SPEC §2 "Small content"). */
@@ -65,12 +67,19 @@ export const INTERNAL_URL_PREFIXES = [
  */
 
 /**
+ * One frame's last report, with the browser's ids for the frame and its document.
+ * @typedef {{frameId: number, documentId: string, report: import("../protocol.js").FrameReport}} StoredFrame
+ */
+
+/**
  * Everything `current` is built from.
  * @typedef {object} Snapshot
  * @property {{name: string, version: string}} browser
  * @property {WindowInfo[]} windows             in chrome.windows.getAll order
  * @property {number} [lastFocusedWindowId]     the browser's last-focused window
- * @property {Map<number, TabSelection>} selections  by browser tab id
+ * @property {Map<number, TabSelection>} selections  by browser tab id (top-document selections only)
+ * @property {Map<number, StoredFrame[]>} [frames]  every frame's report, by browser tab id; where
+ *                                                  a tab has these, `selections` is not read
  */
 
 /**
@@ -90,6 +99,13 @@ export const INTERNAL_URL_PREFIXES = [
 export function buildTree(snapshot, ids, options = {}) {
   const maxTabs = Math.max(1, options.maxTabsPerWindow ?? DEFAULT_MAX_TABS_PER_WINDOW);
   const maxBytes = options.maxSelectionBytes ?? DEFAULT_MAX_SELECTION_BYTES;
+  // At most one hovered element in the whole tree (SPEC §2): the tab with the newest hover.
+  let hoverTabId = -1;
+  let hoverAt = 0;
+  for (const [tabId, frames] of snapshot.frames ?? []) {
+    const at = latestHover(frames);
+    if (at > hoverAt) [hoverTabId, hoverAt] = [tabId, at];
+  }
   /** @type {Element[]} */
   const windows = [];
   for (const win of snapshot.windows) {
@@ -106,7 +122,9 @@ export function buildTree(snapshot, ids, options = {}) {
       .filter((tab) => tab.id !== undefined && (!tab.incognito || options.includeIncognito))
       .sort((a, b) => a.index - b.index);
     const { kept, omitted } = keepTabs(tabs, maxTabs);
-    const pages = kept.map((tab) => pageElement(tab, { focused, visible }, snapshot.selections, ids, maxBytes));
+    const pages = kept.map((tab) =>
+      pageElement(tab, { focused, visible }, snapshot, ids, maxBytes, tab.id === hoverTabId),
+    );
     if (pages.length > 0) element.children = pages;
     if (omitted > 0) element.attributes = { tabsOmitted: omitted };
     windows.push(element);
@@ -140,12 +158,13 @@ export function keepTabs(tabs, max) {
 /**
  * @param {TabInfo} tab
  * @param {{focused: boolean, visible: boolean}} win the window's states
- * @param {Map<number, TabSelection>} selections
+ * @param {Snapshot} snapshot
  * @param {IdRegistry} ids
  * @param {number} maxBytes
+ * @param {boolean} showHover  this tab holds the tree's one hovered element
  * @returns {Element}
  */
-function pageElement(tab, win, selections, ids, maxBytes) {
+function pageElement(tab, win, snapshot, ids, maxBytes, showHover) {
   const tabId = /** @type {number} */ (tab.id);
   /** @type {Element} */
   const page = { id: ids.tabId(tabId), role: "Page", subrole: "tab" };
@@ -158,7 +177,15 @@ function pageElement(tab, win, selections, ids, maxBytes) {
   // A minimized window's tabs inherit its visible:false; only a shown window's tabs differ.
   if (win.visible && !tab.active) page.visible = false;
 
-  const reported = selections.get(tabId);
+  const frames = snapshot.frames?.get(tabId);
+  if (frames && !isInternalUrl(rawUrl)) {
+    const lang = pickPointing(frames).lang;
+    if (lang) page.attributes = { ...page.attributes, lang: firstChars(wellFormed(lang), 64) };
+    const children = pointingChildren(tabId, frames, { pageFocused: Boolean(page.focused), showHover, maxBytes }, ids);
+    if (children.length > 0) page.children = children;
+    return page;
+  }
+  const reported = snapshot.selections.get(tabId);
   if (reported && !isInternalUrl(rawUrl)) {
     const text = textElement(tabId, reported, ids, maxBytes);
     if (text) page.children = [text];

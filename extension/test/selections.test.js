@@ -1,11 +1,13 @@
-// SelectionStore: which tabs are pulled at `current` (extension/service_worker/selections.js).
+// SelectionStore: which tabs are pulled at `current`, and what a frame may report
+// (extension/service_worker/selections.js).
 import { test } from "node:test";
 import assert from "node:assert/strict";
 
-import { PUSH_SETTLED_MS, SelectionStore } from "../service_worker/selections.js";
+import { PUSH_SETTLED_MS, SelectionStore, parseReport } from "../service_worker/selections.js";
 
 const top = (tabId) => ({ tabId, frameId: 0, documentId: `doc-${tabId}` });
-const selection = { key: 1, text: "words", before: "", after: "", length: 5 };
+const words = { key: 1, text: "words", before: "", after: "", length: 5 };
+const selection = { isTop: true, hasFocus: true, url: "http://127.0.0.1/", selection: words, selectionAt: 5, focus: null, hover: null };
 
 test("a tab that never pushed is pulled", () => {
   const store = new SelectionStore(() => 1000);
@@ -27,7 +29,7 @@ test("a tab quiet since its last push is answered from the push, without a round
   now += PUSH_SETTLED_MS;
   assert.equal(store.needsPull(7), false);
   const collected = await store.collect([7]);
-  assert.deepEqual(collected.get(7), { documentId: "doc-7", selection });
+  assert.deepEqual(collected.get(7), [{ frameId: 0, documentId: "doc-7", report: selection }]);
 });
 
 test("forgetting a tab (closed, navigated) makes it pulled again", () => {
@@ -39,10 +41,41 @@ test("forgetting a tab (closed, navigated) makes it pulled again", () => {
   assert.equal(store.needsPull(7), true);
 });
 
-test("pushes from subframes are ignored in this slice", () => {
+test("a tab whose top frame never pushed is pulled, even when a subframe did", async () => {
   let now = 1000;
   const store = new SelectionStore(() => now);
-  store.push({ tabId: 7, frameId: 3, documentId: "sub" }, selection);
+  store.push({ tabId: 7, frameId: 3, documentId: "sub" }, { ...selection, isTop: false });
   now += 10 * PUSH_SETTLED_MS;
   assert.equal(store.needsPull(7), true);
+  store.push(top(7), selection);
+  now += 10 * PUSH_SETTLED_MS;
+  assert.equal(store.needsPull(7), false);
+  assert.deepEqual((await store.collect([7])).get(7)?.map((f) => f.frameId), [3, 0]);
+});
+
+test("parseReport keeps the known shape and drops the rest (the page is not trusted)", () => {
+  const report = parseReport({
+    isTop: false,
+    hasFocus: "yes",
+    url: "u".repeat(10_000),
+    lang: "de",
+    selection: { key: 2, text: "x", field: { key: 4, kind: "textarea", extra: 1 } },
+    selectionAt: "soon",
+    focus: { key: 4, kind: "textarea", title: "Notes", content: "abc", length: 3, sensitive: false, junk: true },
+    hover: { key: 9, role: "Button", url: "x", title: "y", at: 1 },
+    evil: "<script>",
+  });
+  assert.deepEqual(report, {
+    isTop: false,
+    hasFocus: false,
+    url: "u".repeat(4096),
+    lang: "de",
+    selection: { key: 2, text: "x", before: "", after: "", length: 1, field: { key: 4, kind: "textarea" } },
+    selectionAt: 0,
+    focus: { key: 4, kind: "textarea", title: "Notes", content: "abc", length: 3 },
+    hover: null,
+  });
+  const sensitive = parseReport({ focus: { key: 1, kind: "input", sensitive: true, content: "hunter2" } });
+  assert.deepEqual(sensitive?.focus, { key: 1, kind: "input", sensitive: true });
+  assert.equal(parseReport("nope"), null);
 });

@@ -1,0 +1,147 @@
+// webctx content script, part 3 (see namespace.js for the map): focus, hover and the pointer.
+//
+//   focus()   the focused editable field (input/textarea/contenteditable, open shadow roots
+//             included) as {key, kind, title?, content?, length, sensitive?}: the textbox Group
+//   hover()   the innermost Link (a[href]) or Image (img) under the pointer, from `mouseover`
+//             (the browser's own hit test; nothing runs per `mousemove` but four number stores)
+//   pointer() the latest pointer event of this frame: screen (points) and client (CSS px)
+//             coordinates, for the viewport's screen origin (service_worker/location.js)
+//
+// Sensitive fields (password, `cc-*`, `one-time-code`) report no content (SPEC §2).
+
+(function webctxFocusHover() {
+  const scope = /** @type {{__webctx?: WebctxNamespace}} */ (/** @type {unknown} */ (globalThis));
+  const ns = scope.__webctx;
+  if (!ns || !ns.selection || ns.focusHover) return;
+  const selection = ns.selection;
+
+  /** Pre-cap on a field's content, UTF-16 code units (the worker caps at 16 KiB of UTF-8). */
+  const MAX_CONTENT_CHARS = 65536;
+  /** Cap on a link's text / an image's alt, UTF-16 code units. */
+  const MAX_TITLE_CHARS = 1024;
+  /** Input types whose value is free text (the others are not a textbox). */
+  const TEXT_INPUT_TYPES = new Set(["text", "search", "url", "tel", "email", "password", "number", ""]);
+
+  let nextKey = 1;
+  /** @type {WeakMap<Element, number>} */
+  const hoverKeys = new WeakMap();
+  /** @type {Map<number, WeakRef<Element>>} */
+  const hoverElements = new Map();
+  /** @type {Element | null} */
+  let hovered = null;
+  /** When `hovered` last changed, ms since the epoch. */
+  let hoverAt = 0;
+  /** @type {import("../service_worker/location.js").PointerSample | null} */
+  let pointerSample = null;
+
+  /**
+   * @param {Element | null} element
+   * @returns {{field: Element, kind: "input" | "textarea" | "contenteditable"} | null}
+   */
+  function asField(element) {
+    if (element instanceof HTMLTextAreaElement) return { field: element, kind: "textarea" };
+    if (element instanceof HTMLInputElement) {
+      return TEXT_INPUT_TYPES.has(element.type) ? { field: element, kind: "input" } : null;
+    }
+    const host = element ? selection.editingHost(element) : null;
+    return host ? { field: host, kind: "contenteditable" } : null;
+  }
+
+  /** @returns {FieldFacts | null} the focused editable field of this document, if any */
+  function focus() {
+    const found = asField(selection.deepActiveElement());
+    if (!found) return null;
+    const { field, kind } = found;
+    /** @type {FieldFacts} */
+    const facts = { key: selection.fieldKey(field), kind };
+    const title = field.getAttribute("aria-label") || field.getAttribute("placeholder") || field.getAttribute("name");
+    if (title) facts.title = title.slice(0, MAX_TITLE_CHARS);
+    if (selection.isSensitiveField(field)) {
+      facts.sensitive = true;
+      return facts;
+    }
+    const text =
+      field instanceof HTMLInputElement || field instanceof HTMLTextAreaElement
+        ? field.value
+        : /** @type {HTMLElement} */ (field).innerText;
+    facts.content = text.slice(0, MAX_CONTENT_CHARS);
+    facts.length = text.length;
+    return facts;
+  }
+
+  /** @returns {HoverFacts | null} */
+  function hover() {
+    const element = hovered;
+    if (!element || !element.isConnected) return null;
+    let key = hoverKeys.get(element);
+    if (key === undefined) {
+      key = nextKey++;
+      hoverKeys.set(element, key);
+      hoverElements.set(key, new WeakRef(element));
+      if (hoverElements.size > 64) hoverElements.delete(/** @type {number} */ (hoverElements.keys().next().value));
+    }
+    if (element instanceof HTMLImageElement) {
+      return { key, role: "Image", url: element.currentSrc || element.src, title: element.alt.slice(0, MAX_TITLE_CHARS), at: hoverAt };
+    }
+    const link = /** @type {HTMLAnchorElement} */ (element);
+    const text = (link.innerText || link.textContent || "").replace(/\s+/g, " ").trim();
+    return { key, role: "Link", url: link.href, title: text.slice(0, MAX_TITLE_CHARS), at: hoverAt };
+  }
+
+  /** @param {MouseEvent} event */
+  function onMouseOver(event) {
+    /** @type {Element | null} */
+    let found = null;
+    for (const target of event.composedPath()) {
+      if (target instanceof HTMLImageElement || (target instanceof HTMLAnchorElement && target.hasAttribute("href"))) {
+        found = target;
+        break;
+      }
+    }
+    sample(event);
+    if (found !== hovered) {
+      hovered = found;
+      hoverAt = Date.now();
+      ns?.changed?.();
+    }
+  }
+
+  /** @param {MouseEvent} event */
+  function onMouseOut(event) {
+    if (event.relatedTarget === null && hovered !== null) {
+      hovered = null; // the pointer left this document
+      hoverAt = Date.now();
+      ns?.changed?.();
+    }
+  }
+
+  /** @param {MouseEvent} event */
+  function sample(event) {
+    pointerSample = {
+      screenX: event.screenX,
+      screenY: event.screenY,
+      clientX: event.clientX,
+      clientY: event.clientY,
+      windowX: window.screenX,
+      windowY: window.screenY,
+      innerWidth: window.innerWidth,
+    };
+  }
+
+  const listen = /** @type {const} */ ({ capture: true, passive: true });
+  document.addEventListener("mouseover", onMouseOver, listen);
+  document.addEventListener("mouseout", onMouseOut, listen);
+  document.addEventListener("mousemove", sample, listen);
+  ns.onStop(() => {
+    document.removeEventListener("mouseover", onMouseOver, listen);
+    document.removeEventListener("mouseout", onMouseOut, listen);
+    document.removeEventListener("mousemove", sample, listen);
+  });
+  ns.focusHover = {
+    focus,
+    hover,
+    pointer: () => pointerSample,
+    hoverElement: (key) => hoverElements.get(key)?.deref(),
+  };
+})();
+void 0;

@@ -1,0 +1,127 @@
+// node --test: where selections, the focused field and the hover go in a Page (pointing.js via
+// buildTree; SPEC §2 focus path, frame Groups, textbox Groups, one hover).
+import assert from "node:assert/strict";
+import test from "node:test";
+
+import { IdRegistry } from "../service_worker/ids.js";
+import { pickPointing } from "../service_worker/pointing.js";
+import { buildTree } from "../service_worker/tree.js";
+
+const BROWSER = { name: "Chromium", version: "156.0.8078.114" };
+
+/** @param {Partial<import("../protocol.js").FrameReport>} extra */
+function report(extra = {}) {
+  return { isTop: true, hasFocus: false, url: "http://127.0.0.1/", selection: null, selectionAt: 0, focus: null, hover: null, ...extra };
+}
+
+/** @param {string} text @param {object} [extra] */
+function sel(text, extra = {}) {
+  return { key: 1, text, before: "", after: "", length: text.length, ...extra };
+}
+
+/**
+ * One focused window (1) with an active tab (10) and a background tab (11); frames by tab.
+ * @param {Record<number, any[]>} framesByTab
+ */
+function tree(framesByTab, ids = new IdRegistry("i")) {
+  const windows = [
+    {
+      id: 1,
+      incognito: false,
+      type: "normal",
+      state: "normal",
+      tabs: [
+        { id: 10, index: 0, active: true, title: "A", url: "http://127.0.0.1/a" },
+        { id: 11, index: 1, active: false, title: "B", url: "http://127.0.0.1/b" },
+      ],
+    },
+  ];
+  const frames = new Map(Object.entries(framesByTab).map(([tabId, list]) => [Number(tabId), list]));
+  return buildTree({ browser: BROWSER, windows, lastFocusedWindowId: 1, selections: new Map(), frames }, ids);
+}
+
+/** @param {any} element @returns {any[]} */
+function walk(element) {
+  return [element, ...(element.children ?? []).flatMap(walk)];
+}
+
+test("a selection in a subframe sits in a focused frame Group with its url; the focus path has no gaps", () => {
+  const root = tree({
+    10: [
+      { frameId: 0, documentId: "top", report: report({ hasFocus: true, lang: "en" }) },
+      { frameId: 4, documentId: "sub", report: report({ isTop: false, hasFocus: true, url: "http://localhost:9/f.html", selection: sel("inside"), selectionAt: 9 }) },
+    ],
+  });
+  const page = root.children[0].children[0];
+  assert.deepEqual(page.attributes, { lang: "en" });
+  assert.deepEqual(page.children, [
+    {
+      id: "frame-1",
+      role: "Group",
+      subrole: "frame",
+      url: "http://localhost:9/f.html",
+      focused: true,
+      children: [{ id: "sel-1", role: "Text", selected: true, content: [{ type: "text", text: "inside" }] }],
+    },
+  ]);
+  assert.deepEqual(walk(root).filter((e) => e.focused).map((e) => e.role), ["Window", "Page", "Group"]);
+});
+
+test("the focused field is a focused textbox Group with its text; a selection in it sits inside it", () => {
+  const focus = { key: 7, kind: "textarea", title: "Notes", content: "hello world", length: 11 };
+  const root = tree({
+    10: [{ frameId: 0, documentId: "top", report: report({ hasFocus: true, focus, selection: sel("world", { field: { key: 7, kind: "textarea" } }) }) }],
+  });
+  const page = root.children[0].children[0];
+  assert.deepEqual(page.children, [
+    {
+      id: "field-1",
+      role: "Group",
+      subrole: "textbox",
+      focused: true,
+      title: "Notes",
+      content: [{ type: "text", text: "hello world" }],
+      children: [{ id: "sel-1", role: "Text", selected: true, content: [{ type: "text", text: "world" }] }],
+    },
+  ]);
+  assert.deepEqual(walk(root).filter((e) => e.focused).map((e) => e.role), ["Window", "Page", "Group"]);
+});
+
+test("a sensitive field is a textbox Group without content", () => {
+  const root = tree({ 10: [{ frameId: 0, documentId: "top", report: report({ hasFocus: true, focus: { key: 2, kind: "input", sensitive: true } }) }] });
+  const [box] = root.children[0].children[0].children;
+  assert.deepEqual(box, { id: "field-1", role: "Group", subrole: "textbox", focused: true });
+});
+
+test("at most one hovered element in the whole tree: the newest hover wins", () => {
+  const link = { key: 3, role: "Link", url: "http://127.0.0.1/next", title: "Next page", at: 100 };
+  const image = { key: 4, role: "Image", url: "http://127.0.0.1/cat.png", title: "A cat", at: 200 };
+  const root = tree({
+    10: [{ frameId: 0, documentId: "a", report: report({ hover: link }) }],
+    11: [{ frameId: 0, documentId: "b", report: report({ hover: image }) }],
+  });
+  const hovered = walk(root).filter((e) => e.hovered);
+  assert.deepEqual(hovered, [{ id: "img-1", role: "Image", hovered: true, title: "A cat", url: "http://127.0.0.1/cat.png" }]);
+});
+
+test("pickPointing: the focused frame's selection wins over a newer one elsewhere", () => {
+  const frames = [
+    { frameId: 0, documentId: "top", report: report({ hasFocus: true, selection: sel("top"), selectionAt: 50 }) },
+    { frameId: 2, documentId: "f", report: report({ isTop: false, selection: sel("frame"), selectionAt: 90 }) },
+  ];
+  assert.equal(pickPointing(frames).selectionFrame?.documentId, "top");
+  frames[0].report.hasFocus = false;
+  assert.equal(pickPointing(frames).selectionFrame?.documentId, "f", "no focus anywhere: the most recent");
+});
+
+test("ids: frame, field and hover ids resolve to what they were minted for, and are not reused", () => {
+  const ids = new IdRegistry("i");
+  assert.equal(ids.frameId(10, "d1"), "frame-1");
+  assert.equal(ids.frameId(10, "d1"), "frame-1");
+  assert.equal(ids.fieldId(10, "d1", 3), "field-1");
+  assert.equal(ids.hoverId(10, "d1", 3, "Link"), "link-1");
+  assert.equal(ids.hoverId(10, "d1", 4, "Image"), "img-1");
+  assert.deepEqual(ids.resolve("field-1"), { kind: "field", tabId: 10, documentId: "d1", key: 3 });
+  assert.deepEqual(ids.resolve("img-1"), { kind: "hover", tabId: 10, documentId: "d1", key: 4 });
+  assert.deepEqual(ids.resolve("frame-1"), { kind: "frame", tabId: 10, documentId: "d1" });
+});
