@@ -1,7 +1,7 @@
 // Message type names and shapes shared by the extension's worlds (docs/protocol.md is the contract).
 //
-// Native port (worker ⇄ native host): hello, current, chunk, result, error.
-// Inside the extension (content ⇄ worker): selection.changed, selection.get.
+// Native port (worker ⇄ native host): hello, current, location, chunk, result, error.
+// Inside the extension (content ⇄ worker): frame.changed, location.get, location.measured.
 // `native_host/wire.py` names the same native-port types; tests/unit/test_protocol_names.py reads
 // NATIVE_MESSAGE_TYPES below with a regex, so keep it a plain array of double-quoted strings.
 
@@ -13,6 +13,7 @@ export const NATIVE_HOST_NAME = "webctx.native_host";
 
 export const HELLO = "hello";
 export const CURRENT = "current";
+export const LOCATION = "location";
 export const CHUNK = "chunk";
 export const RESULT = "result";
 export const ERROR = "error";
@@ -21,13 +22,15 @@ export const ERROR = "error";
 export const NATIVE_MESSAGE_TYPES = [
   "hello",
   "current",
+  "location",
   "chunk",
   "result",
   "error",
 ];
 
-export const SELECTION_CHANGED = "selection.changed";
-export const SELECTION_GET = "selection.get";
+export const FRAME_CHANGED = "frame.changed";
+export const LOCATION_GET = "location.get";
+export const LOCATION_MEASURED = "location.measured";
 
 /** Error codes the worker puts in `error.code` (stable snake_case, as in native_host/errors.py). */
 export const ERROR_CODES = Object.freeze({
@@ -37,6 +40,10 @@ export const ERROR_CODES = Object.freeze({
   deadlineExceeded: "deadline_exceeded",
   /** The worker failed while answering; the message says why, never page content. */
   internal: "internal_error",
+  /** `location`: this instance never issued the id (SPEC §1.2). */
+  unknownId: "unknown_id",
+  /** `location`: the id does not match ^[A-Za-z0-9_-]{1,128}$ (SPEC §1.2). */
+  invalidId: "invalid_id",
   /** The port closed before a reply came (worker-side only; never sent). */
   portClosed: "port_closed",
 });
@@ -79,6 +86,43 @@ export const STATUS_KEY = "status";
  * @property {string} before  up to 200 characters of text before the selection
  * @property {string} after   up to 200 characters of text after the selection
  * @property {number} length  the full length of the selected text in UTF-16 code units
+ * @property {{key: number, kind: "input" | "textarea" | "contenteditable"}} [field]  the field
+ *                            (textbox Group) holding the selection
+ */
+
+/**
+ * The focused editable field of a frame: a textbox Group (SPEC §2).
+ * @typedef {object} FieldFacts
+ * @property {number} key       the content script's key for the field element
+ * @property {"input" | "textarea" | "contenteditable"} kind
+ * @property {string} [title]   aria-label, placeholder or name
+ * @property {string} [content] the field's text (pre-capped at 65536 code units); never for a
+ *                              sensitive field
+ * @property {number} [length]  the full length of the text in UTF-16 code units
+ * @property {boolean} [sensitive]  password / cc-* / one-time-code: no content, no selection
+ */
+
+/**
+ * The innermost Link or Image under the pointer (SPEC §2 hover).
+ * @typedef {object} HoverFacts
+ * @property {number} key
+ * @property {"Link" | "Image"} role
+ * @property {string} url      the link's href or the image's src
+ * @property {string} title    the link text or the image's alt
+ * @property {number} at       when the hover started, ms since the epoch
+ */
+
+/**
+ * What one frame's content script reports (docs/protocol.md "Inside the extension").
+ * @typedef {object} FrameReport
+ * @property {boolean} isTop
+ * @property {boolean} hasFocus      document.hasFocus()
+ * @property {string} url
+ * @property {string} [lang]         <html lang>
+ * @property {Selection | null} selection
+ * @property {number} selectionAt    when the selection last changed, ms since the epoch (0: never)
+ * @property {FieldFacts | null} focus
+ * @property {HoverFacts | null} hover
  */
 
 /**

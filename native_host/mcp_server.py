@@ -6,11 +6,13 @@ desktop host ──HTTP──► uvicorn (pre-bound 127.0.0.1:0 socket, embedded
                           └─ SDK Streamable HTTP app at /mcp/<random> (its own Host allow-list too)
                              └─ ProviderServer: tools/list, tools/call, subscriptions/listen
                                 └─ ToolSpec table: `current` → Requester.request("current") → extension
+                                                   `location` → Requester.request("location", {elementId})
+                                                                + platform.window_number (OS window id)
 ```
 
 This module imports `mcp` and `uvicorn` (about a second): `app.py` imports it in a thread while it
-answers the worker's `hello`. The tool table is data (`ToolSpec` rows); `location` and page tools
-(SPEC §1.2, §5) are later rows.
+answers the worker's `hello`. The tool table is data (`ToolSpec` rows); page tools (SPEC §5) are
+later rows.
 """
 
 from __future__ import annotations
@@ -38,8 +40,16 @@ from pydantic import ValidationError
 
 from native_host import PROTOCOL_VERSION, __version__
 from native_host.errors import DeadlineExceeded, ExtensionError, ProviderUnavailable
+from native_host.platform import window_number
 from native_host.security import LoopbackGuard
-from native_host.wire import CURRENT_DEADLINE_MS, CurrentAnswer
+from native_host.wire import (
+    CURRENT_DEADLINE_MS,
+    ID_PATTERN,
+    LOCATION_DEADLINE_MS,
+    CurrentAnswer,
+    LocationReply,
+    WindowBounds,
+)
 
 log = logging.getLogger(__name__)
 
@@ -84,6 +94,36 @@ class Requester(Protocol):
 
 
 ToolRunner = Callable[[dict[str, Any]], Awaitable[types.CallToolResult]]
+
+WindowFinder = Callable[[WindowBounds], Awaitable["int | None"]]
+"""Maps the browser window's bounds (points) to the OS window number, or None where there is none."""
+
+LOCATION_SCHEMA: Final[dict[str, Any]] = {
+    "type": "object",
+    "properties": {
+        "id": {
+            "type": "string",
+            "description": "An element id from the `current` answer of this provider instance.",
+        }
+    },
+    "required": ["id"],
+    "additionalProperties": False,
+}
+"""`inputSchema` of `location` (SPEC §1.2)."""
+
+
+def id_error(code: str, sentence: str) -> types.CallToolResult:
+    """The `location` error result: `isError` with `structuredContent: {"error": {code, message}}`
+    (SPEC §1.2; `code` is `unknown_id` or `invalid_id`)."""
+    return tool_error(sentence, error={"code": code, "message": sentence})
+
+
+async def default_window_finder(bounds: WindowBounds) -> int | None:
+    """`platform.window_number` for the browser that started this host, off the event loop."""
+    from native_host.browser_identity import find_browser_process
+
+    pid, _ = await asyncio.to_thread(find_browser_process)
+    return await asyncio.to_thread(window_number, bounds, pid)
 
 
 @dataclass(frozen=True)
@@ -179,13 +219,17 @@ class McpEndpoint:
         *,
         instance: str,
         current_deadline_ms: int = CURRENT_DEADLINE_MS,
+        location_deadline_ms: int = LOCATION_DEADLINE_MS,
         graceful_shutdown_s: float = GRACEFUL_SHUTDOWN_S,
+        window_finder: WindowFinder = default_window_finder,
     ) -> None:
         self.token: Final = secrets.token_urlsafe(32)
         self.path: Final = f"/mcp/{secrets.token_urlsafe(16)}"
         self._requester = requester
         self._instance = instance
         self._current_deadline_ms = current_deadline_ms
+        self._location_deadline_ms = location_deadline_ms
+        self._window_finder = window_finder
         self._graceful_shutdown_s = graceful_shutdown_s
         self._bus = InMemorySubscriptionBus()
         self._listen = ListenHandler(self._bus)
@@ -208,7 +252,64 @@ class McpEndpoint:
             input_schema=NO_ARGUMENTS_SCHEMA,
             annotations=types.ToolAnnotations(read_only_hint=True, open_world_hint=False),
         )
-        return [ToolSpec(current, self._run_current)]
+        location = types.Tool(
+            name="location",
+            title="Where an element is on screen",
+            description=(
+                "Where the element with this id (from `current`) is on screen now: `state` visible, "
+                "offscreen or gone; `rects` in global display points (one per line of selected text); "
+                "`window`, the OS window number; `avoid`, a region a popover should not cover."
+            ),
+            input_schema=LOCATION_SCHEMA,
+            annotations=types.ToolAnnotations(read_only_hint=True, open_world_hint=False),
+        )
+        return [ToolSpec(current, self._run_current), ToolSpec(location, self._run_location)]
+
+    async def _run_location(self, arguments: dict[str, Any]) -> types.CallToolResult:
+        """SPEC §1.2: check the id, ask the extension where it is, add the OS window number."""
+        element_id = arguments.get("id")
+        well_formed = isinstance(element_id, str) and ID_PATTERN.fullmatch(element_id) is not None
+        if set(arguments) != {"id"} or not well_formed or not isinstance(element_id, str):
+            return id_error(
+                "invalid_id",
+                "`location` takes {\"id\": \"<element id>\"} with an id from `current` "
+                "(1 to 128 letters, digits, `-` or `_`).",
+            )
+        try:
+            reply = await self._requester.request(
+                "location", {"elementId": element_id}, deadline_ms=self._location_deadline_ms
+            )
+        except DeadlineExceeded:
+            return tool_error(
+                f"The browser did not answer within {self._location_deadline_ms} ms. Try again."
+            )
+        except ExtensionError as exc:
+            if exc.code in ("unknown_id", "invalid_id"):
+                what = "was never issued by" if exc.code == "unknown_id" else "is not a valid id of"
+                return id_error(
+                    exc.code, f"The id {element_id!r} {what} this provider instance; ask `current` again."
+                )
+            return tool_error(f"The browser extension could not locate the element (code {exc.code}).")
+        except ProviderUnavailable:
+            return tool_error(
+                "The browser extension is no longer connected. Reopen the browser and try again."
+            )
+        try:
+            parsed = LocationReply.model_validate(reply)
+        except ValidationError as exc:
+            log.warning("location: the extension's reply failed validation (%d errors)", exc.error_count())
+            return tool_error("The browser extension sent a location of the wrong shape. Update webctx.")
+        answer = parsed.location.to_wire()
+        answer.pop("window", None)
+        if parsed.window_bounds is not None and parsed.location.state != "gone":
+            try:
+                window = await self._window_finder(parsed.window_bounds)
+            except Exception:
+                log.warning("location: finding the OS window failed", exc_info=True)
+                window = None
+            if window is not None:
+                answer["window"] = window
+        return json_result(answer)
 
     async def _run_current(self, arguments: dict[str, Any]) -> types.CallToolResult:
         """SPEC §1.1: ask the extension for the tree, wrap it as `{protocol, instance, root}`."""

@@ -92,7 +92,7 @@ class CurrentAnswer(WireModel):
 # ---------------------------------------------------------------------------------------------
 # Native-messaging frames (SPEC §4, docs/protocol.md) follow below.
 
-NATIVE_MESSAGE_TYPES: Final = ("hello", "current", "chunk", "result", "error")
+NATIVE_MESSAGE_TYPES: Final = ("hello", "current", "location", "chunk", "result", "error")
 """Every `type` that crosses the native port in this slice (docs/protocol.md "Messages").
 `extension/protocol.js` exports the same list; `tests/unit/test_protocol_names.py` compares them."""
 
@@ -159,6 +159,66 @@ class CurrentRequest(WireModel):
 
     type: Literal["current"] = "current"
     id: str
+
+
+LOCATION_DEADLINE_MS: Final = 3000
+"""How long the host waits for the worker's reply to `location` (docs/protocol.md), in ms."""
+
+
+class LocationRequest(WireModel):
+    """host → worker: "where is this element?" (SPEC §1.2). The request's own `id` is the request
+    id, so the element id travels as `elementId`. Reply: `result` with a LocationReply, or `error`
+    with code `unknown_id` / `invalid_id`."""
+
+    type: Literal["location"] = "location"
+    id: str
+    element_id: str
+
+
+class Rect(WireModel):
+    """A rectangle in global display coordinates, in points (SPEC §1.2): origin at the top-left
+    of the primary display, y down. Tolerant of unknown fields."""
+
+    model_config = ConfigDict(extra="allow")
+
+    x: float
+    y: float
+    w: float = Field(ge=0)
+    h: float = Field(ge=0)
+
+
+class LocationAnswer(WireModel):
+    """The `structuredContent` of the `location` MCP tool (SPEC §1.2). `window` is the OS window
+    number (X11 window id on Linux), omitted where there is none (headless)."""
+
+    model_config = ConfigDict(extra="allow")
+
+    state: Literal["visible", "offscreen", "gone"]
+    rects: list[Rect]
+    window: int | None = None
+    avoid: Rect | None = None
+    edge: Literal["top", "bottom", "left", "right"] | None = None
+
+
+class WindowBounds(WireModel):
+    """The browser window's outer bounds in points (chrome.windows `left/top/width/height`), which
+    the host matches against the platform's windows to find `window`."""
+
+    model_config = ConfigDict(extra="allow")
+
+    left: float
+    top: float
+    width: float
+    height: float
+
+
+class LocationReply(WireModel):
+    """The `result` of `location`: the answer, and the window bounds for finding `window`."""
+
+    model_config = ConfigDict(extra="allow")
+
+    location: LocationAnswer
+    window_bounds: WindowBounds | None = None
 
 
 class ErrorBody(IncomingFrame):

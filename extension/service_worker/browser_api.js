@@ -90,6 +90,66 @@ export async function topDocumentId(tabId) {
 }
 
 /**
+ * Every frame's report (content/report.js) in one injection; results name each frame's frameId
+ * and documentId. Frames without the content scripts give null results.
+ * @param {number} tabId
+ * @returns {Promise<{frameId: number, documentId: string | undefined, result: unknown}[]>}
+ */
+export async function frameReports(tabId) {
+  const results = await chrome.scripting.executeScript({
+    target: { tabId, allFrames: true },
+    // Runs in the isolated world, which the content scripts share.
+    func: () => /** @type {any} */ (globalThis).__webctx?.report?.() ?? null,
+  });
+  return results.map((r) => ({ frameId: r.frameId, documentId: r.documentId, result: r.result }));
+}
+
+/**
+ * Send `message` to the content script of one document (any frame) and return its reply.
+ * Rejects when that document is gone (navigated away, tab closed) or has no content script.
+ * @param {number} tabId
+ * @param {string} documentId
+ * @param {object} message
+ * @returns {Promise<unknown>}
+ */
+export function sendToDocument(tabId, documentId, message) {
+  return chrome.tabs.sendMessage(tabId, message, { documentId });
+}
+
+/**
+ * @param {number} tabId
+ * @returns {Promise<chrome.tabs.Tab | undefined>} the tab, or undefined when it is closed
+ */
+export async function getTab(tabId) {
+  try {
+    return await chrome.tabs.get(tabId);
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * @param {number} windowId
+ * @returns {Promise<chrome.windows.Window | undefined>} the window, or undefined when it is closed
+ */
+export async function getWindow(windowId) {
+  try {
+    return await chrome.windows.get(windowId);
+  } catch {
+    return undefined;
+  }
+}
+
+/** @param {number} tabId @returns {Promise<number>} the tab's zoom factor (1 = 100 %) */
+export async function getZoom(tabId) {
+  try {
+    return await chrome.tabs.getZoom(tabId);
+  } catch {
+    return 1;
+  }
+}
+
+/**
  * Inject the manifest's content scripts into every open tab (all frames). Tabs where injection is
  * not allowed (chrome://, the Web Store, …) fail quietly. The scripts guard against running twice.
  * @returns {Promise<void>}

@@ -1,12 +1,14 @@
 // webctx service worker: the entry module (STYLE "Service worker").
 //
 //   chrome.runtime.connectNative ⇄ native_port.js ── hello, chunk reassembly, reconnect, status
-//                                      │ host requests (`current`)
+//                                      │ host requests (`current`, `location`)
 //                                      ▼
 //   main.js: routers ───────────► tree.js (pure) ◄── ids.js (pure, per-instance id registry)
-//     ▲ runtime.onMessage              ▲
-//     │ (selection.changed)            │ windows, tabs, selections
-//   content scripts ──────────► selections.js (pushed + pulled selections)
+//     ▲ runtime.onMessage              ▲  └─ pointing.js (pure: frame Groups, textbox, hover)
+//     │ (frame.changed)                │ windows, tabs, frame reports
+//   content scripts ──────────► selections.js (pushed + pulled frame reports)
+//     │ (location.measured)
+//     └──────────────────────────► locator.js ── location.js (pure: CSS px → points, lines)
 //                                      │
 //   browser_api.js: the only module that calls chrome.*
 //
@@ -18,15 +20,17 @@
 import * as api from "./browser_api.js";
 import { IdRegistry } from "./ids.js";
 import { NativePort, RequestError, pickBrowser } from "./native_port.js";
+import { Locator } from "./locator.js";
 import { SelectionStore } from "./selections.js";
 import { buildTree, isInternalUrl } from "./tree.js";
-import { CURRENT, ERROR_CODES, SELECTION_CHANGED } from "../protocol.js";
+import { CURRENT, ERROR_CODES, FRAME_CHANGED, LOCATION, LOCATION_MEASURED } from "../protocol.js";
 
 /** @typedef {import("../protocol.js").NativeMessage} NativeMessage */
 /** @typedef {import("../protocol.js").Element} Element */
 
 const ids = new IdRegistry();
 const selections = new SelectionStore();
+const locator = new Locator(ids);
 const port = new NativePort({
   onRequest: routeNativeRequest,
   onConnect: () => ids.reset(),
@@ -61,6 +65,9 @@ async function routeNativeRequest(message) {
   switch (message.type) {
     case CURRENT:
       return { root: await answerCurrent() };
+    case LOCATION:
+      await ready;
+      return locator.locate(message.elementId);
     default:
       throw new RequestError(ERROR_CODES.unknownType, `unknown message type ${JSON.stringify(message.type)}`);
   }
@@ -76,10 +83,13 @@ function routeRuntimeMessage(message, sender) {
   const { type } = /** @type {{type?: unknown}} */ (message);
   if (sender.fromOwnPage) return undefined; // the popup reads chrome.storage.session directly
   if (sender.tabId === undefined || sender.incognito) return undefined; // incognito: never reported
-  // Content scripts relay the page: parseSelection checks shape and size.
+  // Content scripts relay the page: parseReport and the locator check shape and size.
   switch (type) {
-    case SELECTION_CHANGED:
-      selections.push(sender, /** @type {{selection?: unknown}} */ (message).selection);
+    case FRAME_CHANGED:
+      selections.push(sender, /** @type {{report?: unknown}} */ (message).report);
+      return undefined;
+    case LOCATION_MEASURED:
+      locator.onMeasured(sender, message);
       return undefined;
     default:
       return undefined;
@@ -98,6 +108,6 @@ async function answerCurrent() {
       .filter((tab) => tab.active && tab.id !== undefined && !isInternalUrl(tab.url || tab.pendingUrl || ""))
       .map((tab) => /** @type {number} */ (tab.id)),
   );
-  const reported = await selections.collect(activeTabIds);
-  return buildTree({ browser, windows: shown, lastFocusedWindowId, selections: reported }, ids);
+  const frames = await selections.collect(activeTabIds);
+  return buildTree({ browser, windows: shown, lastFocusedWindowId, selections: new Map(), frames }, ids);
 }

@@ -1,0 +1,220 @@
+// Pure geometry for the `location` tool (SPEC §1.2, docs/protocol.md "location").
+//
+//   content script (the element's frame)      rects in that frame's viewport, CSS px
+//     └─ each parent frame's content script    + the iframe's content-box offset, CSS px; clip
+//        └─ the top frame's content script     viewport metrics + the latest pointer calibration
+//           └─ this module                     × zoom + viewport screen origin → points; line merge;
+//                                               state visible / offscreen
+//
+// Points are the browser's DIPs (device-independent pixels): the units of chrome.windows bounds,
+// window.screenX and MouseEvent.screenX. They do not depend on the device scale factor. A CSS px
+// of the page is `zoom` points (chrome.tabs.getZoom). No chrome.* here: node tests import it.
+
+/** @typedef {{x: number, y: number, w: number, h: number}} Rect */
+
+/**
+ * What the top frame's content script measures about its window (docs/protocol.md).
+ * @typedef {object} ViewportMetrics
+ * @property {number} innerWidth     the top viewport, CSS px (window.innerWidth)
+ * @property {number} innerHeight
+ * @property {number} screenX        the window's outer top-left on the screen, points (window.screenX)
+ * @property {number} screenY
+ * @property {number} outerWidth     the window's outer size, points
+ * @property {number} outerHeight
+ * @property {PointerSample} [pointer]  the latest pointer event seen by the top frame
+ */
+
+/**
+ * One pointer event in the top frame: `screen*` in points, `client*` in CSS px; `window*` and
+ * `innerWidth` as they were at that moment (to detect a window moved or zoomed since).
+ * @typedef {object} PointerSample
+ * @property {number} screenX
+ * @property {number} screenY
+ * @property {number} clientX
+ * @property {number} clientY
+ * @property {number} windowX
+ * @property {number} windowY
+ * @property {number} innerWidth
+ */
+
+/** Fragments closer than this (in the input unit), or than a line height, merge on one line. */
+const MERGE_GAP = 1;
+
+/**
+ * Merge rectangle fragments into one rect per line (SPEC §1.2: "one rect per line, adjacent
+ * fragments on a line merged"). Fragments are on the same line when their vertical extents
+ * overlap by at least half the smaller height. Empty rects (w or h ≤ 0) are dropped. The result is
+ * sorted top to bottom, then left to right. Units are whatever the input uses.
+ * @param {Rect[]} rects
+ * @returns {Rect[]}
+ */
+export function mergeLineRects(rects) {
+  const lines = /** @type {Rect[]} */ ([]);
+  const sorted = rects
+    .filter((r) => isFiniteRect(r) && r.w > 0 && r.h > 0)
+    .sort((a, b) => a.y - b.y || a.x - b.x);
+  for (const rect of sorted) {
+    const line = lines.find((l) => sameLine(l, rect));
+    if (line) Object.assign(line, union(line, rect));
+    else lines.push({ ...rect });
+  }
+  // A line merged from its fragments may now overlap the next one's box; merge until stable.
+  for (let changed = true; changed; ) {
+    changed = false;
+    for (let i = 0; i < lines.length && !changed; i++) {
+      for (let j = i + 1; j < lines.length; j++) {
+        if (sameLine(lines[i], lines[j])) {
+          lines[i] = union(lines[i], lines[j]);
+          lines.splice(j, 1);
+          changed = true;
+          break;
+        }
+      }
+    }
+  }
+  return lines.sort((a, b) => a.y - b.y || a.x - b.x);
+}
+
+/** @param {Rect} a @param {Rect} b */
+function sameLine(a, b) {
+  const overlap = Math.min(a.y + a.h, b.y + b.h) - Math.max(a.y, b.y);
+  if (overlap < Math.min(a.h, b.h) / 2) return false;
+  // Same band: adjacent when the horizontal gap is under a line height (inline boxes, spaces);
+  // farther apart (table cells, columns) they stay separate rects.
+  const gap = Math.max(a.x, b.x) - Math.min(a.x + a.w, b.x + b.w);
+  return gap <= Math.max(MERGE_GAP, Math.min(a.h, b.h));
+}
+
+/** @param {Rect} a @param {Rect} b @returns {Rect} the smallest rect holding both */
+export function union(a, b) {
+  const x = Math.min(a.x, b.x);
+  const y = Math.min(a.y, b.y);
+  return { x, y, w: Math.max(a.x + a.w, b.x + b.w) - x, h: Math.max(a.y + a.h, b.y + b.h) - y };
+}
+
+/** @param {Rect[]} rects @returns {Rect | null} the bounding box, or null when there are none */
+export function boundingBox(rects) {
+  return rects.length === 0 ? null : rects.reduce(union);
+}
+
+/** @param {Rect} a @param {Rect} b @returns {boolean} whether the two share some area */
+export function intersects(a, b) {
+  return a.x < b.x + b.w && b.x < a.x + a.w && a.y < b.y + b.h && b.y < a.y + a.h;
+}
+
+/** @param {unknown} r @returns {r is Rect} */
+export function isFiniteRect(r) {
+  if (typeof r !== "object" || r === null) return false;
+  const { x, y, w, h } = /** @type {Record<string, unknown>} */ (r);
+  return [x, y, w, h].every((v) => typeof v === "number" && Number.isFinite(v));
+}
+
+/**
+ * Where the top viewport's top-left corner is on the screen, in points.
+ *
+ * Preferred: the latest pointer event, `screenX − clientX·zoom` (exact, whatever the browser's
+ * toolbars look like), moved by however far the window moved since; it is not used when the zoom
+ * or the viewport width changed since (`innerWidth` differs). Otherwise the window geometry: the
+ * viewport is centred horizontally in the outer window and sits at its bottom, with the side
+ * border repeated below it (Chromium's layout: toolbars on top, equal thin borders elsewhere).
+ * @param {ViewportMetrics} metrics
+ * @param {number} zoom the tab's zoom factor (1 = 100 %)
+ * @returns {{x: number, y: number, source: "pointer" | "window"}}
+ */
+export function viewportOrigin(metrics, zoom) {
+  const p = metrics.pointer;
+  if (p && Math.abs(p.innerWidth - metrics.innerWidth) < 0.5) {
+    return {
+      x: p.screenX - p.clientX * zoom + (metrics.screenX - p.windowX),
+      y: p.screenY - p.clientY * zoom + (metrics.screenY - p.windowY),
+      source: "pointer",
+    };
+  }
+  const side = Math.max(0, (metrics.outerWidth - metrics.innerWidth * zoom) / 2);
+  return {
+    x: metrics.screenX + side,
+    y: metrics.screenY + Math.max(0, metrics.outerHeight - metrics.innerHeight * zoom - side),
+    source: "window",
+  };
+}
+
+/**
+ * Convert a rect in top-viewport CSS px to global points.
+ * @param {Rect} rect CSS px, relative to the top viewport
+ * @param {{x: number, y: number}} origin the viewport's screen origin, points
+ * @param {number} zoom
+ * @returns {Rect} points
+ */
+export function toPoints(rect, origin, zoom) {
+  return {
+    x: round2(origin.x + rect.x * zoom),
+    y: round2(origin.y + rect.y * zoom),
+    w: round2(rect.w * zoom),
+    h: round2(rect.h * zoom),
+  };
+}
+
+/** @param {number} v @returns {number} `v` rounded to 1/100 (answers stay short) */
+function round2(v) {
+  return Math.round(v * 100) / 100;
+}
+
+/**
+ * A measurement the top frame's content script returns for one element (docs/protocol.md).
+ * @typedef {object} Measured
+ * @property {"ok" | "gone"} status
+ * @property {Rect[]} [rects]    CSS px in the top viewport (already moved through every iframe)
+ * @property {Rect} [clip]       the part of the top viewport the element's frame shows, CSS px
+ * @property {boolean} [merge]   merge fragments per line (Text)
+ * @property {boolean} [avoid]   add `avoid` = the bounding box (Text)
+ * @property {ViewportMetrics} [metrics]
+ */
+
+/**
+ * @typedef {object} LocationAnswer
+ * @property {"visible" | "offscreen" | "gone"} state
+ * @property {Rect[]} rects
+ * @property {number} [window]
+ * @property {Rect} [avoid]
+ */
+
+/** @returns {LocationAnswer} */
+export function goneAnswer() {
+  return { state: "gone", rects: [] };
+}
+
+/**
+ * Build the SPEC §1.2 answer for an element of a page.
+ * @param {Measured} measured
+ * @param {{zoom: number, tabShown: boolean}} tab  tabShown: the active tab of a non-minimized window
+ * @returns {LocationAnswer}
+ */
+export function pageAnswer(measured, tab) {
+  if (measured.status !== "ok") return goneAnswer();
+  // It exists but could not be placed (its measurement did not climb to the top frame).
+  if (!measured.metrics) return { state: "offscreen", rects: [] };
+  const metrics = measured.metrics;
+  const css = measured.merge ? mergeLineRects(measured.rects ?? []) : (measured.rects ?? []).filter(isFiniteRect);
+  const viewport = { x: 0, y: 0, w: metrics.innerWidth, h: metrics.innerHeight };
+  const clip = measured.clip && isFiniteRect(measured.clip) ? measured.clip : viewport;
+  const onScreen = css.some((r) => intersects(r, clip) && intersects(r, viewport));
+  const origin = viewportOrigin(metrics, tab.zoom);
+  const rects = css.map((r) => toPoints(r, origin, tab.zoom));
+  /** @type {LocationAnswer} */
+  const answer = { state: tab.tabShown && onScreen ? "visible" : "offscreen", rects };
+  if (measured.avoid) {
+    const box = boundingBox(rects);
+    if (box) answer.avoid = box;
+  }
+  return answer;
+}
+
+/**
+ * The answer for a Window element: its outer bounds (chrome.windows, already points).
+ * @param {{left?: number, top?: number, width?: number, height?: number, state?: string}} win
+ * @returns {LocationAnswer}
+ */
+export function windowAnswer(win) {
+  const rect = { x: win.left ?? 0, y: win.top ?? 0, w: win.width ?? 0, h: win.height ?? 0 };
+  return { state: win.state === "minimized" ? "offscreen" : "visible", rects: [rect] };
+}

@@ -1,0 +1,150 @@
+// Answers `location` requests from the native host (SPEC §1.2, docs/protocol.md "location").
+//
+//   id ──ids.resolve──► window: chrome.windows bounds (already points)
+//                       tab / selection / frame / field / hover:
+//                         `location.get` to the element's document (by documentId, so a
+//                         navigated document is "gone") ──► content/locate.js measures in CSS px;
+//                         a subframe's measurement climbs the frames and arrives from the top
+//                         frame as `location.measured` {token}
+//                       ──► location.js: × zoom + viewport origin → points, merged lines, state
+//
+// The reply is {location, windowBounds?}: the host adds `window` (the OS window number) by
+// matching windowBounds (points) against the platform's windows (native_host/platform/).
+
+import * as api from "./browser_api.js";
+import { RequestError } from "./native_port.js";
+import { goneAnswer, pageAnswer, windowAnswer } from "./location.js";
+import { withTimeout } from "./selections.js";
+import { ERROR_CODES, LOCATION_GET } from "../protocol.js";
+
+/** @typedef {import("./location.js").LocationAnswer} LocationAnswer */
+/** @typedef {import("./location.js").Measured} Measured */
+/** @typedef {import("./ids.js").IdRegistry} IdRegistry */
+
+/** How long a measurement may take, including its climb through the frames (ms). */
+export const MEASURE_TIMEOUT_MS = 1000;
+
+/** Element ids (SPEC §2). */
+const ID_PATTERN = /^[A-Za-z0-9_-]{1,128}$/;
+
+/**
+ * @typedef {object} LocationReply
+ * @property {LocationAnswer} location
+ * @property {{left: number, top: number, width: number, height: number}} [windowBounds]  points
+ */
+
+export class Locator {
+  /** Measurements climbing through frames, by token. @type {Map<string, {tabId: number, resolve: (m: Measured) => void}>} */
+  #pending = new Map();
+  /** @type {IdRegistry} */
+  #ids;
+
+  /** @param {IdRegistry} ids */
+  constructor(ids) {
+    this.#ids = ids;
+  }
+
+  /**
+   * A top frame's `location.measured` message (content/locate.js).
+   * @param {{tabId?: number, frameId?: number}} sender
+   * @param {unknown} message
+   */
+  onMeasured(sender, message) {
+    if (sender.frameId !== 0 || typeof message !== "object" || message === null) return;
+    const { token, measured } = /** @type {{token?: unknown, measured?: unknown}} */ (message);
+    const waiting = typeof token === "string" ? this.#pending.get(token) : undefined;
+    if (!waiting || waiting.tabId !== sender.tabId || typeof measured !== "object" || measured === null) return;
+    this.#pending.delete(/** @type {string} */ (token));
+    waiting.resolve(/** @type {Measured} */ (measured));
+  }
+
+  /**
+   * Locate the element `elementId` names.
+   * @param {unknown} elementId
+   * @returns {Promise<LocationReply>}
+   * @throws {RequestError} `invalid_id` (malformed) or `unknown_id` (never issued by this instance)
+   */
+  async locate(elementId) {
+    if (typeof elementId !== "string" || !ID_PATTERN.test(elementId)) {
+      throw new RequestError(ERROR_CODES.invalidId, "The id does not match ^[A-Za-z0-9_-]{1,128}$.");
+    }
+    if (elementId === "app") return this.#locateApp();
+    const target = this.#ids.resolve(elementId);
+    if (!target) throw new RequestError(ERROR_CODES.unknownId, "This provider instance never issued that id.");
+    if (target.kind === "window") {
+      const win = await api.getWindow(target.windowId);
+      return win ? { location: windowAnswer(win), windowBounds: bounds(win) } : { location: goneAnswer() };
+    }
+    const tab = await api.getTab(target.tabId);
+    if (!tab || tab.windowId === undefined) return { location: goneAnswer() };
+    const win = await api.getWindow(tab.windowId);
+    if (!win) return { location: goneAnswer() };
+    const windowBounds = bounds(win);
+    /** @type {Measured | null} */
+    let measured;
+    if (target.kind === "tab") {
+      measured = await this.#measure(target.tabId, null, { kind: "page" });
+      if (!measured) return { location: { state: "offscreen", rects: [] }, windowBounds };
+    } else {
+      const wanted = target.kind === "selection" || target.kind === "field" || target.kind === "hover" ? { kind: target.kind, key: target.key } : { kind: "frame" };
+      measured = await this.#measure(target.tabId, target.documentId, wanted);
+      if (!measured) return { location: goneAnswer() }; // the document is gone (navigated, closed)
+    }
+    const zoom = await api.getZoom(target.tabId);
+    const tabShown = Boolean(tab.active) && win.state !== "minimized";
+    return { location: pageAnswer(measured, { zoom, tabShown }), windowBounds };
+  }
+
+  /** @returns {Promise<LocationReply>} the Application: the bounds of every normal window */
+  async #locateApp() {
+    const windows = (await api.normalWindows()).filter((w) => !w.incognito);
+    const rects = windows.map((w) => windowAnswer(w).rects[0]);
+    const shown = windows.some((w) => w.state !== "minimized");
+    return { location: { state: windows.length === 0 ? "gone" : shown ? "visible" : "offscreen", rects } };
+  }
+
+  /**
+   * Ask the document (or the tab's top frame when `documentId` is null) to measure `target`.
+   * @param {number} tabId
+   * @param {string | null} documentId
+   * @param {{kind: string, key?: number}} target
+   * @returns {Promise<Measured | null>} null when the document cannot be reached
+   */
+  async #measure(tabId, documentId, target) {
+    const token = crypto.randomUUID();
+    /** @type {Promise<Measured>} */
+    const climbed = new Promise((resolve) => this.#pending.set(token, { tabId, resolve }));
+    const message = { type: LOCATION_GET, target, token };
+    try {
+      let reply;
+      try {
+        reply = await withTimeout(
+          documentId === null ? api.sendToTopFrame(tabId, message) : api.sendToDocument(tabId, documentId, message),
+          MEASURE_TIMEOUT_MS,
+        );
+      } catch {
+        return null;
+      }
+      if (typeof reply !== "object" || reply === null) return null;
+      if ("measured" in reply) return /** @type {Measured} */ (reply.measured);
+      if (!("pending" in reply)) return null;
+      try {
+        return await withTimeout(climbed, MEASURE_TIMEOUT_MS);
+      } catch {
+        // The document answered, but its measurement did not come back through the parent
+        // frames (a parent without the content script): it exists, it cannot be placed.
+        return { status: "ok", rects: [] };
+      }
+    } finally {
+      this.#pending.delete(token);
+    }
+  }
+}
+
+/**
+ * @param {{left?: number, top?: number, width?: number, height?: number}} win
+ * @returns {{left: number, top: number, width: number, height: number}}
+ */
+function bounds(win) {
+  return { left: win.left ?? 0, top: win.top ?? 0, width: win.width ?? 0, height: win.height ?? 0 };
+}
