@@ -10,6 +10,7 @@ provider the way a real host would::
     choose_provider(pid)        --pid, else the front app (X11), else the only usable provider
     open_session(descriptor)    MCP over Streamable HTTP: bearer token, no Origin, time limits
       └─ ProviderSession.current()   answer's instance/protocol must equal the descriptor's
+      └─ ProviderSession.location()  where an element is (SPEC §1.2)
     IdBook                      (provider pid, instance) for every id seen; a restart forgets ids
 
 `HostClient` bundles these for a host that keeps running; `current_sync` & co. are thin
@@ -45,7 +46,7 @@ from pydantic import ValidationError
 from native_host import paths
 from native_host.browser_identity import kind_for
 from native_host.errors import ProviderRejected, ProviderUnavailable, WebctxError
-from native_host.wire import PROTOCOL_VERSION, CurrentAnswer, Descriptor, Element
+from native_host.wire import PROTOCOL_VERSION, CurrentAnswer, Descriptor, Element, LocationAnswer
 
 __all__ = [
     "DEFAULT_TIMEOUT_S",
@@ -71,6 +72,7 @@ __all__ = [
     "iter_elements",
     "list_tools_sync",
     "listener_pids",
+    "locate_sync",
     "open_session",
     "protocol_supported",
 ]
@@ -590,6 +592,35 @@ class ProviderSession:
             self.id_book.record(self.descriptor, answer)
         return CurrentResult(self.descriptor, answer, raw)
 
+    async def location(self, id_: str) -> LocationAnswer:
+        """Call `location` for `id_` (SPEC §1.2) and return the checked answer (rects in points).
+
+        Raises WebctxError with `.code` `unknown_id` / `invalid_id` when the provider refuses the id,
+        ProviderUnavailable on other `isError` results or transport failures, ProviderRejected
+        (`invalid_answer`) when the answer is not a location.
+        """
+        result = await self.call_tool("location", {"id": id_})
+        structured = result.structured_content
+        if result.is_error:
+            error = structured.get("error") if isinstance(structured, dict) else None
+            code = error.get("code") if isinstance(error, dict) else None
+            if code in ("unknown_id", "invalid_id"):
+                raise WebctxError(
+                    f"{self.descriptor.name} does not know the id {id_!r} ({code}); treat the element as "
+                    "gone and ask `current` again.",
+                    code=str(code),
+                )
+            reason = _result_text(result) or "no reason given"
+            raise ProviderUnavailable(f"{self.descriptor.name} could not answer `location`: {reason}.")
+        try:
+            return LocationAnswer.model_validate(structured)
+        except ValidationError as exc:
+            raise ProviderRejected(
+                f"{self.descriptor.name} answered `location` with something that is not a location "
+                f"({exc.error_count()} problem(s)); the answer was dropped.",
+                reason="invalid_answer",
+            ) from None
+
     async def call_tool(self, name: str, arguments: dict[str, Any] | None = None) -> types.CallToolResult:
         """Call MCP tool `name` with `arguments` (an object); return the result as is (`isError`
         results included). Raises ProviderUnavailable on timeout/transport failure and WebctxError
@@ -781,6 +812,23 @@ class HostClient:
         async with self.session(pid) as s:
             return await s.list_tools()
 
+    async def location(self, id_: str) -> LocationAnswer:
+        """Locate `id_` on the provider that issued it (SPEC §7: the id goes only to its own
+        provider, and only while that provider runs the same instance).
+
+        An id no live provider issued (never seen, or its provider quit or restarted) is answered
+        `gone` without asking anyone, as the concepts page's "Keep the provider with the id" asks.
+        Other errors as `ProviderSession.location`.
+        """
+        try:
+            owner = self.owner_of(id_)
+        except ProviderRejected:
+            return LocationAnswer(state="gone", rects=[])
+        async with self.session(owner.pid) as s:
+            if s.descriptor.instance != owner.instance:
+                return LocationAnswer(state="gone", rects=[])
+            return await s.location(id_)
+
     def owner_of(self, id_: str) -> IdOwner:
         """The live provider that issued `id_`, after re-reading the providers folder.
 
@@ -844,3 +892,30 @@ def list_tools_sync(
     """Blocking `HostClient.list_tools` for the CLI."""
     client = HostClient(folder=folder, mode=mode, timeout_s=timeout_s)
     return asyncio.run(client.list_tools(pid))
+
+
+def locate_sync(
+    id_: str,
+    *,
+    pid: int | None = None,
+    instance: str | None = None,
+    folder: Path | None = None,
+    mode: ConnectMode = "auto",
+    timeout_s: float = DEFAULT_TIMEOUT_S,
+) -> tuple[Descriptor, LocationAnswer]:
+    """Blocking `location` for the CLI (a one-shot process keeps no IdBook between runs).
+
+    With `instance` (as `webctx context` printed it), the id is only sent when the chosen
+    provider still runs that instance; otherwise the element is `gone` (SPEC §7). Without it,
+    the id goes to the chosen provider as is, and an id it never issued is its `unknown_id` error.
+    """
+
+    async def run() -> tuple[Descriptor, LocationAnswer]:
+        client = HostClient(folder=folder, mode=mode, timeout_s=timeout_s)
+        descriptor = client.choose(pid)
+        if instance is not None and descriptor.instance != instance:
+            return descriptor, LocationAnswer(state="gone", rects=[])
+        async with open_session(descriptor, mode=mode, timeout_s=timeout_s) as session:
+            return descriptor, await session.location(id_)
+
+    return asyncio.run(run())

@@ -71,10 +71,27 @@ def page_server() -> Iterator[str]:
     server.server_close()
 
 
+@pytest.fixture(scope="session")
+def other_origin() -> Iterator[str]:
+    """tests/pages again, as a second origin: `http://localhost:<another port>` (cross-origin
+    iframes; SPEC §2)."""
+    handler = functools.partial(_QuietHandler, directory=str(PAGES))
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    yield f"http://localhost:{server.server_address[1]}"
+    server.shutdown()
+    server.server_close()
+
+
 @contextlib.asynccontextmanager
-async def launched_browser(user_data_dir: Path) -> AsyncIterator[RunningBrowser]:
+async def launched_browser(
+    user_data_dir: Path, *, extra_args: tuple[str, ...] = (), real_window: bool = False
+) -> AsyncIterator[RunningBrowser]:
     """Chromium on a fresh profile at `user_data_dir` with the extension loaded and its native host
-    registered; closed (and its native hosts ended) after. Tests that restart the browser call it."""
+    registered; closed (and its native hosts ended) after. Tests that restart the browser call it.
+    `real_window`: no Playwright viewport emulation, so the page sees the window's real geometry and
+    device scale factor (the `location` tests need that); `extra_args` go to Chromium."""
     seed_profile(user_data_dir)
     install_host_manifest(user_data_dir)
     providers = paths.providers_dir()
@@ -85,7 +102,8 @@ async def launched_browser(user_data_dir: Path) -> AsyncIterator[RunningBrowser]
                 str(user_data_dir),
                 executable_path=CHROMIUM,
                 headless=True,
-                args=BROWSER_ARGS,
+                args=[*BROWSER_ARGS, *extra_args],
+                no_viewport=real_window,
                 env=dict(os.environ),
             )
             try:
