@@ -258,3 +258,167 @@ async def test_window_and_page_locations(
     assert where["state"] == "visible"
     assert close(where["rects"][0], {"x": ORIGIN[0], "y": ORIGIN[1], "w": inner[0], "h": inner[1]}), where
     assert "window" not in where, "headless: no OS window"
+
+
+def frame_of(page: Page, url_part: str) -> Any:
+    """The page's frame whose url contains `url_part`."""
+    [frame] = [f for f in page.frames if f != page.main_frame and url_part in f.url]
+    return frame
+
+
+async def wait_for_frame(page: Page, url_part: str) -> Any:
+    async with asyncio.timeout(10):
+        while not [f for f in page.frames if f != page.main_frame and url_part in f.url]:
+            await asyncio.sleep(0.05)
+        frame = frame_of(page, url_part)
+        await frame.wait_for_load_state()
+        return frame
+
+
+@pytest.mark.parametrize("origin", ["same", "cross"])
+async def test_a_selection_in_an_iframe_sits_in_a_frame_group_and_is_located_through_it(
+    tab: Page,
+    page_server: str,
+    other_origin: str,
+    host: HostClient,
+    shared: tuple[RunningBrowser, Descriptor],
+    origin: str,
+) -> None:
+    frame_url = f"{page_server if origin == 'same' else other_origin}/frame.html"
+    await tab.goto(f"{page_server}/pointing.html?frame={frame_url}")
+    await tab.bring_to_front()
+    frame = await wait_for_frame(tab, "frame.html")
+    await frame.evaluate(
+        """() => { const r = document.createRange(); r.selectNodeContents(document.getElementById('inner'));
+           getSelection().removeAllRanges(); getSelection().addRange(r); }"""
+    )
+    width = await frame.evaluate(
+        "() => { const r = document.createRange(); r.selectNodeContents(document.getElementById('inner'));"
+        " return r.getBoundingClientRect().width; }"
+    )
+    page = our_page(await ask(host, shared), "pointing.html?frame=")
+    group = find_one(page, lambda e: e.get("subrole") == "frame")
+    assert group["role"] == "Group" and group["url"] == frame_url
+    [text] = [c for c in group["children"] if c["role"] == "Text"]
+    assert text["content"] == [{"type": "text", "text": "Words inside the frame"}]
+    # The iframe's content box is at (300, 200) CSS px; the text at (10, 30) inside it.
+    where = await locate(host, text["id"])
+    x0, y0 = ORIGIN
+    assert where["state"] == "visible"
+    assert close(where["rects"][0], {"x": x0 + 310, "y": y0 + 230, "w": width, "h": 19}), where
+    frame_where = await locate(host, group["id"])
+    assert close(frame_where["rects"][0], {"x": x0 + 300, "y": y0 + 200, "w": 400, "h": 150}), frame_where
+
+
+async def test_selections_in_fields_contenteditable_and_shadow_roots(
+    tab: Page, page_server: str, host: HostClient, shared: tuple[RunningBrowser, Descriptor]
+) -> None:
+    await tab.goto(f"{page_server}/pointing.html?fields")
+    await tab.bring_to_front()
+
+    # An <input>: the selection (selectionStart/End) sits in the focused textbox Group.
+    await tab.evaluate("() => { const f = document.getElementById('name'); f.focus(); f.setSelectionRange(8, 15); }")
+    page = our_page(await ask(host, shared), "?fields")
+    box = find_one(page, lambda e: e.get("subrole") == "textbox")
+    assert box["focused"] is True and box["title"] == "Your name"
+    assert box["content"] == [{"type": "text", "text": "Charles Babbage"}]
+    [text] = box["children"]
+    assert text["content"] == [{"type": "text", "text": "Babbage"}] and text["selected"] is True
+    assert [e["role"] for e in find_all(page, lambda e: bool(e.get("focused")))] == ["Page", "Group"]
+    field_rect = await tab.evaluate(
+        "() => { const r = document.getElementById('name').getBoundingClientRect(); return [r.x, r.y, r.width, r.height]; }"
+    )
+    where = await locate(host, text["id"])
+    x0, y0 = ORIGIN
+    expected = {"x": x0 + field_rect[0], "y": y0 + field_rect[1], "w": field_rect[2], "h": field_rect[3]}
+    assert close(where["rects"][0], expected), where
+    assert close((await locate(host, box["id"]))["rects"][0], expected)
+    # Typing before the field selection moves it; it keeps naming "Babbage".
+    await tab.evaluate(
+        """() => { const f = document.getElementById('name'); f.value = 'Mr ' + f.value;
+           f.dispatchEvent(new Event('input', {bubbles: true})); f.setSelectionRange(0, 2); }"""
+    )
+    assert (await locate(host, text["id"]))["state"] == "visible"
+    await tab.evaluate(
+        """() => { const f = document.getElementById('name'); f.value = 'Mr Charles';
+           f.dispatchEvent(new Event('input', {bubbles: true})); }"""
+    )
+    assert (await locate(host, text["id"]))["state"] == "gone"
+
+    # A <textarea>.
+    await tab.evaluate("() => { const f = document.getElementById('notes'); f.focus(); f.setSelectionRange(0, 10); }")
+    box = find_one(our_page(await ask(host, shared), "?fields"), lambda e: e.get("subrole") == "textbox")
+    assert box["title"] == "Notes" and box["children"][0]["content"][0]["text"] == "first line"
+
+    # contenteditable: a DOM range inside the editing host's textbox Group.
+    await tab.evaluate(
+        """() => { const e = document.getElementById('editor'); e.focus(); const r = document.createRange();
+           r.setStart(e.firstChild, 9); r.setEnd(e.firstChild, 14); getSelection().removeAllRanges(); getSelection().addRange(r); }"""
+    )
+    box = find_one(our_page(await ask(host, shared), "?fields"), lambda e: e.get("subrole") == "textbox")
+    assert box["focused"] is True and box["content"][0]["text"] == "Editable words here"
+    assert box["children"][0]["content"][0]["text"] == "words"
+
+    # An open shadow root.
+    await tab.evaluate(
+        """() => { document.activeElement.blur(); const p = document.getElementById('host').shadowRoot.getElementById('shadowed');
+           const r = document.createRange(); r.setStart(p.firstChild, 5); r.setEnd(p.firstChild, 11);
+           getSelection().removeAllRanges(); getSelection().addRange(r); }"""
+    )
+    [text] = selected_texts(await ask(host, shared))
+    assert text["content"][0]["text"] == "inside"
+    assert (await locate(host, text["id"]))["state"] == "visible"
+
+
+async def test_sensitive_fields_report_no_text_and_no_selection(
+    tab: Page, page_server: str, host: HostClient, shared: tuple[RunningBrowser, Descriptor]
+) -> None:
+    await tab.goto(f"{page_server}/pointing.html?secret")
+    await tab.bring_to_front()
+    for field in ("secret", "card"):
+        await tab.evaluate(
+            "(id) => { const f = document.getElementById(id); f.focus(); f.select(); }", field
+        )
+        answer = await ask(host, shared)
+        box = find_one(our_page(answer, "?secret"), lambda e: e.get("subrole") == "textbox")
+        assert box["focused"] is True
+        assert "content" not in box and "children" not in box
+        assert selected_texts(answer) == []
+        assert "hunter2" not in str(answer) and "4111" not in str(answer)
+
+
+async def test_the_caret_in_a_field_is_a_focused_textbox_at_the_end_of_the_focus_path(
+    tab: Page, page_server: str, other_origin: str, host: HostClient, shared: tuple[RunningBrowser, Descriptor]
+) -> None:
+    await tab.goto(f"{page_server}/pointing.html?frame={other_origin}/frame.html")
+    await tab.bring_to_front()
+    frame = await wait_for_frame(tab, "frame.html")
+    await frame.click("#framefield")
+    answer = await ask(host, shared)
+    focused = find_all(answer["root"], lambda e: bool(e.get("focused")))
+    assert [e["role"] for e in focused] == ["Window", "Page", "Group", "Group"]
+    assert focused[2]["subrole"] == "frame" and focused[3]["subrole"] == "textbox"
+    assert focused[3]["content"] == [{"type": "text", "text": "frame field"}]
+
+
+async def test_hover_marks_the_innermost_link_or_image_only(
+    tab: Page, page_server: str, host: HostClient, shared: tuple[RunningBrowser, Descriptor]
+) -> None:
+    await tab.goto(f"{page_server}/pointing.html?hover")
+    await tab.bring_to_front()
+    await tab.hover("#link")
+    answer = await ask(host, shared)
+    [hovered] = find_all(answer["root"], lambda e: bool(e.get("hovered")))
+    assert hovered["role"] == "Link" and hovered["title"] == "Next page"
+    assert hovered["url"] == f"{page_server}/other.html"
+    box = await tab.evaluate(
+        "() => { const r = document.getElementById('link').getBoundingClientRect(); return [r.x, r.y, r.width, r.height]; }"
+    )
+    where = await locate(host, hovered["id"])
+    x0, y0 = ORIGIN
+    assert close(where["rects"][0], {"x": x0 + box[0], "y": y0 + box[1], "w": box[2], "h": box[3]}), where
+    await tab.hover("#img")
+    [hovered] = find_all((await ask(host, shared))["root"], lambda e: bool(e.get("hovered")))
+    assert hovered["role"] == "Image" and hovered["title"] == "A small square"
+    await tab.mouse.move(5, 5)
+    assert find_all((await ask(host, shared))["root"], lambda e: bool(e.get("hovered"))) == []
