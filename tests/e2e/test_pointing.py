@@ -4,7 +4,7 @@ hover, `lang` (SPEC §2), and where it all is on screen (`location`, SPEC §1.2)
 One browser serves the whole module (launching one costs seconds): a headless Chromium without
 Playwright's viewport emulation, its window at (100, 50) points, so pages see the real window
 geometry. Headless Chromium draws no toolbars but reports its viewport 87 points below the window's
-top (chromium-recipe.md §3: inner height = outer height − 87), so the viewport's screen origin is
+top (chromium-recipe.md §3: inner height = outer height - 87), so the viewport's screen origin is
 (100, 137) points. Each test opens its own tab and closes it.
 """
 
@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import AsyncIterator
-from pathlib import Path
 from typing import Any
 
 import pytest
@@ -23,9 +22,12 @@ from native_host.host_client import HostClient
 from native_host.wire import Descriptor
 from tests.e2e.conftest import launched_browser
 from tests.e2e.harness import RunningBrowser
-from tests.e2e.tree import find_all, find_one, selected_texts, walk
+from tests.e2e.tree import find_all, find_one, selected_texts
 
 pytestmark = pytest.mark.asyncio(loop_scope="module")
+
+Shared = tuple[RunningBrowser, Descriptor]
+"""The module's browser and its provider's descriptor."""
 
 WINDOW_X, WINDOW_Y = 100, 50
 """Where `--window-position` puts the window, in points."""
@@ -37,7 +39,7 @@ TOLERANCE_PT = 1.0
 
 
 @pytest_asyncio.fixture(scope="module", loop_scope="module")
-async def shared(tmp_path_factory: pytest.TempPathFactory) -> AsyncIterator[tuple[RunningBrowser, Descriptor]]:
+async def shared(tmp_path_factory: pytest.TempPathFactory) -> AsyncIterator[Shared]:
     """The module's browser and its provider's descriptor."""
     udd = tmp_path_factory.mktemp("pointing") / "udd"
     args = (f"--window-position={WINDOW_X},{WINDOW_Y}", "--window-size=900,700")
@@ -47,7 +49,7 @@ async def shared(tmp_path_factory: pytest.TempPathFactory) -> AsyncIterator[tupl
 
 
 @pytest_asyncio.fixture(loop_scope="module")
-async def tab(shared: tuple[RunningBrowser, Descriptor]) -> AsyncIterator[Page]:
+async def tab(shared: Shared) -> AsyncIterator[Page]:
     """A new tab of the module's browser, closed after the test."""
     page = await shared[0].context.new_page()
     try:
@@ -58,12 +60,12 @@ async def tab(shared: tuple[RunningBrowser, Descriptor]) -> AsyncIterator[Page]:
 
 
 @pytest_asyncio.fixture(loop_scope="module")
-async def host(shared: tuple[RunningBrowser, Descriptor]) -> HostClient:
+async def host(shared: Shared) -> HostClient:
     """The reference desktop host, reading the module browser's providers folder."""
     return HostClient(folder=shared[0].providers, timeout_s=10.0)
 
 
-async def ask(host: HostClient, shared: tuple[RunningBrowser, Descriptor]) -> dict[str, Any]:
+async def ask(host: HostClient, shared: Shared) -> dict[str, Any]:
     """`current` through the reference host, after the 50 ms the SPEC allows (§4 freshness)."""
     await asyncio.sleep(0.06)
     result = await host.current(shared[1].pid)
@@ -78,6 +80,25 @@ async def locate(host: HostClient, element_id: str) -> dict[str, Any]:
 def our_page(answer: dict[str, Any], url_part: str) -> dict[str, Any]:
     """The Page element whose url contains `url_part`."""
     return find_one(answer["root"], lambda e: e["role"] == "Page" and url_part in e.get("url", ""))
+
+
+async def select_in_field(page: Page, element_id: str, start: int, end: int) -> None:
+    """Focus an input/textarea and select `[start, end)` of its value."""
+    await page.evaluate(
+        "([id, a, b]) => { const f = document.getElementById(id); f.focus(); f.setSelectionRange(a, b); }",
+        [element_id, start, end],
+    )
+
+
+async def box_css(page: Page, element_id: str) -> list[float]:
+    """`[x, y, w, h]` of the element's border box, CSS px in the viewport, as the page measures it."""
+    return list(
+        await page.evaluate(
+            "(id) => { const r = document.getElementById(id).getBoundingClientRect();"
+            " return [r.x, r.y, r.width, r.height]; }",
+            element_id,
+        )
+    )
 
 
 def close(actual: dict[str, float], expected: dict[str, float]) -> bool:
@@ -97,14 +118,15 @@ async def line_widths_css(page: Page) -> tuple[float, float]:
         await page.evaluate(
             """() => { const w = (node, a, b) => { const r = document.createRange();
               r.setStart(node, a); r.setEnd(node, b); return r.getBoundingClientRect().width; };
-              const l1 = document.getElementById('line1').firstChild, l2 = document.getElementById('line2').firstChild;
+              const l1 = document.getElementById('line1').firstChild;
+              const l2 = document.getElementById('line2').firstChild;
               return [w(l1, 0, l1.length), w(l2, 0, 3)]; }"""
         )
     )
 
 
 async def test_a_two_line_selection_is_located_one_rect_per_line_in_points(
-    tab: Page, page_server: str, host: HostClient, shared: tuple[RunningBrowser, Descriptor]
+    tab: Page, page_server: str, host: HostClient, shared: Shared
 ) -> None:
     await tab.goto(f"{page_server}/pointing.html")
     await tab.evaluate(SELECT_BOTH_LINES)
@@ -123,7 +145,7 @@ async def test_a_two_line_selection_is_located_one_rect_per_line_in_points(
     assert close(where["avoid"], {"x": x0 + 100, "y": y0 + 50, "w": max(w1, w2), "h": 40}), where
 
 
-async def set_zoom(shared: tuple[RunningBrowser, Descriptor], factor: float) -> None:
+async def set_zoom(shared: Shared, factor: float) -> None:
     """chrome.tabs.setZoom on the active tab (the way the user's Ctrl+/- does it)."""
     await shared[0].worker_eval(
         """async (f) => { const [t] = await chrome.tabs.query({active: true, lastFocusedWindow: true});
@@ -133,7 +155,7 @@ async def set_zoom(shared: tuple[RunningBrowser, Descriptor], factor: float) -> 
 
 
 async def test_at_150_percent_zoom_css_px_become_one_and_a_half_points(
-    tab: Page, page_server: str, host: HostClient, shared: tuple[RunningBrowser, Descriptor]
+    tab: Page, page_server: str, host: HostClient, shared: Shared
 ) -> None:
     await tab.goto(f"{page_server}/pointing.html?zoom")
     await tab.bring_to_front()
@@ -156,7 +178,7 @@ async def test_at_150_percent_zoom_css_px_become_one_and_a_half_points(
 
 
 async def test_scrolled_out_offscreen_back_visible_background_tab_offscreen(
-    tab: Page, page_server: str, host: HostClient, shared: tuple[RunningBrowser, Descriptor]
+    tab: Page, page_server: str, host: HostClient, shared: Shared
 ) -> None:
     await tab.goto(f"{page_server}/pointing.html?states")
     await tab.bring_to_front()
@@ -181,13 +203,14 @@ async def test_scrolled_out_offscreen_back_visible_background_tab_offscreen(
 
 
 async def test_ids_follow_their_passage_through_edits_and_are_gone_when_it_is(
-    tab: Page, page_server: str, host: HostClient, shared: tuple[RunningBrowser, Descriptor]
+    tab: Page, page_server: str, host: HostClient, shared: Shared
 ) -> None:
     await tab.goto(f"{page_server}/pointing.html?edits")
     await tab.bring_to_front()
     await tab.evaluate(
-        """() => { const t = document.getElementById('line2').firstChild; const r = document.createRange();
-           r.setStart(t, 4); r.setEnd(t, 7); getSelection().removeAllRanges(); getSelection().addRange(r); }"""
+        """() => { const t = document.getElementById('line2').firstChild;
+           const r = document.createRange(); r.setStart(t, 4); r.setEnd(t, 7);
+           getSelection().removeAllRanges(); getSelection().addRange(r); }"""
     )
     [first] = selected_texts(await ask(host, shared))
     assert first["content"][0]["text"] == "the"
@@ -202,18 +225,19 @@ async def test_ids_follow_their_passage_through_edits_and_are_gone_when_it_is(
     # Text inserted before the passage: its rect moves right by the inserted text's width.
     shift = await tab.evaluate(
         """() => { const t = document.getElementById('line2').firstChild; t.insertData(0, 'XXXX');
-           const r = document.createRange(); r.setStart(t, 0); r.setEnd(t, 4); return r.getBoundingClientRect().width; }"""
+           const r = document.createRange(); r.setStart(t, 0); r.setEnd(t, 4);
+           return r.getBoundingClientRect().width; }"""
     )
     moved = (await locate(host, first["id"]))["rects"][0]
     assert close(moved, {**before, "x": before["x"] + shift}), (before, moved, shift)
 
     # The passage deleted: gone, no rects.
-    await tab.evaluate("() => { const t = document.getElementById('line2').firstChild; t.deleteData(0, 12); }")
+    await tab.evaluate("() => document.getElementById('line2').firstChild.deleteData(0, 12)")
     assert await locate(host, first["id"]) == {"state": "gone", "rects": []}
 
 
 async def test_closed_tab_and_navigated_document_are_gone(
-    page_server: str, host: HostClient, shared: tuple[RunningBrowser, Descriptor]
+    page_server: str, host: HostClient, shared: Shared
 ) -> None:
     page = await shared[0].context.new_page()
     await page.goto(f"{page_server}/pointing.html?gone")
@@ -229,7 +253,7 @@ async def test_closed_tab_and_navigated_document_are_gone(
 
 
 async def test_unknown_and_malformed_ids_are_errors(
-    host: HostClient, shared: tuple[RunningBrowser, Descriptor]
+    host: HostClient, shared: Shared
 ) -> None:
     from native_host.host_client import open_session
 
@@ -244,7 +268,7 @@ async def test_unknown_and_malformed_ids_are_errors(
 
 
 async def test_window_and_page_locations(
-    tab: Page, page_server: str, host: HostClient, shared: tuple[RunningBrowser, Descriptor]
+    tab: Page, page_server: str, host: HostClient, shared: Shared
 ) -> None:
     await tab.goto(f"{page_server}/pointing.html?window")
     await tab.bring_to_front()
@@ -281,7 +305,7 @@ async def test_a_selection_in_an_iframe_sits_in_a_frame_group_and_is_located_thr
     page_server: str,
     other_origin: str,
     host: HostClient,
-    shared: tuple[RunningBrowser, Descriptor],
+    shared: Shared,
     origin: str,
 ) -> None:
     frame_url = f"{page_server if origin == 'same' else other_origin}/frame.html"
@@ -311,13 +335,13 @@ async def test_a_selection_in_an_iframe_sits_in_a_frame_group_and_is_located_thr
 
 
 async def test_selections_in_fields_contenteditable_and_shadow_roots(
-    tab: Page, page_server: str, host: HostClient, shared: tuple[RunningBrowser, Descriptor]
+    tab: Page, page_server: str, host: HostClient, shared: Shared
 ) -> None:
     await tab.goto(f"{page_server}/pointing.html?fields")
     await tab.bring_to_front()
 
     # An <input>: the selection (selectionStart/End) sits in the focused textbox Group.
-    await tab.evaluate("() => { const f = document.getElementById('name'); f.focus(); f.setSelectionRange(8, 15); }")
+    await select_in_field(tab, "name", 8, 15)
     page = our_page(await ask(host, shared), "?fields")
     box = find_one(page, lambda e: e.get("subrole") == "textbox")
     assert box["focused"] is True and box["title"] == "Your name"
@@ -325,9 +349,7 @@ async def test_selections_in_fields_contenteditable_and_shadow_roots(
     [text] = box["children"]
     assert text["content"] == [{"type": "text", "text": "Babbage"}] and text["selected"] is True
     assert [e["role"] for e in find_all(page, lambda e: bool(e.get("focused")))] == ["Page", "Group"]
-    field_rect = await tab.evaluate(
-        "() => { const r = document.getElementById('name').getBoundingClientRect(); return [r.x, r.y, r.width, r.height]; }"
-    )
+    field_rect = await box_css(tab, "name")
     where = await locate(host, text["id"])
     x0, y0 = ORIGIN
     expected = {"x": x0 + field_rect[0], "y": y0 + field_rect[1], "w": field_rect[2], "h": field_rect[3]}
@@ -346,14 +368,15 @@ async def test_selections_in_fields_contenteditable_and_shadow_roots(
     assert (await locate(host, text["id"]))["state"] == "gone"
 
     # A <textarea>.
-    await tab.evaluate("() => { const f = document.getElementById('notes'); f.focus(); f.setSelectionRange(0, 10); }")
+    await select_in_field(tab, "notes", 0, 10)
     box = find_one(our_page(await ask(host, shared), "?fields"), lambda e: e.get("subrole") == "textbox")
     assert box["title"] == "Notes" and box["children"][0]["content"][0]["text"] == "first line"
 
     # contenteditable: a DOM range inside the editing host's textbox Group.
     await tab.evaluate(
         """() => { const e = document.getElementById('editor'); e.focus(); const r = document.createRange();
-           r.setStart(e.firstChild, 9); r.setEnd(e.firstChild, 14); getSelection().removeAllRanges(); getSelection().addRange(r); }"""
+           r.setStart(e.firstChild, 9); r.setEnd(e.firstChild, 14);
+           getSelection().removeAllRanges(); getSelection().addRange(r); }"""
     )
     box = find_one(our_page(await ask(host, shared), "?fields"), lambda e: e.get("subrole") == "textbox")
     assert box["focused"] is True and box["content"][0]["text"] == "Editable words here"
@@ -361,7 +384,8 @@ async def test_selections_in_fields_contenteditable_and_shadow_roots(
 
     # An open shadow root.
     await tab.evaluate(
-        """() => { document.activeElement.blur(); const p = document.getElementById('host').shadowRoot.getElementById('shadowed');
+        """() => { document.activeElement.blur();
+           const p = document.getElementById('host').shadowRoot.getElementById('shadowed');
            const r = document.createRange(); r.setStart(p.firstChild, 5); r.setEnd(p.firstChild, 11);
            getSelection().removeAllRanges(); getSelection().addRange(r); }"""
     )
@@ -371,7 +395,7 @@ async def test_selections_in_fields_contenteditable_and_shadow_roots(
 
 
 async def test_sensitive_fields_report_no_text_and_no_selection(
-    tab: Page, page_server: str, host: HostClient, shared: tuple[RunningBrowser, Descriptor]
+    tab: Page, page_server: str, host: HostClient, shared: Shared
 ) -> None:
     await tab.goto(f"{page_server}/pointing.html?secret")
     await tab.bring_to_front()
@@ -388,7 +412,7 @@ async def test_sensitive_fields_report_no_text_and_no_selection(
 
 
 async def test_the_caret_in_a_field_is_a_focused_textbox_at_the_end_of_the_focus_path(
-    tab: Page, page_server: str, other_origin: str, host: HostClient, shared: tuple[RunningBrowser, Descriptor]
+    tab: Page, page_server: str, other_origin: str, host: HostClient, shared: Shared
 ) -> None:
     await tab.goto(f"{page_server}/pointing.html?frame={other_origin}/frame.html")
     await tab.bring_to_front()
@@ -402,7 +426,7 @@ async def test_the_caret_in_a_field_is_a_focused_textbox_at_the_end_of_the_focus
 
 
 async def test_hover_marks_the_innermost_link_or_image_only(
-    tab: Page, page_server: str, host: HostClient, shared: tuple[RunningBrowser, Descriptor]
+    tab: Page, page_server: str, host: HostClient, shared: Shared
 ) -> None:
     await tab.goto(f"{page_server}/pointing.html?hover")
     await tab.bring_to_front()
@@ -411,9 +435,7 @@ async def test_hover_marks_the_innermost_link_or_image_only(
     [hovered] = find_all(answer["root"], lambda e: bool(e.get("hovered")))
     assert hovered["role"] == "Link" and hovered["title"] == "Next page"
     assert hovered["url"] == f"{page_server}/other.html"
-    box = await tab.evaluate(
-        "() => { const r = document.getElementById('link').getBoundingClientRect(); return [r.x, r.y, r.width, r.height]; }"
-    )
+    box = await box_css(tab, "link")
     where = await locate(host, hovered["id"])
     x0, y0 = ORIGIN
     assert close(where["rects"][0], {"x": x0 + box[0], "y": y0 + box[1], "w": box[2], "h": box[3]}), where
