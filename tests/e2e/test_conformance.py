@@ -1,6 +1,6 @@
 """The conformance kit against webctx's real browser provider: every rule passes (issue #6).
 
-`location` is not offered yet, so its rules are skipped; warnings (latency on a busy machine) are
+`location` is offered, so its rules run against the real ids; warnings (latency on a busy machine) are
 printed, not failed. The same run goes through the `webctx conformance` command line.
 """
 
@@ -38,7 +38,10 @@ async def test_the_real_browser_provider_conforms(browser: RunningBrowser, page_
             print(f"conformance warning: {result.rule}: {result.message}")
     assert report.result("descriptor.bundle_id").status == "pass"
     assert report.result("current.focus_path").status == "pass"
-    assert report.result("location.shape").message == "not offered"
+    assert report.result("location.shape").status == "pass"
+    assert report.result("location.unknown_id").status == "pass"
+    assert report.result("location.malformed_id").status == "pass"
+    assert report.result("location.foreign_id").status == "pass"
 
     webctx = Path(sys.executable).with_name("webctx")
     proc = await asyncio.create_subprocess_exec(
