@@ -2,7 +2,8 @@
 # Set up webctx in this checkout. Safe to run again: each step is skipped when already done.
 #
 #   ./scripts/setup.sh               a Chromium-family browser, .venv (Python >= 3.11), `pip install -e .`
-#   ./scripts/setup.sh --with-tests  the same with the test extras (`-e ".[test]"`) and `npm ci`
+#   ./scripts/setup.sh --with-tests  the same with the test extras (`-e ".[test]"`), `npm ci`, and
+#                                    Xvfb (apt-get) for the X11 `location` test
 #
 # Then: .venv/bin/webctx demo
 set -euo pipefail
@@ -14,7 +15,7 @@ for arg in "$@"; do
   case "$arg" in
     --with-tests) with_tests=1 ;;
     -h | --help)
-      sed -n '2,7p' "$0" | sed 's/^# \{0,1\}//'
+      sed -n '2,8p' "$0" | sed 's/^# \{0,1\}//'
       exit 0
       ;;
     *)
@@ -80,6 +81,21 @@ else
   quietly "${sudo_cmd[@]}" env DEBIAN_FRONTEND=noninteractive apt-get install -y chromium
   browser="$(find_browser)" || fail "apt-get installed chromium but no browser was found; check the output above."
   step "browser: $browser"
+fi
+
+# 1b. Xvfb for the X11 `location` test (tests/e2e/test_x11.py starts it itself; skipped without it).
+if [[ "$with_tests" -eq 1 ]] && ! command -v Xvfb >/dev/null 2>&1; then
+  if [[ "$(id -u)" -eq 0 ]] && command -v apt-get >/dev/null 2>&1; then
+    step "installing xvfb with apt-get (for the X11 location test)"
+    quietly env DEBIAN_FRONTEND=noninteractive apt-get update
+    quietly env DEBIAN_FRONTEND=noninteractive apt-get install -y xvfb
+  elif command -v sudo >/dev/null 2>&1 && command -v apt-get >/dev/null 2>&1; then
+    step "installing xvfb with sudo apt-get (for the X11 location test)"
+    quietly sudo env DEBIAN_FRONTEND=noninteractive apt-get update
+    quietly sudo env DEBIAN_FRONTEND=noninteractive apt-get install -y xvfb
+  else
+    step "xvfb: not installed and cannot install it here; the X11 location test will be skipped"
+  fi
 fi
 
 # 2. A virtual environment with Python >= 3.11.

@@ -86,12 +86,18 @@ def other_origin() -> Iterator[str]:
 
 @contextlib.asynccontextmanager
 async def launched_browser(
-    user_data_dir: Path, *, extra_args: tuple[str, ...] = (), real_window: bool = False
+    user_data_dir: Path,
+    *,
+    extra_args: tuple[str, ...] = (),
+    real_window: bool = False,
+    headless: bool = True,
+    env: dict[str, str] | None = None,
 ) -> AsyncIterator[RunningBrowser]:
     """Chromium on a fresh profile at `user_data_dir` with the extension loaded and its native host
     registered; closed (and its native hosts ended) after. Tests that restart the browser call it.
     `real_window`: no Playwright viewport emulation, so the page sees the window's real geometry and
-    device scale factor (the `location` tests need that); `extra_args` go to Chromium."""
+    device scale factor (the `location` tests need that); `extra_args` go to Chromium; `headless`
+    False with `env` naming a DISPLAY runs a real window (the X11 tests)."""
     seed_profile(user_data_dir)
     install_host_manifest(user_data_dir)
     providers = paths.providers_dir()
@@ -101,10 +107,10 @@ async def launched_browser(
             context = await pw.chromium.launch_persistent_context(
                 str(user_data_dir),
                 executable_path=CHROMIUM,
-                headless=True,
+                headless=headless,
                 args=[*BROWSER_ARGS, *extra_args],
                 no_viewport=real_window,
-                env=dict(os.environ),
+                env=dict(os.environ) if env is None else env,
             )
             try:
                 worker = context.service_workers[0] if context.service_workers else None
