@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import functools
 import json
 import logging
 import secrets
@@ -40,7 +41,7 @@ from pydantic import ValidationError
 
 from native_host import PROTOCOL_VERSION, __version__
 from native_host.errors import DeadlineExceeded, ExtensionError, ProviderUnavailable
-from native_host.platform import window_number
+from native_host.platform import has_windows, window_number
 from native_host.security import LoopbackGuard
 from native_host.wire import (
     CURRENT_DEADLINE_MS,
@@ -118,12 +119,20 @@ def id_error(code: str, sentence: str) -> types.CallToolResult:
     return tool_error(sentence, error={"code": code, "message": sentence})
 
 
-async def default_window_finder(bounds: WindowBounds) -> int | None:
-    """`platform.window_number` for the browser that started this host, off the event loop."""
+@functools.cache
+def _browser_pid() -> int:
+    """The browser's main pid (it does not change during the host's life)."""
     from native_host.browser_identity import find_browser_process
 
-    pid, _ = await asyncio.to_thread(find_browser_process)
-    return await asyncio.to_thread(window_number, bounds, pid)
+    return find_browser_process()[0]
+
+
+async def default_window_finder(bounds: WindowBounds) -> int | None:
+    """`platform.window_number` for the browser that started this host, off the event loop; None
+    at once where there can be no window (`platform.has_windows()` false: e.g. no DISPLAY)."""
+    if not has_windows():
+        return None
+    return await asyncio.to_thread(lambda: window_number(bounds, _browser_pid()))
 
 
 @dataclass(frozen=True)

@@ -53,6 +53,9 @@
  */
 
 (function webctxNamespace() {
+  // The content scripts' cost per page load: locate.js (the last part) measures from here
+  // (`webctx-content`, read by bench/pointing_bench.py).
+  performance.mark("webctx-content-start");
   const scope = /** @type {{__webctx?: WebctxNamespace}} */ (/** @type {unknown} */ (globalThis));
   const existing = scope.__webctx;
   if (existing && existing.isAlive()) return;

@@ -75,22 +75,27 @@ export class Locator {
       const win = await api.getWindow(target.windowId);
       return win ? { location: windowAnswer(win), windowBounds: bounds(win) } : { location: goneAnswer() };
     }
-    const tab = await api.getTab(target.tabId);
+    // The measurement, the tab, its window and the zoom are independent: ask for all at once.
+    const wanted =
+      target.kind === "tab"
+        ? { kind: "page" }
+        : target.kind === "frame"
+          ? { kind: "frame" }
+          : { kind: target.kind, key: target.key };
+    const [tab, measured, zoom] = await Promise.all([
+      api.getTab(target.tabId),
+      this.#measure(target.tabId, target.kind === "tab" ? null : target.documentId, wanted),
+      api.getZoom(target.tabId),
+    ]);
     if (!tab || tab.windowId === undefined) return { location: goneAnswer() };
     const win = await api.getWindow(tab.windowId);
     if (!win) return { location: goneAnswer() };
     const windowBounds = bounds(win);
-    /** @type {Measured | null} */
-    let measured;
-    if (target.kind === "tab") {
-      measured = await this.#measure(target.tabId, null, { kind: "page" });
-      if (!measured) return { location: { state: "offscreen", rects: [] }, windowBounds };
-    } else {
-      const wanted = target.kind === "selection" || target.kind === "field" || target.kind === "hover" ? { kind: target.kind, key: target.key } : { kind: "frame" };
-      measured = await this.#measure(target.tabId, target.documentId, wanted);
-      if (!measured) return { location: goneAnswer() }; // the document is gone (navigated, closed)
+    if (!measured) {
+      // A tab whose page cannot be asked (discarded, internal) still exists; a document that
+      // cannot be reached was navigated away or closed.
+      return target.kind === "tab" ? { location: { state: "offscreen", rects: [] }, windowBounds } : { location: goneAnswer() };
     }
-    const zoom = await api.getZoom(target.tabId);
     const tabShown = Boolean(tab.active) && win.state !== "minimized";
     return { location: pageAnswer(measured, { zoom, tabShown }), windowBounds };
   }

@@ -13,11 +13,20 @@ XWayland, a missing library) and never raises for that.
 
 from __future__ import annotations
 
+import os
 import sys
 
 from native_host.wire import WindowBounds
 
-__all__ = ["window_number"]
+__all__ = ["has_windows", "window_number"]
+
+
+def has_windows() -> bool:
+    """False where `window_number` would surely find nothing: Linux without `DISPLAY` (headless,
+    a service); cheap, so the `location` hot path skips the lookup there."""
+    if sys.platform.startswith("linux"):
+        return bool(os.environ.get("DISPLAY"))
+    return sys.platform in ("darwin", "win32")
 
 
 def window_number(bounds: WindowBounds, browser_pid: int) -> int | None:

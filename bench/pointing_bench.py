@@ -1,0 +1,245 @@
+"""`location` latency next to the MCP floor, and the content scripts' cost per page load.
+
+What it measures
+----------------
+- **location**: the reference desktop host (`native_host.host_client.open_session`: real HTTP on
+  127.0.0.1, the real bearer token, each answer checked) calls `location` `--calls` times (default
+  200) for a Text selected in the top document and for a Text selected in a cross-origin iframe
+  (`127.0.0.1` page, `localhost` frame), after 20 warm-up calls, in MCP 2026-07-28. Next to it the
+  **floor**: `McpEndpoint` in a subprocess whose requester answers `location` at once with a
+  constant one-rect answer (HTTP + MCP + JSON + pydantic, no browser). Calls alternate floor /
+  browser in blocks of 10 so that the machine's changing speed hits both alike. Target: the
+  median of each row ≤ 2× the floor's.
+- **content script per page load**: `tests/pages`-style page with `--paragraphs` (default 10,000)
+  paragraphs, loaded `--loads` times (default 10); the content scripts mark
+  `webctx-content-start` when the first one starts and measure `webctx-content` when the last one
+  ends (`performance.measure`, read from the page). Target: ≤ 2 ms per load. Nothing runs per
+  `mousemove` beyond storing four numbers (content/focus_hover.js), so there is no per-move
+  figure to report.
+
+Needs the test extras (`./scripts/setup.sh --with-tests`: Playwright drives Debian's Chromium;
+no Playwright browser download). HOME, XDG_* and CONTEXT_PROVIDERS_DIR point into a temporary
+folder; only processes this script started are ended, by pid.
+
+    .venv/bin/python bench/pointing_bench.py [--calls 200] [--paragraphs 10000] [--loads 10] [--json]
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import contextlib
+import json
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import AsyncIterator, Mapping
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+FLOOR_ANSWER = {"location": {"state": "visible", "rects": [{"x": 200, "y": 187, "w": 260, "h": 19}]}}
+BLOCK_CALLS = 10
+WARMUP_CALLS = 20
+
+
+class ConstantRequester:
+    """Answers `location` at once with FLOOR_ANSWER (and `current` with a one-element tree)."""
+
+    async def request(self, type_: str, body: Mapping[str, Any] | None = None, *, deadline_ms: int) -> Any:
+        if type_ == "location":
+            return FLOOR_ANSWER
+        return {"root": {"id": "app", "role": "Application"}}
+
+
+async def serve_floor() -> None:
+    """`--floor-server`: run the floor endpoint, print `<url> <token>`, serve until stdin closes."""
+    from native_host.mcp_server import McpEndpoint
+
+    async def no_window(_bounds: Any) -> int | None:
+        return None
+
+    endpoint = McpEndpoint(ConstantRequester(), instance="floor-instance", window_finder=no_window)
+    url = await endpoint.start()
+    print(url, endpoint.token, flush=True)
+    await asyncio.to_thread(sys.stdin.read)
+    await endpoint.stop()
+
+
+@contextlib.contextmanager
+def floor_provider() -> Any:
+    """Start the floor server; yield a Descriptor for it; end it by pid."""
+    from native_host.wire import Descriptor
+
+    proc = subprocess.Popen(
+        [sys.executable, str(Path(__file__).resolve()), "--floor-server"],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        assert proc.stdout is not None
+        url, token = proc.stdout.readline().split()
+        yield Descriptor(
+            protocol="0.2.0", bundle_id="bench.floor", name="floor", version="0", pid=proc.pid,
+            instance="floor-instance", endpoint=url, token=token, listener_pid=proc.pid,
+        )  # fmt: skip
+    finally:
+        proc.kill()
+        proc.wait(timeout=5)
+
+
+def summary(name: str, seconds: list[float], floor: list[float] | None) -> dict[str, Any]:
+    ms = sorted(s * 1e3 for s in seconds)
+    median = statistics.median(ms)
+    row = {"row": name, "calls": len(ms), "median_ms": round(median, 2), "p99_ms": round(ms[int(0.99 * (len(ms) - 1))], 2)}
+    if floor:
+        row["x_floor"] = round(median / (statistics.median(floor) * 1e3), 2)
+    return row
+
+
+async def timed_location(session: Any, id_: str, out: list[float]) -> None:
+    start = time.perf_counter()
+    await session.location(id_)
+    out.append(time.perf_counter() - start)
+
+
+async def measure(args: argparse.Namespace) -> dict[str, Any]:
+    from native_host.host_client import HostClient, open_session
+    from tests.e2e.conftest import launched_browser
+
+    report: dict[str, Any] = {"rows": [], "load_average": os.getloadavg()}
+    pages = ROOT / "tests" / "pages"
+    async with serve(pages) as (base, other):
+        big = Path(tempfile.mkdtemp()) / "big.html"
+        paragraphs = "\n".join(f"<p>Paragraph {i} of a long page, with a few words in it.</p>" for i in range(args.paragraphs))
+        big.write_text(f"<!doctype html><html lang=en><title>big</title><body>{paragraphs}</body></html>")
+        async with serve(big.parent) as (big_base, _), launched_browser(
+            Path(tempfile.mkdtemp()) / "udd", extra_args=("--window-position=100,50",), real_window=True
+        ) as browser:
+            descriptor = await browser.descriptor()
+            page = await browser.context.new_page()
+            await page.goto(f"{base}/pointing.html?frame={other}/frame.html")
+            frame = None
+            async with asyncio.timeout(10):
+                while frame is None:
+                    frame = next((f for f in page.frames if f != page.main_frame and "frame.html" in f.url), None)
+                    await asyncio.sleep(0.05)
+                await frame.wait_for_load_state()
+            select = "(id) => { const r = document.createRange(); r.selectNodeContents(document.getElementById(id)); getSelection().removeAllRanges(); getSelection().addRange(r); }"
+            host = HostClient(folder=browser.providers, timeout_s=10.0)
+            await page.evaluate(select, "line1")
+            await asyncio.sleep(0.1)
+            top_id = next(e["id"] for e in walk((await host.current(descriptor.pid)).raw["root"]) if e["role"] == "Text")
+            await frame.evaluate(select, "inner")
+            await page.evaluate("() => getSelection().removeAllRanges()")
+            await asyncio.sleep(0.1)
+            frame_id = next(e["id"] for e in walk((await host.current(descriptor.pid)).raw["root"]) if e["role"] == "Text")
+            assert frame_id != top_id
+            times: dict[str, list[float]] = {"floor": [], "top": [], "frame": []}
+            with floor_provider() as floor:
+                async with open_session(floor, timeout_s=10) as fs, open_session(descriptor, timeout_s=10) as bs:
+                    for _ in range(WARMUP_CALLS):
+                        await fs.location("sel-1")
+                        await bs.location(top_id)
+                        await bs.location(frame_id)
+                    done = 0
+                    while done < args.calls:
+                        for _ in range(BLOCK_CALLS):
+                            await timed_location(fs, "sel-1", times["floor"])
+                        for _ in range(BLOCK_CALLS):
+                            await timed_location(bs, top_id, times["top"])
+                        for _ in range(BLOCK_CALLS):
+                            await timed_location(bs, frame_id, times["frame"])
+                        done += BLOCK_CALLS
+            report["rows"] = [
+                summary("floor", times["floor"], None),
+                summary("Text, top document", times["top"], times["floor"]),
+                summary("Text, cross-origin iframe", times["frame"], times["floor"]),
+            ]
+            loads: list[float] = []
+            for _ in range(args.loads):
+                await page.goto(f"{big_base}/big.html")
+                async with asyncio.timeout(10):
+                    while True:
+                        found = await page.evaluate(
+                            "() => performance.getEntriesByName('webctx-content').map(e => e.duration)"
+                        )
+                        if found:
+                            loads.append(found[0])
+                            break
+                        await asyncio.sleep(0.05)
+            report["content_script_ms_per_load"] = {
+                "paragraphs": args.paragraphs,
+                "loads": len(loads),
+                "median": round(statistics.median(loads), 3),
+                "max": round(max(loads), 3),
+            }
+    report["load_average_after"] = os.getloadavg()
+    return report
+
+
+def walk(element: Mapping[str, Any]) -> Any:
+    yield element
+    for child in element.get("children", []) or []:
+        yield from walk(child)
+
+
+@contextlib.asynccontextmanager
+async def serve(folder: Path) -> AsyncIterator[tuple[str, str]]:
+    """Serve `folder` on 127.0.0.1; yield its base url and the same as `localhost` (2nd origin)."""
+    import functools
+    import http.server
+    import threading
+
+    class Quiet(http.server.SimpleHTTPRequestHandler):
+        def log_message(self, format: str, *args: Any) -> None:
+            pass
+
+    servers = []
+    for _ in range(2):
+        server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), functools.partial(Quiet, directory=str(folder)))
+        threading.Thread(target=server.serve_forever, daemon=True).start()
+        servers.append(server)
+    try:
+        yield f"http://127.0.0.1:{servers[0].server_address[1]}", f"http://localhost:{servers[1].server_address[1]}"
+    finally:
+        for server in servers:
+            server.shutdown()
+            server.server_close()
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--calls", type=int, default=200)
+    parser.add_argument("--paragraphs", type=int, default=10_000)
+    parser.add_argument("--loads", type=int, default=10)
+    parser.add_argument("--json", action="store_true")
+    parser.add_argument("--floor-server", action="store_true", help=argparse.SUPPRESS)
+    args = parser.parse_args()
+    if args.floor_server:
+        asyncio.run(serve_floor())
+        return
+    home = Path(tempfile.mkdtemp(prefix="webctx-bench-"))
+    os.environ.update(
+        HOME=str(home), XDG_CONFIG_HOME=str(home / "config"), XDG_STATE_HOME=str(home / "state"),
+        XDG_RUNTIME_DIR=str(home / "run"), CONTEXT_PROVIDERS_DIR=str(home / "providers"),
+    )  # fmt: skip
+    (home / "run").mkdir(mode=0o700)
+    report = asyncio.run(measure(args))
+    if not args.json:
+        for row in report["rows"]:
+            extra = f"  x floor {row['x_floor']}" if "x_floor" in row else ""
+            print(f"{row['row']:<28} median {row['median_ms']:7.2f} ms  p99 {row['p99_ms']:7.2f} ms{extra}")
+        c = report["content_script_ms_per_load"]
+        print(f"content scripts per page load ({c['paragraphs']} paragraphs): median {c['median']} ms, max {c['max']} ms")
+    print(json.dumps(report))
+
+
+if __name__ == "__main__":
+    main()
