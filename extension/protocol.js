@@ -119,6 +119,7 @@ export const STATUS_KEY = "status";
  * @property {boolean} hasFocus      document.hasFocus()
  * @property {string} url
  * @property {string} [lang]         <html lang>
+ * @property {boolean} [pdf]         the document is Chromium's PDF viewer (contentType application/pdf)
  * @property {Selection | null} selection
  * @property {number} selectionAt    when the selection last changed, ms since the epoch (0: never)
  * @property {FieldFacts | null} focus

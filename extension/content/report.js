@@ -36,6 +36,9 @@
       hover: focusHover.hover(),
     };
     if (lang) out.lang = lang.slice(0, 64);
+    // Chromium's PDF viewer: the top document is a shell around the viewer (SPEC §2: a Document
+    // with subrole pdf; its text selection lives in the viewer's own frame, out of our reach).
+    if (document.contentType === "application/pdf") out.pdf = true;
     return out;
   }
 

@@ -10,6 +10,7 @@
  *   | {kind: "tab", tabId: number}
  *   | {kind: "selection", tabId: number, documentId: string, key: number}
  *   | {kind: "frame", tabId: number, documentId: string}
+ *   | {kind: "document", tabId: number, documentId: string}
  *   | {kind: "field", tabId: number, documentId: string, key: number}
  *   | {kind: "hover", tabId: number, documentId: string, key: number}} IdTarget
  */
@@ -89,6 +90,16 @@ export class IdRegistry {
   }
 
   /**
+   * A Document shown by the browser's own viewer (the PDF viewer): one id per document.
+   * @param {number} tabId
+   * @param {string} documentId
+   * @returns {string} `doc-<n>`
+   */
+  documentElementId(tabId, documentId) {
+    return this.#mint(this.#others, "doc", `doc\u0000${documentId}`, () => ({ kind: "document", tabId, documentId }));
+  }
+
+  /**
    * A textbox Group: the content script's key for the field element in its document.
    * @param {number} tabId
    * @param {string} documentId
@@ -143,14 +154,14 @@ export class IdRegistry {
     this.#selections = new Map();
     this.#others = new Map();
     this.#targets = new Map();
-    this.#counters = { win: 0, tab: 0, sel: 0, frame: 0, field: 0, link: 0, img: 0 };
+    this.#counters = { win: 0, tab: 0, sel: 0, frame: 0, field: 0, link: 0, img: 0, doc: 0 };
   }
 
   /**
    * Return the id already minted for `key`, or mint the next one. Counters only grow, so an id
    * is never reused within an instance.
    * @param {Map<string, string>} map
-   * @param {"win" | "tab" | "sel" | "frame" | "field" | "link" | "img"} prefix
+   * @param {"win" | "tab" | "sel" | "frame" | "field" | "link" | "img" | "doc"} prefix
    * @param {string} key
    * @param {() => IdTarget} target
    * @returns {string}

@@ -77,7 +77,7 @@ export class Locator {
     }
     // The measurement, the tab, its window and the zoom are independent: ask for all at once.
     const wanted =
-      target.kind === "tab"
+      target.kind === "tab" || target.kind === "document"
         ? { kind: "page" }
         : target.kind === "frame"
           ? { kind: "frame" }

@@ -6,6 +6,7 @@
 //        │    └─ …the same kinds, inside it
 //        ├─ Group/textbox  focused         (the editable field holding the caret)
 //        │    └─ Text selected              (a selection inside that field)
+//        ├─ Document/pdf                   (Chromium's PDF viewer: url and title only)
 //        ├─ Text selected
 //        └─ Link/Image hovered              (at most one in the whole tree)
 //
@@ -65,8 +66,9 @@ export function latestHover(frames) {
  * The children of a Page for what its frames point at.
  * @param {number} tabId
  * @param {StoredFrame[]} frames
- * @param {{pageFocused: boolean, showHover: boolean, maxBytes?: number}} options
- *   pageFocused: the Page is on the focus path; showHover: this tab holds the tree's one hover
+ * @param {{pageFocused: boolean, showHover: boolean, maxBytes?: number, title?: string}} options
+ *   pageFocused: the Page is on the focus path; showHover: this tab holds the tree's one hover;
+ *   title: the tab's title (a PDF Document's title)
  * @param {IdRegistry} ids
  * @returns {Element[]}
  */
@@ -91,6 +93,16 @@ export function pointingChildren(tabId, frames, options, ids) {
     }
     return /** @type {Element[]} */ (group.children);
   };
+
+  const top = frames.find((f) => f.frameId === 0);
+  if (top?.report.pdf) {
+    /** @type {Element} */
+    const pdf = { id: ids.documentElementId(tabId, top.documentId), role: "Document", subrole: "pdf" };
+    if (options.title) pdf.title = options.title;
+    const url = firstChars(wellFormed(top.report.url), MAX_URL_CHARS);
+    if (url) pdf.url = url;
+    children.push(pdf);
+  }
 
   /** @type {Map<string, Element>} textbox Groups by `${frameId}:${key}` */
   const textboxes = new Map();

@@ -77,6 +77,7 @@ export function parseReport(value) {
     hover: null,
   };
   if (typeof v.lang === "string" && v.lang) out.lang = v.lang.slice(0, 64);
+  if (v.pdf === true) out.pdf = true;
   const focus = /** @type {Record<string, unknown> | null} */ (typeof v.focus === "object" ? v.focus : null);
   if (focus && isKey(focus.key) && FIELD_KINDS.has(/** @type {string} */ (focus.kind))) {
     out.focus = { key: /** @type {number} */ (focus.key), kind: /** @type {any} */ (focus.kind) };

@@ -181,7 +181,8 @@ function pageElement(tab, win, snapshot, ids, maxBytes, showHover) {
   if (frames && !isInternalUrl(rawUrl)) {
     const lang = pickPointing(frames).lang;
     if (lang) page.attributes = { ...page.attributes, lang: firstChars(wellFormed(lang), 64) };
-    const children = pointingChildren(tabId, frames, { pageFocused: Boolean(page.focused), showHover, maxBytes }, ids);
+    const options = { pageFocused: Boolean(page.focused), showHover, maxBytes, title: page.title };
+    const children = pointingChildren(tabId, frames, options, ids);
     if (children.length > 0) page.children = children;
     return page;
   }

@@ -125,3 +125,9 @@ test("ids: frame, field and hover ids resolve to what they were minted for, and 
   assert.deepEqual(ids.resolve("img-1"), { kind: "hover", tabId: 10, documentId: "d1", key: 4 });
   assert.deepEqual(ids.resolve("frame-1"), { kind: "frame", tabId: 10, documentId: "d1" });
 });
+
+test("Chromium's PDF viewer is a Document with subrole pdf, its url and the tab's title", () => {
+  const root = tree({ 10: [{ frameId: 0, documentId: "pdfdoc", report: report({ url: "http://127.0.0.1/a.pdf", pdf: true }) }] });
+  const page = root.children[0].children[0];
+  assert.deepEqual(page.children, [{ id: "doc-1", role: "Document", subrole: "pdf", title: "A", url: "http://127.0.0.1/a.pdf" }]);
+});

@@ -444,3 +444,16 @@ async def test_hover_marks_the_innermost_link_or_image_only(
     assert hovered["role"] == "Image" and hovered["title"] == "A small square"
     await tab.mouse.move(5, 5)
     assert find_all((await ask(host, shared))["root"], lambda e: bool(e.get("hovered"))) == []
+
+
+async def test_the_pdf_viewer_is_a_document_with_subrole_pdf(
+    tab: Page, page_server: str, host: HostClient, shared: Shared
+) -> None:
+    await tab.goto(f"{page_server}/hello.pdf")
+    await tab.bring_to_front()
+    page = our_page(await ask(host, shared), "hello.pdf")
+    [document] = [c for c in page.get("children", []) if c["role"] == "Document"]
+    assert document["subrole"] == "pdf" and document["url"] == f"{page_server}/hello.pdf"
+    assert document["title"] == page["title"]
+    where = await locate(host, document["id"])
+    assert where["state"] == "visible" and close(where["rects"][0], {**where["rects"][0], "x": ORIGIN[0]})
