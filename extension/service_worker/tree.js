@@ -99,11 +99,17 @@ export const INTERNAL_URL_PREFIXES = [
 export function buildTree(snapshot, ids, options = {}) {
   const maxTabs = Math.max(1, options.maxTabsPerWindow ?? DEFAULT_MAX_TABS_PER_WINDOW);
   const maxBytes = options.maxSelectionBytes ?? DEFAULT_MAX_SELECTION_BYTES;
-  // At most one hovered element in the whole tree (SPEC §2): the tab with the newest hover.
+  // At most one hovered element in the whole tree (SPEC §2): the newest hover among the tabs on
+  // screen (a hidden tab never hears the pointer leave, so its hover is stale).
+  const shownTabs = new Set(
+    snapshot.windows
+      .filter((win) => win.state !== "minimized")
+      .flatMap((win) => (win.tabs ?? []).filter((tab) => tab.active).map((tab) => tab.id)),
+  );
   let hoverTabId = -1;
   let hoverAt = 0;
   for (const [tabId, frames] of snapshot.frames ?? []) {
-    const at = latestHover(frames);
+    const at = shownTabs.has(tabId) ? latestHover(frames) : 0;
     if (at > hoverAt) [hoverTabId, hoverAt] = [tabId, at];
   }
   /** @type {Element[]} */

@@ -93,15 +93,20 @@ test("a sensitive field is a textbox Group without content", () => {
   assert.deepEqual(box, { id: "field-1", role: "Group", subrole: "textbox", focused: true });
 });
 
-test("at most one hovered element in the whole tree: the newest hover wins", () => {
+test("at most one hovered element in the whole tree: the newest hover wins; hidden tabs' hovers are stale", () => {
   const link = { key: 3, role: "Link", url: "http://127.0.0.1/next", title: "Next page", at: 100 };
   const image = { key: 4, role: "Image", url: "http://127.0.0.1/cat.png", title: "A cat", at: 200 };
   const root = tree({
-    10: [{ frameId: 0, documentId: "a", report: report({ hover: link }) }],
-    11: [{ frameId: 0, documentId: "b", report: report({ hover: image }) }],
+    10: [
+      { frameId: 0, documentId: "a", report: report({ hover: link }) },
+      { frameId: 5, documentId: "f", report: report({ isTop: false, hover: image }) },
+    ],
+    11: [{ frameId: 0, documentId: "b", report: report({ hover: { ...image, at: 900 } }) }],
   });
   const hovered = walk(root).filter((e) => e.hovered);
   assert.deepEqual(hovered, [{ id: "img-1", role: "Image", hovered: true, title: "A cat", url: "http://127.0.0.1/cat.png" }]);
+  const [group] = root.children[0].children[0].children;
+  assert.equal(group.subrole, "frame", "the image sits in its frame's Group");
 });
 
 test("pickPointing: the focused frame's selection wins over a newer one elsewhere", () => {
