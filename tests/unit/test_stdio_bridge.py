@@ -171,7 +171,7 @@ async def test_tools_and_current_are_proxied_from_the_provider(
         assert client.protocol_version == {"legacy": "2025-11-25", "auto": "2026-07-28"}[mode]
         tools = (await client.list_tools()).tools
         result = await client.call_tool("current", {})
-    assert [tool.name for tool in tools] == ["current"]
+    assert [tool.name for tool in tools] == ["current", "location"]
     assert all(TOOL_NAME_PATTERN.match(tool.name) for tool in tools)
     assert result.is_error is False
     assert result.structured_content is not None
