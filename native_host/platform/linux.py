@@ -12,7 +12,8 @@ from __future__ import annotations
 
 import logging
 import os
-from typing import Any
+import time
+from typing import Any, Final
 
 from native_host.wire import WindowBounds
 
@@ -23,9 +24,21 @@ MAX_MISMATCH_PX = 64.0
 differences, in device pixels) is not the browser window asked about."""
 
 
+RETRY_AFTER_S: Final = 60.0
+"""After the display failed to open, `window_number` answers None at once for this long: python-xlib
+leaks a socket per failed connection attempt, and `location` may be asked many times a second."""
+
+_failed_at: dict[str, float] = {}
+"""DISPLAY value → when opening it last failed (time.monotonic seconds)."""
+
+
 def window_number(bounds: WindowBounds, browser_pid: int) -> int | None:
     """The X11 window id of `browser_pid`'s top-level window at `bounds` (points), or None."""
-    if not os.environ.get("DISPLAY"):
+    name = os.environ.get("DISPLAY")
+    if not name:
+        return None
+    failed = _failed_at.get(name)
+    if failed is not None and time.monotonic() - failed < RETRY_AFTER_S:
         return None
     try:
         from Xlib import X, display  # type: ignore[import-untyped]
@@ -34,10 +47,12 @@ def window_number(bounds: WindowBounds, browser_pid: int) -> int | None:
         log.info("python-xlib is not installed; `window` is omitted")
         return None
     try:
-        dpy = display.Display()
+        dpy = display.Display(name)
     except Exception:
-        log.info("cannot open the X display; `window` is omitted")
+        log.info("cannot open the X display; `window` is omitted for %g s", RETRY_AFTER_S)
+        _failed_at[name] = time.monotonic()
         return None
+    _failed_at.pop(name, None)
     try:
         root = dpy.screen().root
         pid_atom = dpy.intern_atom("_NET_WM_PID")
