@@ -143,6 +143,10 @@ async def test_a_two_line_selection_is_located_one_rect_per_line_in_points(
     assert close(where["rects"][0], {"x": x0 + 100, "y": y0 + 50, "w": w1, "h": 20}), where
     assert close(where["rects"][1], {"x": x0 + 100, "y": y0 + 70, "w": w2, "h": 20}), where
     assert close(where["avoid"], {"x": x0 + 100, "y": y0 + 50, "w": max(w1, w2), "h": 40}), where
+    # After a pointer event the origin comes from `screenX - clientX·zoom`: the same place.
+    await tab.mouse.move(400, 300)
+    await tab.mouse.move(420, 310)
+    assert await locate(host, text["id"]) == where
 
 
 async def set_zoom(shared: Shared, factor: float) -> None:
