@@ -58,13 +58,14 @@ CHECKS: Final[tuple[CheckInfo, ...]] = (
               "browser's folder, or in ~/.config/chromium while the browser runs with --user-data-dir).",
               "`webctx install --browser <name>` (or `--user-data-dir DIR`)."),
     CheckInfo("manifest.json", "the host manifest parses as a JSON object",
-              '"Specified native messaging host not found." or "Invalid native messaging host name".',
+              '"Specified native messaging host not found."',
               "`webctx install` rewrites it."),
     CheckInfo("manifest.name", 'the manifest\'s `name` is "webctx.native_host"',
               '"Specified native messaging host not found."', "`webctx install` rewrites it."),
     CheckInfo("manifest.path", "`path` is absolute, exists and is executable",
               '"Specified native messaging host not found." (relative or missing path) or '
-              '"Native host has exited." / "Failed to start native messaging host." (no execute bit).',
+              '"Native host has exited." (no execute bit; the browser logs '
+              '`LaunchProcess: failed to execvp`).',
               "`webctx install`; or `chmod +x` the launcher."),
     CheckInfo("manifest.allowed", "`allowed_origins` (Firefox: `allowed_extensions`) holds the extension id",
               '"Access to the specified native messaging host is forbidden."',
@@ -385,3 +386,30 @@ def troubleshooting_markdown() -> str:
         cells = [f"`{info.name}`", info.link, info.symptom, info.fix]
         lines.append("| " + " | ".join(c.replace("|", "\\|") for c in cells) + " |")
     return "\n".join(lines) + "\n"
+
+
+README_START: Final = "<!-- troubleshooting: generated from native_host/install/doctor.py CHECKS -->"
+README_END: Final = "<!-- end of troubleshooting -->"
+
+
+def write_readme(readme: Path) -> bool:
+    """Replace the text between README_START and README_END in `readme` with the generated section;
+    return True when the file changed. Raises ValueError when the markers are missing."""
+    text = readme.read_text(encoding="utf-8")
+    if README_START not in text or README_END not in text:
+        raise ValueError(f"{readme} lacks the markers {README_START!r} … {README_END!r}")
+    head, rest = text.split(README_START, 1)
+    tail = rest.split(README_END, 1)[1]
+    new = f"{head}{README_START}\n{troubleshooting_markdown()}{README_END}{tail}"
+    if new != text:
+        readme.write_text(new, encoding="utf-8")
+    return new != text
+
+
+if __name__ == "__main__":  # python -m native_host.install.doctor --write-readme
+    import sys
+
+    if sys.argv[1:] == ["--write-readme"]:
+        write_readme(paths.REPO_ROOT / "README.md")
+    else:
+        sys.stdout.write(troubleshooting_markdown())

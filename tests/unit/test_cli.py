@@ -21,7 +21,7 @@ from native_host.demo import browsers
 from native_host.demo.runner import browser_command
 from native_host.wire import Element
 
-COMMAND_NAMES = ["context", "providers", "install", "uninstall", "demo"]
+COMMAND_NAMES = ["context", "providers", "install", "uninstall", "doctor", "extension-path", "demo"]
 
 
 @pytest.fixture(autouse=True)

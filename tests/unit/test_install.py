@@ -195,7 +195,7 @@ def test_locations_data_covers_every_os() -> None:
 
 
 def test_an_unknown_browser_is_an_install_error_naming_the_choices() -> None:
-    with pytest.raises(InstallError, match="Choose one of: .*chromium"):
+    with pytest.raises(InstallError, match=r"Choose one of: .*chromium"):
         installer.install("netscape", ext_id=EXPECTED_EXTENSION_ID)
 
 

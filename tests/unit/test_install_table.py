@@ -79,7 +79,9 @@ def test_the_expected_tables_cover_every_row() -> None:
 
 
 @pytest.mark.parametrize("row", ROWS)
-def test_install_then_uninstall_of_every_row(row: locations.Location, tmp_path: Path, isolated_home: Path) -> None:
+def test_install_then_uninstall_of_every_row(
+    row: locations.Location, tmp_path: Path, isolated_home: Path
+) -> None:
     launcher_dir = tmp_path / "launch"
     registry = MemoryRegistry()
     before = snapshot(tmp_path)
@@ -106,7 +108,8 @@ def test_install_then_uninstall_of_every_row(row: locations.Location, tmp_path: 
         assert data["allowed_extensions"] == [manifests.GECKO_ID]
         assert "allowed_origins" not in data
     else:
-        assert data["allowed_origins"] == [f"chrome-extension://{EXT_ID}/", f"chrome-extension://{STORE_ID}/"]
+        origins = [f"chrome-extension://{EXT_ID}/", f"chrome-extension://{STORE_ID}/"]
+        assert data["allowed_origins"] == origins
     if row.sandbox == "flatpak":
         wrapper = isolated_home / ".var" / "app" / str(row.app_id) / "data" / "webctx" / "webctx-native-host"
         assert data["path"] == str(wrapper)
@@ -176,7 +179,7 @@ def test_extension_ids_go_to_the_browsers_that_use_them() -> None:
     chromium, firefox = manifests.split_extension_ids([STORE_ID, "me@example.org", STORE_ID])
     assert chromium == [STORE_ID, STORE_ID] and firefox == ["me@example.org"]
     manifest = manifests.host_manifest("/x", [EXT_ID, STORE_ID, EXT_ID])
-    assert manifest["allowed_origins"] == [f"chrome-extension://{EXT_ID}/", f"chrome-extension://{STORE_ID}/"]
+    assert manifest["allowed_origins"] == [f"chrome-extension://{i}/" for i in (EXT_ID, STORE_ID)]
 
 
 def test_the_cli_takes_repeatable_extension_ids_and_prints_per_browser(
