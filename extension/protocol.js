@@ -115,7 +115,7 @@ export const STATUS_KEY = "status";
 /**
  * The connection status the worker keeps in `chrome.storage.session` under STATUS_KEY.
  * @typedef {object} ConnectionStatus
- * @property {"connecting" | "connected" | "disconnected"} state
+ * @property {"connecting" | "connected" | "disconnected" | "off"} state  "off": the user switched the provider off
  * @property {string} [error]     the dropped port's chrome.runtime.lastError.message
  * @property {string} [fix]       the command that fixes it
  * @property {string} [instance]  the native host's instance (when connected)

@@ -115,6 +115,8 @@ export class NativePort {
   #chunks = new Map();
   #connectedAt = 0;
   #retryMs = RECONNECT_INITIAL_MS;
+  #stopped = true;
+  /** @type {ReturnType<typeof setTimeout> | undefined} */ #retryTimer;
 
   /**
    * Connect now and keep reconnecting while the port drops.
@@ -122,7 +124,34 @@ export class NativePort {
    */
   start(browser) {
     this.#browser = browser;
+    if (!this.#stopped) return;
+    this.#stopped = false;
+    this.#retryMs = RECONNECT_INITIAL_MS;
     this.#connect();
+  }
+
+  /**
+   * The user switched the provider off (SPEC §3): close the port and stay closed until `start`.
+   * The native host sees stdin EOF, removes its descriptor and closes its MCP port.
+   */
+  stop() {
+    this.#stopped = true;
+    clearTimeout(this.#retryTimer);
+    const port = this.#port;
+    this.#port = null;
+    port?.disconnect(); // our own disconnect() fires no onDisconnect
+    this.#failPending();
+    void this.#setStatus({ state: "off" });
+  }
+
+  #failPending() {
+    for (const [, pending] of this.#pending) {
+      clearTimeout(pending.timer);
+      pending.reject(new RequestError(ERROR_CODES.portClosed, "the native port closed"));
+    }
+    this.#pending.clear();
+    for (const [, group] of this.#chunks) clearTimeout(group.timer);
+    this.#chunks.clear();
   }
 
   /**
@@ -190,15 +219,9 @@ export class NativePort {
    * @param {string | null} error
    */
   #onDisconnect(port, error) {
-    if (this.#port !== port) return;
+    if (this.#port !== port || this.#stopped) return;
     this.#port = null;
-    for (const [, pending] of this.#pending) {
-      clearTimeout(pending.timer);
-      pending.reject(new RequestError(ERROR_CODES.portClosed, "the native port closed"));
-    }
-    this.#pending.clear();
-    for (const [, group] of this.#chunks) clearTimeout(group.timer);
-    this.#chunks.clear();
+    this.#failPending();
 
     if (Date.now() - this.#connectedAt >= STABLE_CONNECTION_MS) this.#retryMs = RECONNECT_INITIAL_MS;
     const delayMs = this.#retryMs;
@@ -208,7 +231,7 @@ export class NativePort {
     void this.#setStatus({ state: "disconnected", error: reason, fix: fixFor(reason, this.#browser.name), retryAt: Date.now() + delayMs });
     // The worker may be stopped before this fires (no port keeps it alive); the next event that
     // starts it connects again from main.js.
-    setTimeout(() => this.#connect(), delayMs);
+    this.#retryTimer = setTimeout(() => this.#connect(), delayMs);
   }
 
   /** @param {unknown} raw */
