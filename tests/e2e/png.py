@@ -31,7 +31,7 @@ def read_png(data: bytes) -> tuple[int, int, list[Pixel]]:
         if kind == b"IHDR":
             width, height, depth, color, _, _, interlace = struct.unpack(">IIBBBBB", body)
             if depth != 8 or color not in (2, 6) or interlace:
-                raise ValueError(f"unsupported PNG: depth {depth}, colour type {color}, interlace {interlace}")
+                raise ValueError(f"unsupported PNG: depth {depth}, colour {color}, interlace {interlace}")
             channels = 3 if color == 2 else 4
         elif kind == b"IDAT":
             idat += body
