@@ -5,7 +5,7 @@
 // port is retried with backoff. The status the popup shows goes to chrome.storage.session.
 
 import * as api from "./browser_api.js";
-import { CHUNK, ERROR, ERROR_CODES, HELLO, NATIVE_HOST_NAME, PROTOCOL_VERSION, RESULT } from "../protocol.js";
+import { CHUNK, ERROR, ERROR_CODES, HELLO, NATIVE_HOST_NAME, PROTOCOL_VERSION, PROVIDER_READY, RESULT } from "../protocol.js";
 
 /** @typedef {import("../protocol.js").NativeMessage} NativeMessage */
 /** @typedef {import("../protocol.js").HelloResult} HelloResult */
@@ -116,6 +116,9 @@ export class NativePort {
   #connectedAt = 0;
   #retryMs = RECONNECT_INITIAL_MS;
   #stopped = true;
+  /** The connected host's instance and MCP port, for the status (reset per port). */
+  #instance = "";
+  /** @type {number | undefined} */ #instancePort;
   /** @type {ReturnType<typeof setTimeout> | undefined} */ #retryTimer;
 
   /**
@@ -179,6 +182,8 @@ export class NativePort {
 
   #connect() {
     this.#connectedAt = Date.now();
+    this.#instance = "";
+    this.#instancePort = undefined;
     this.options.onConnect();
     void this.#setStatus({ state: "connecting" });
     const port = api.connectNative(
@@ -203,7 +208,8 @@ export class NativePort {
       );
       if (typeof result?.instance !== "string") throw new Error("the hello reply names no instance");
       this.options.onInstance(result.instance);
-      await this.#setStatus({ state: "connected", instance: result.instance });
+      this.#instance = result.instance;
+      await this.#setStatus({ state: "connected", instance: result.instance, port: this.#instancePort });
       console.info("webctx: connected to the native host, protocol %s", result.protocol);
     } catch (error) {
       if (this.#port !== port) return; // the port dropped; onDisconnect already reported why
@@ -249,9 +255,20 @@ export class NativePort {
       case CHUNK:
         this.#onChunk(message);
         return;
+      case PROVIDER_READY:
+        void this.#onProviderReady(message);
+        return;
       default:
         void this.#answer(message);
     }
+  }
+
+  /** @param {NativeMessage} message `provider.ready {port}`: the popup shows the port */
+  async #onProviderReady(message) {
+    const { port } = message;
+    if (typeof port !== "number" || !Number.isInteger(port) || this.#stopped) return;
+    this.#instancePort = port;
+    if (this.#instance) await this.#setStatus({ state: "connected", instance: this.#instance, port });
   }
 
   /** @param {NativeMessage} message a `result` or `error` */

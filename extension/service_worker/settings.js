@@ -96,7 +96,7 @@ export function isExcluded(url, excludedSites) {
  * What the popup shows for a status and the switch (pure, so node tests pin the wording).
  * @param {import("../protocol.js").ConnectionStatus | undefined} status
  * @param {boolean} enabled
- * @returns {{state: string, label: string, detail: string, fix: string}}
+ * @returns {{state: string, label: string, detail: string, fix: string}}  `detail` names the endpoint when connected
  */
 export function describeStatus(status, enabled) {
   if (!enabled) {
@@ -104,7 +104,12 @@ export function describeStatus(status, enabled) {
   }
   switch (status?.state) {
     case "connected":
-      return { state: "connected", label: "Provider on: connected", detail: "", fix: "" };
+      return {
+        state: "connected",
+        label: "Provider on: connected",
+        detail: status.port ? `MCP endpoint on 127.0.0.1:${status.port}` : "",
+        fix: "",
+      };
     case "disconnected": {
       const notInstalled = (status.fix ?? "").startsWith("webctx install");
       return {

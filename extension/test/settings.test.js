@@ -41,6 +41,7 @@ test("a site excludes itself and its subdomains, nothing else", () => {
 test("the popup's words for each state", () => {
   assert.equal(describeStatus({ state: "connected", at: 0 }, false).label, "Provider off");
   assert.equal(describeStatus({ state: "connected", at: 0 }, true).label, "Provider on: connected");
+  assert.equal(describeStatus({ state: "connected", port: 53817, at: 0 }, true).detail, "MCP endpoint on 127.0.0.1:53817");
   const missing = describeStatus(
     { state: "disconnected", error: "Specified native messaging host not found.", fix: "webctx install --browser chromium", at: 0 },
     true,

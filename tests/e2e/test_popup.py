@@ -70,6 +70,8 @@ async def test_switching_the_provider_off_and_on_removes_and_restores_the_descri
     await popup.set_viewport_size({"width": 380, "height": 220})
     await popup.goto(POPUP)
     await _check_screenshot(popup, tmp_path, "on", "Provider on: connected", GREEN)
+    port = urlsplit(first.endpoint).port
+    await expect(popup.locator("#detail")).to_have_text(f"MCP endpoint on 127.0.0.1:{port}", timeout=5_000)
 
     await popup.locator("#enabled").uncheck()
     await _gone(path, first.listener_pid, 5.0)
