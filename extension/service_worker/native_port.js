@@ -41,6 +41,7 @@ const INSTALL_BROWSER_NAMES = /** @type {Record<string, string>} */ ({
   "Google Chrome": "chrome",
   "Microsoft Edge": "edge",
   "Brave": "brave",
+  "Firefox": "firefox",
 });
 
 /** Brands in order of preference: the most specific product first, the engine last. */
@@ -58,6 +59,8 @@ export function pickBrowser(brands, userAgent) {
     const found = brands.find((b) => b.brand === name);
     if (found) return { name, version: found.version, userAgent };
   }
+  const firefox = /Firefox\/([\d.]+)/.exec(userAgent); // no UA Client Hints in Firefox
+  if (firefox && brands.length === 0) return { name: "Firefox", version: firefox[1], userAgent };
   const headless = brands.find((b) => b.brand === "HeadlessChrome");
   if (headless) return { name: "Chromium", version: headless.version, userAgent };
   const match = /(?:HeadlessChrome|Chrome|Chromium)\/([\d.]+)/.exec(userAgent);

@@ -8,13 +8,16 @@ from typing import Any
 from native_host import paths
 from native_host.cli.result import Result
 from native_host.errors import InstallError
+from native_host.install.firefox import build_firefox, firefox_build_dir
 
 HELP = "print the folder to choose in chrome://extensions → Load unpacked"
 DESCRIPTION = """\
 Print the absolute path of the webctx browser extension folder, and nothing else, so scripts can
 use it (e.g. `chromium --load-extension="$(webctx extension-path)"`). To load it by hand: open
 chrome://extensions, turn on Developer mode, click Load unpacked and choose this folder. Exits 1
-when the extension files are missing from this installation.
+when the extension files are missing from this installation. With --firefox, first build the
+Firefox version (the same files, a Firefox manifest.json) into webctx's data folder and print that
+folder; load its manifest.json in about:debugging → This Firefox → Load Temporary Add-on.
 """
 
 
@@ -32,6 +35,9 @@ def add_parser(subparsers: Any) -> argparse.ArgumentParser:
         "extension-path", help=HELP, description=DESCRIPTION,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
+    parser.add_argument(
+        "--firefox", action="store_true", help="build the Firefox version and print its folder"
+    )
     parser.add_argument("--json", action="store_true", help='print {"path": …} as JSON')
     parser.set_defaults(run=run)
     return parser
@@ -43,4 +49,13 @@ def run(args: argparse.Namespace) -> Result:
         folder = paths.extension_dir()
     except FileNotFoundError as exc:
         raise InstallError(f"{exc}", fix="pip install --force-reinstall webctx") from None
+    if args.firefox:
+        target = firefox_build_dir()
+        try:
+            folder = build_firefox(target, folder)
+        except OSError as exc:
+            raise InstallError(
+                f"Cannot build the Firefox extension in {target}: {exc}. Make the folder writable.",
+                path=str(target), fix=f"make {target.parent} writable",
+            ) from None
     return Result(text=str(folder), data={"path": str(folder)})
