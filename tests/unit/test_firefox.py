@@ -1,8 +1,8 @@
 """The Firefox build of the extension (native_host/install/firefox.py) and its registration.
 
-Firefox is not installed on the test machine, so no test loads the build in Firefox: these tests
-check the generated manifest, that every file it names is in the build, and that the host manifest
-Firefox reads allows the build's Gecko id (the registration paths per OS are in test_install_table.py).
+These check the generated manifest, that every file it names is in the build, and that the host
+manifest Firefox reads allows the build's Gecko id (the registration paths per OS are in
+test_install_table.py). tests/e2e/test_firefox.py loads the build in a real Firefox ESR.
 """
 
 from __future__ import annotations
