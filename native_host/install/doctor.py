@@ -12,6 +12,7 @@ execute bit, wrong `allowed_origins`, stale descriptor, interpreter removed, pro
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import os
 import shlex
@@ -72,6 +73,11 @@ CHECKS: Final[tuple[CheckInfo, ...]] = (
               "`webctx install --extension-id <id>` with the id chrome://extensions shows."),
     CheckInfo("registry.key", r"Windows: HKCU\…\NativeMessagingHosts\webctx.native_host names the manifest",
               '"Specified native messaging host not found."', "`webctx install` on Windows."),
+    CheckInfo("sandbox.flatpak",
+              "a Flatpak browser may run `flatpak-spawn --host` (talk to org.freedesktop.Flatpak)",
+              '"Native host has exited." from a Flatpak browser.',
+              "`flatpak override --user --talk-name=org.freedesktop.Flatpak <app-id>`, then restart "
+              "the browser."),
     CheckInfo("launcher.interpreter",
               "the launcher's pinned Python interpreter exists and imports native_host",
               '"Native host has exited." right after the browser starts the host.',
@@ -247,6 +253,25 @@ def check_launcher(launcher: Path) -> Check:
     return _ok("launcher.interpreter", f"The launcher runs {interpreter}, which imports native_host.")
 
 
+FLATPAK_TALK: Final = "org.freedesktop.Flatpak=talk"
+"""The line `flatpak override --talk-name=org.freedesktop.Flatpak` writes under [Session Bus Policy]."""
+
+
+def check_flatpak(app_id: str, home: Path | None = None) -> Check:
+    """The Flatpak app may talk to org.freedesktop.Flatpak (needed by `flatpak-spawn --host`):
+    its user override (`~/.local/share/flatpak/overrides/<app-id>`) or the system one says so."""
+    base = home or Path.home()
+    places = (base / ".local/share/flatpak/overrides" / app_id, Path("/var/lib/flatpak/overrides") / app_id)
+    for overrides in places:
+        with contextlib.suppress(OSError):
+            if FLATPAK_TALK in overrides.read_text(encoding="utf-8").replace(" ", ""):
+                message = f"{app_id} may start the host outside its sandbox ({overrides})."
+                return _ok("sandbox.flatpak", message)
+    return _broken("sandbox.flatpak", f"The Flatpak browser {app_id} may not start programs outside its "
+                   "sandbox, so it cannot start the webctx host.",
+                   f"flatpak override --user --talk-name=org.freedesktop.Flatpak {app_id}")
+
+
 def check_providers_dir(folder: Path | None = None) -> Check:
     """The providers folder is safe (SPEC §3), or missing (created 0700 on first use)."""
     folder = folder or paths.providers_dir()
@@ -355,6 +380,8 @@ def diagnose(
                     continue
                 checks.append(_ok("registry.key", f"{row.browser}: {target.registry} names the manifest."))
             wanted.append((row.browser, target.manifest, row.kind))
+            if row.sandbox == "flatpak" and row.app_id:
+                checks.append(check_flatpak(row.app_id, home))
     if not wanted:
         checks.append(_broken("manifest.present", "No supported browser was found.",
                               "install one (e.g. `sudo apt install chromium`), then `webctx install`"))

@@ -143,8 +143,18 @@ def test_no_live_provider_is_broken(installed: Path) -> None:
     assert not bad.ok and bad.name == "provider.live" and "popup" in bad.fix
 
 
+def test_a_flatpak_browser_without_the_talk_permission_is_broken(isolated_home: Path) -> None:
+    installer.install("chromium-flatpak", home=isolated_home, ext_id=EXT_ID)
+    (bad,) = broken(doctor.diagnose(home=isolated_home, browser="chromium-flatpak", live=False))
+    assert bad.name == "sandbox.flatpak"
+    assert bad.fix == "flatpak override --user --talk-name=org.freedesktop.Flatpak org.chromium.Chromium"
+
+
 def test_a_flatpak_wrapper_is_followed_to_the_real_interpreter(isolated_home: Path) -> None:
     installer.install("chromium-flatpak", home=isolated_home, ext_id=EXT_ID)
+    overrides = isolated_home / ".local/share/flatpak/overrides/org.chromium.Chromium"
+    overrides.parent.mkdir(parents=True)
+    overrides.write_text("[Session Bus Policy]\norg.freedesktop.Flatpak=talk\n")
     checks = doctor.diagnose(home=isolated_home, browser="chromium-flatpak", live=False)
     assert broken(checks) == []
     assert any(c.name == "launcher.interpreter" and sys.executable in c.message for c in checks)
