@@ -210,8 +210,9 @@ def _check_path(label: str, value: Any, fix: str, checks: list[Check]) -> Path |
 
 
 def launcher_interpreter(launcher: Path) -> tuple[str, str | None] | None:
-    """(interpreter, PYTHONPATH folder) named by a launcher `install` wrote; follows a Flatpak
-    wrapper to the real launcher. None when the file is not a webctx launcher."""
+    """(interpreter, PYTHONPATH folder) named by a launcher `install` wrote (a `#!/bin/sh` script or
+    a Windows `.cmd`); follows a Flatpak wrapper to the real launcher. None when the file is not a
+    webctx launcher."""
     try:
         text = launcher.read_text(encoding="utf-8")
     except (OSError, UnicodeDecodeError):
@@ -220,6 +221,10 @@ def launcher_interpreter(launcher: Path) -> tuple[str, str | None] | None:
     for line in text.splitlines():
         if line.startswith("PYTHONPATH="):
             pythonpath = shlex.split(line.split("=", 1)[1].split("${", 1)[0])[0]
+        elif line.startswith('set "PYTHONPATH='):  # .cmd: set "PYTHONPATH=<root>;%PYTHONPATH%"
+            pythonpath = line[len('set "PYTHONPATH='):].split(";%PYTHONPATH%", 1)[0]
+        elif line.startswith('"') and " -m native_host" in line:  # .cmd: "<python>" -m native_host %*
+            interpreter = line[1:].split('"', 1)[0]
         elif line.startswith("exec "):
             words = shlex.split(line)
             if words[1:3] == ["flatpak-spawn", "--host"] and len(words) > 3:
