@@ -7,8 +7,10 @@ macOS and Windows rows are installed here on Linux with `os_name=`; Windows regi
 from __future__ import annotations
 
 import json
+import logging
 import subprocess
 import sys
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -67,6 +69,17 @@ EXPECTED_KEYS: dict[str, str] = {
 
 ROWS = [pytest.param(row, id=f"{row.os}-{row.browser}") for row in locations.LOCATIONS]
 
+
+
+@pytest.fixture(autouse=True)
+def close_cli_log_handlers() -> Iterator[None]:
+    """`main()` attaches its console and file handlers to the root logger; detach them after."""
+    yield
+    root = logging.getLogger()
+    for handler in list(root.handlers):
+        if getattr(handler, "_webctx", False):
+            root.removeHandler(handler)
+            handler.close()
 
 def snapshot(root: Path) -> set[tuple[str, bool]]:
     return {(str(p.relative_to(root)), p.is_dir()) for p in root.rglob("*")}
@@ -218,3 +231,15 @@ def test_the_launcher_ignores_another_python_first_on_path(tmp_path: Path) -> No
         env={"PATH": f"{impostor.parent}:/usr/bin:/bin"}, check=False,
     )
     assert "impostor" not in done.stdout + done.stderr
+
+
+def test_uninstall_dry_run_lists_what_it_would_remove_and_removes_nothing(
+    tmp_path: Path, isolated_home: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    report = installer.install("chromium", ext_id=EXT_ID, home=isolated_home)
+    before = snapshot(tmp_path)
+    assert main(["uninstall", "--browser", "chromium", "--dry-run"]) == 0
+    out = capsys.readouterr().out
+    assert f"Would remove {report.written[0]}" in out
+    # The CLI's log file (under ~/.local/state) is the one thing written.
+    assert {e for e in snapshot(tmp_path) if not e[0].startswith("home/.local/state")} == before
