@@ -14,17 +14,17 @@ from pathlib import Path
 from urllib.parse import urlsplit
 
 import psutil
-from playwright.async_api import Page, expect
+from playwright.async_api import Page, async_playwright, expect
 
 from native_host.install import doctor
-from tests.e2e.conftest import EXTENSION_ID
-from tests.e2e.harness import RunningBrowser
+from tests.e2e.conftest import BROWSER_ARGS, CHROMIUM, EXTENSION_ID
+from tests.e2e.harness import RunningBrowser, seed_profile
 from tests.e2e.png import background_share, has_colour_near, read_png
 from tests.e2e.tree import walk
 
 POPUP = f"chrome-extension://{EXTENSION_ID}/popup/popup.html"
 OPTIONS = f"chrome-extension://{EXTENSION_ID}/options/options.html"
-GREEN, GREY = (0x13, 0x73, 0x33), (0x5F, 0x63, 0x68)
+GREEN, GREY, RED = (0x13, 0x73, 0x33), (0x5F, 0x63, 0x68), (0xB3, 0x26, 0x1E)
 
 
 async def _gone(path: Path, pid: int, limit_s: float) -> None:
@@ -109,3 +109,22 @@ async def test_an_excluded_site_is_not_reported_and_settings_are_stored(
     answer = await ask_current(descriptor)  # type: ignore[operator]
     urls = [e.get("url", "") for e in walk(answer["root"])]
     assert not any(url.startswith(page_server) for url in urls), urls
+
+
+async def test_without_the_host_the_popup_names_the_install_command(tmp_path: Path) -> None:
+    profile = tmp_path / "udd"
+    seed_profile(profile)  # no `webctx install`: Chromium finds no host manifest
+    async with async_playwright() as pw:
+        context = await pw.chromium.launch_persistent_context(
+            str(profile), executable_path=CHROMIUM, headless=True, args=BROWSER_ARGS
+        )
+        try:
+            popup = await context.new_page()
+            await popup.set_viewport_size({"width": 380, "height": 220})
+            await popup.goto(POPUP)
+            label = "Provider on: native host not installed"
+            await _check_screenshot(popup, tmp_path, "not-installed", label, RED)
+            await expect(popup.locator("#detail")).to_have_text("Specified native messaging host not found.")
+            await expect(popup.locator("#fix-command")).to_have_text("webctx install --browser chromium")
+        finally:
+            await context.close()
