@@ -9,7 +9,7 @@ from typing import Any
 from native_host.cli.extension_path import extension_path_text
 from native_host.cli.result import Result
 from native_host.install.installer import InstallReport, install
-from native_host.install.locations import all_browsers
+from native_host.install.locations import all_browsers, load_steps
 
 HELP = "register the webctx native messaging host with your browser(s)"
 DESCRIPTION = """\
@@ -66,13 +66,15 @@ def render(report: InstallReport) -> str:
     for entry in report.browsers:
         lines.append(f"\n{entry.display_name}:")
         lines += [f"  {verb.lower()} {item}" for item in entry.written]
+        if entry.browser != "user-data-dir":
+            lines.append(f"  load the extension: {load_steps(entry.browser)}")
         if entry.note:
             lines.append(f"  note: {entry.note}")
     if report.skipped:
         lines.append("\nNot found (use --browser NAME to install anyway): " + ", ".join(report.skipped) + ".")
     lines.append(
-        f"\nNext: open chrome://extensions → turn on Developer mode → Load unpacked → choose "
-        f"{extension_path_text()} (extension id {report.extension_id}). Then run `webctx doctor`."
+        f"\nNext: load the extension (chrome://extensions → Developer mode → Load unpacked → "
+        f"{extension_path_text()}; its id is {report.extension_id}), then run `webctx doctor`."
     )
     if report.dry_run:
         lines.append("Dry run: nothing was written.")

@@ -119,6 +119,26 @@ BROWSER_NAMES: Final[dict[str, str]] = {
 }
 """Display names for the `browser` keys below."""
 
+def load_steps(browser: str) -> str:
+    """How to load the unpacked extension in `browser` (a key of BROWSER_NAMES), as one sentence
+    ending with where the folder comes from. Chromium-family browsers open their own
+    `<scheme>://extensions` page; Firefox loads the Firefox build as a temporary add-on."""
+    family = browser.split("-", 1)[0]
+    if family == "firefox":
+        return ("about:debugging#/runtime/this-firefox → Load Temporary Add-on… → manifest.json in the "
+                "folder `webctx extension-path --firefox` prints")
+    page = EXTENSIONS_PAGES.get(family, "chrome://extensions")
+    return f"{page} → Developer mode → Load unpacked → the folder `webctx extension-path` prints"
+
+
+EXTENSIONS_PAGES: Final[dict[str, str]] = {
+    "edge": "edge://extensions",
+    "brave": "brave://extensions",
+    "vivaldi": "vivaldi://extensions",
+    "opera": "opera://extensions",
+}
+"""Each Chromium-family browser's own extensions page (all of them also accept chrome://extensions)."""
+
 _MAC: Final = "~/Library/Application Support"
 _WIN: Final = "~/AppData/Local"
 

@@ -213,6 +213,18 @@ def test_the_cli_takes_repeatable_extension_ids_and_prints_per_browser(
     assert f"chrome-extension://{STORE_ID}/" in manifest["allowed_origins"]
 
 
+def test_install_says_per_browser_how_to_load_the_extension(
+    isolated_home: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    for browser in ("edge", "firefox-flatpak", "chromium"):
+        assert main(["install", "--browser", browser, "--dry-run"]) == 0
+    out = capsys.readouterr().out
+    assert "load the extension: edge://extensions → Developer mode → Load unpacked" in out
+    assert "load the extension: about:debugging#/runtime/this-firefox → Load Temporary Add-on…" in out
+    assert "`webctx extension-path --firefox`" in out
+    assert "load the extension: chrome://extensions → Developer mode → Load unpacked" in out
+
+
 def test_extension_path_prints_the_folder_alone(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["extension-path"]) == 0
     out = capsys.readouterr().out
