@@ -103,6 +103,12 @@ def test_install_then_uninstall_of_every_row(
         ext_id=EXT_ID, extra_ids=[STORE_ID], python=sys.executable,
     )
     (entry,) = report.browsers
+    written = snapshot(tmp_path)
+    again = installer.install(
+        row.browser, os_name=row.os, home=isolated_home, launcher_dir=launcher_dir, registry=registry,
+        ext_id=EXT_ID, extra_ids=[STORE_ID], python=sys.executable,
+    )
+    assert snapshot(tmp_path) == written and again.to_json() == report.to_json(), "install is idempotent"
     if row.registry is None:
         expected = isolated_home / EXPECTED_FOLDERS[(row.browser, row.os)] / f"{NATIVE_HOST_NAME}.json"
         assert entry.manifest == expected
