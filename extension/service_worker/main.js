@@ -19,7 +19,7 @@ import * as api from "./browser_api.js";
 import { IdRegistry } from "./ids.js";
 import { NativePort, RequestError, pickBrowser } from "./native_port.js";
 import { SelectionStore } from "./selections.js";
-import { isExcluded, normalizeSettings } from "./settings.js";
+import { countPagesWithTools, isExcluded, normalizeSettings } from "./settings.js";
 import { buildTree, isInternalUrl } from "./tree.js";
 import { CURRENT, ERROR_CODES, SELECTION_CHANGED } from "../protocol.js";
 
@@ -123,5 +123,7 @@ async function answerCurrent() {
       .map((tab) => /** @type {number} */ (tab.id)),
   );
   const reported = await selections.collect(activeTabIds);
-  return buildTree({ browser, windows: shown, lastFocusedWindowId, selections: reported }, ids);
+  const root = buildTree({ browser, windows: shown, lastFocusedWindowId, selections: reported }, ids);
+  void port.noteStatus({ pagesWithTools: countPagesWithTools(root) }); // the popup shows it
+  return root;
 }

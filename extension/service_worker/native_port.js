@@ -385,8 +385,20 @@ export class NativePort {
     }
   }
 
+  /**
+   * Add facts to the "connected" status (e.g. `pagesWithTools` after a `current`); ignored otherwise.
+   * @param {Partial<Omit<ConnectionStatus, "state" | "at">>} fields
+   */
+  async noteStatus(fields) {
+    if (this.#lastStatus.state !== "connected") return;
+    await this.#setStatus({ ...this.#lastStatus, ...fields });
+  }
+
+  /** @type {Omit<ConnectionStatus, "at">} */ #lastStatus = { state: "connecting" };
+
   /** @param {Omit<ConnectionStatus, "at">} status */
   async #setStatus(status) {
+    this.#lastStatus = status;
     try {
       await api.writeStatus({ ...status, at: Date.now() });
     } catch (error) {

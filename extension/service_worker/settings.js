@@ -103,13 +103,14 @@ export function describeStatus(status, enabled) {
     return { state: "off", label: "Provider off", detail: "No descriptor is written and no port is open.", fix: "" };
   }
   switch (status?.state) {
-    case "connected":
-      return {
-        state: "connected",
-        label: "Provider on: connected",
-        detail: status.port ? `MCP endpoint on 127.0.0.1:${status.port}` : "",
-        fix: "",
-      };
+    case "connected": {
+      const parts = [];
+      if (status.port) parts.push(`MCP endpoint on 127.0.0.1:${status.port}`);
+      if (status.pagesWithTools !== undefined) {
+        parts.push(`${status.pagesWithTools} ${status.pagesWithTools === 1 ? "page" : "pages"} with tools`);
+      }
+      return { state: "connected", label: "Provider on: connected", detail: parts.join(" · "), fix: "" };
+    }
     case "disconnected": {
       const notInstalled = (status.fix ?? "").startsWith("webctx install");
       return {
@@ -125,4 +126,22 @@ export function describeStatus(status, enabled) {
     default:
       return { state: "", label: "Provider on: not started", detail: "", fix: "" };
   }
+}
+
+/**
+ * How many Pages in a `current` tree list page tools (`attributes.tools`, SPEC §2), for the popup.
+ * @param {import("../protocol.js").Element} root the Application element
+ * @returns {number}
+ */
+export function countPagesWithTools(root) {
+  let count = 0;
+  /** @type {import("../protocol.js").Element[]} */
+  const stack = [root];
+  while (stack.length > 0) {
+    const element = /** @type {import("../protocol.js").Element} */ (stack.pop());
+    const tools = /** @type {{tools?: unknown} | undefined} */ (element.attributes)?.tools;
+    if (element.role === "Page" && Array.isArray(tools) && tools.length > 0) count += 1;
+    stack.push(...(element.children ?? []));
+  }
+  return count;
 }

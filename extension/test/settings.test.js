@@ -5,6 +5,7 @@ import test from "node:test";
 import {
   DEFAULT_SETTINGS,
   MAX_EXCLUDED_SITES,
+  countPagesWithTools,
   describeStatus,
   isExcluded,
   normalizeSettings,
@@ -42,6 +43,10 @@ test("the popup's words for each state", () => {
   assert.equal(describeStatus({ state: "connected", at: 0 }, false).label, "Provider off");
   assert.equal(describeStatus({ state: "connected", at: 0 }, true).label, "Provider on: connected");
   assert.equal(describeStatus({ state: "connected", port: 53817, at: 0 }, true).detail, "MCP endpoint on 127.0.0.1:53817");
+  assert.equal(
+    describeStatus({ state: "connected", port: 1, pagesWithTools: 2, at: 0 }, true).detail,
+    "MCP endpoint on 127.0.0.1:1 · 2 pages with tools",
+  );
   const missing = describeStatus(
     { state: "disconnected", error: "Specified native messaging host not found.", fix: "webctx install --browser chromium", at: 0 },
     true,
@@ -53,4 +58,15 @@ test("the popup's words for each state", () => {
   assert.equal(exited.label, "Provider on: native host error");
   assert.equal(describeStatus({ state: "off", at: 0 }, true).label, "Provider on: connecting…");
   assert.equal(describeStatus(undefined, true).label, "Provider on: not started");
+});
+
+test("pages with tools are counted from the tree", () => {
+  const page = (/** @type {string[] | undefined} */ tools) => ({ id: "p", role: "Page", attributes: tools ? { tools } : {} });
+  const root = {
+    id: "app",
+    role: "Application",
+    children: [{ id: "win-1", role: "Window", children: [page(["a"]), page([]), page(undefined), page(["b", "c"])] }],
+  };
+  assert.equal(countPagesWithTools(root), 2);
+  assert.equal(countPagesWithTools({ id: "app", role: "Application" }), 0);
 });

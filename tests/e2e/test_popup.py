@@ -11,6 +11,7 @@ from __future__ import annotations
 import asyncio
 import socket
 from pathlib import Path
+from typing import Any
 from urllib.parse import urlsplit
 
 import psutil
@@ -61,7 +62,7 @@ async def _check_screenshot(
 
 
 async def test_switching_the_provider_off_and_on_removes_and_restores_the_descriptor(
-    browser: RunningBrowser, tmp_path: Path
+    browser: RunningBrowser, tmp_path: Path, ask_current: Any
 ) -> None:
     first = await browser.descriptor()
     assert first.listener_pid is not None
@@ -72,6 +73,9 @@ async def test_switching_the_provider_off_and_on_removes_and_restores_the_descri
     await _check_screenshot(popup, tmp_path, "on", "Provider on: connected", GREEN)
     port = urlsplit(first.endpoint).port
     await expect(popup.locator("#detail")).to_have_text(f"MCP endpoint on 127.0.0.1:{port}", timeout=5_000)
+    await ask_current(first)  # the worker counts the pages with tools in each answer
+    detail = f"MCP endpoint on 127.0.0.1:{port} · 0 pages with tools"
+    await expect(popup.locator("#detail")).to_have_text(detail, timeout=5_000)
 
     await popup.locator("#enabled").uncheck()
     await _gone(path, first.listener_pid, 5.0)
