@@ -209,7 +209,15 @@ def install(
             entry.written.append(f"{target.registry} = {target.manifest}")
             if not dry_run:
                 assert registry is not None
-                registry.set_default(target.registry, str(target.manifest))
+                try:
+                    registry.set_default(target.registry, str(target.manifest))
+                except OSError as exc:
+                    _save_record(launcher_dir, record)
+                    raise InstallError(
+                        f"Cannot write the registry key {target.registry}: {exc}. Run `webctx install` "
+                        "again as the user who runs the browser.",
+                        browser=target.browser, path=target.registry, fix="webctx install",
+                    ) from None
                 _add(record, "registry", target.registry)
         if target.manifest not in report.written:
             report.written.append(target.manifest)

@@ -261,3 +261,13 @@ def test_uninstall_dry_run_lists_what_it_would_remove_and_removes_nothing(
     assert f"Would remove {report.written[0]}" in out
     # The CLI's log file (under ~/.local/state) is the one thing written.
     assert {e for e in snapshot(tmp_path) if not e[0].startswith("home/.local/state")} == before
+
+
+def test_a_registry_that_refuses_the_write_is_an_install_error(tmp_path: Path, isolated_home: Path) -> None:
+    class ReadOnlyRegistry(MemoryRegistry):
+        def set_default(self, key: str, value: str) -> None:
+            raise PermissionError(5, "Access is denied")
+
+    with pytest.raises(InstallError, match=r"Cannot write the registry key HKCU\\Software\\Chromium"):
+        installer.install("chromium", os_name="windows", home=isolated_home, launcher_dir=tmp_path / "l",
+                          registry=ReadOnlyRegistry(), ext_id=EXT_ID)
