@@ -27,7 +27,14 @@ import psutil
 from native_host import NATIVE_HOST_NAME, paths
 from native_host.descriptor import check_providers_folder
 from native_host.errors import InstallError, ProvidersFolderError, WebctxError
-from native_host.install.locations import LOCATIONS, USER_DATA_DIR_FOLDER, Location, OsName, current_os
+from native_host.install.locations import (
+    BROWSER_NAMES,
+    LOCATIONS,
+    USER_DATA_DIR_FOLDER,
+    Location,
+    OsName,
+    current_os,
+)
 from native_host.install.manifests import GECKO_ID, MANIFEST_FILE, browser_present, extension_id, target_for
 from native_host.install.registry import Registry, default_registry
 from native_host.wire import Descriptor
@@ -157,7 +164,7 @@ def check_manifest(
     browser: str, manifest: Path, *, kind: str, ext_id: str | None, others: list[Path]
 ) -> tuple[list[Check], Path | None]:
     """The manifest checks for one browser; returns the checks and the launcher path when valid."""
-    label = browser
+    label = BROWSER_NAMES.get(browser, "The browser started with --user-data-dir")
     fix = _install_cmd(browser)
     if not manifest.is_file():
         where = f" One is at {', '.join(map(str, others))}, which {label} does not read." if others else ""
