@@ -12,6 +12,7 @@ import os
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 from playwright.async_api import async_playwright
 
@@ -36,7 +37,8 @@ async def test_install_load_and_doctor_says_every_link_is_ok(isolated_home: Path
         context = await pw.chromium.launch_persistent_context(
             str(profile), executable_path=CHROMIUM, headless=True, args=BROWSER_ARGS, env=dict(os.environ)
         )
-        running = RunningBrowser(context, None, profile, paths.providers_dir())  # type: ignore[arg-type]
+        no_worker: Any = None  # only the descriptor waiter is used
+        running = RunningBrowser(context, no_worker, profile, paths.providers_dir())
         try:
             await running.descriptor(timeout_s=20.0)
             doctor = await asyncio.to_thread(webctx, "doctor")

@@ -10,6 +10,7 @@ import base64
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -64,7 +65,9 @@ async def test_firefox_loads_the_build_and_becomes_a_provider(tmp_path: Path, is
     subprocess.run(command, check=True, capture_output=True, timeout=60)
     build = firefox.build_firefox(tmp_path / "firefox-extension")
     process, session = await asyncio.to_thread(start_firefox, tmp_path / "profile")
-    watcher = RunningBrowser(None, None, tmp_path / "profile", paths.providers_dir())  # type: ignore[arg-type]
+    # Only RunningBrowser's descriptor waiter is used: there is no Playwright context for Firefox.
+    no_context: Any = None
+    watcher = RunningBrowser(no_context, no_context, tmp_path / "profile", paths.providers_dir())
     try:
         await asyncio.to_thread(session.command, "Addon:Install", {"path": str(build), "temporary": True})
         descriptor = await watcher.descriptor(timeout_s=30.0)
