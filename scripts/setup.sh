@@ -3,7 +3,7 @@
 #
 #   ./scripts/setup.sh               a Chromium-family browser, .venv (Python >= 3.11), `pip install -e .`
 #   ./scripts/setup.sh --with-tests  the same with the test extras (`-e ".[test]"`), `npm ci`, and
-#                                    Xvfb (apt-get) for the X11 `location` test
+#                                    Firefox ESR and Xvfb (apt-get) for the Firefox and X11 tests
 #
 # Then: .venv/bin/webctx demo
 set -euo pipefail
@@ -83,7 +83,19 @@ else
   step "browser: $browser"
 fi
 
-# 1b. Xvfb for the X11 `location` test (tests/e2e/test_x11.py starts it itself; skipped without it).
+# 1b. Browsers and tools only the tests use: Firefox ESR (the Firefox build of the extension is
+# tested in it). Best effort: without it those tests are skipped, and say why.
+if [[ "$with_tests" -eq 1 ]] && ! command -v firefox-esr >/dev/null 2>&1 && ! command -v firefox >/dev/null 2>&1; then
+  if [[ "$(id -u)" -eq 0 ]] && command -v apt-get >/dev/null 2>&1; then
+    step "installing firefox-esr with apt-get (for the Firefox tests)"
+    quietly env DEBIAN_FRONTEND=noninteractive apt-get update
+    quietly env DEBIAN_FRONTEND=noninteractive apt-get install -y firefox-esr
+  else
+    step "firefox: not installed; the Firefox tests will be skipped (sudo apt-get install firefox-esr)"
+  fi
+fi
+
+# 1c. Xvfb for the X11 `location` test (tests/e2e/test_x11.py starts it itself; skipped without it).
 if [[ "$with_tests" -eq 1 ]] && ! command -v Xvfb >/dev/null 2>&1; then
   if [[ "$(id -u)" -eq 0 ]] && command -v apt-get >/dev/null 2>&1; then
     step "installing xvfb with apt-get (for the X11 location test)"

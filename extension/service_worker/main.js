@@ -22,6 +22,7 @@ import { IdRegistry } from "./ids.js";
 import { NativePort, RequestError, pickBrowser } from "./native_port.js";
 import { Locator } from "./locator.js";
 import { SelectionStore } from "./selections.js";
+import { countPagesWithTools, isExcluded, normalizeSettings } from "./settings.js";
 import { buildTree, isInternalUrl } from "./tree.js";
 import { CURRENT, ERROR_CODES, FRAME_CHANGED, LOCATION, LOCATION_MEASURED } from "../protocol.js";
 
@@ -37,17 +38,37 @@ const port = new NativePort({
   onInstance: (instance) => ids.useInstance(instance),
 });
 
-/** Resolves once the browser's identity is known and the native port has been opened. */
+/** The user's settings (settings.js), followed live through storage.onChanged. */
+let settings = normalizeSettings(undefined);
+
+/** Resolves once the browser's identity and the settings are known and the port is opened (if on). */
 const ready = (async () => {
-  const { brands, userAgent } = await api.browserBrands();
+  const [{ brands, userAgent }, stored] = await Promise.all([api.browserBrands(), api.readSettings()]);
   const browser = pickBrowser(brands, userAgent);
-  port.start(browser);
+  settings = normalizeSettings(stored);
+  applyProviderSwitch(browser);
   return { browser };
 })();
+
+/**
+ * The provider switch (SPEC §3): on → connect the native port (hello, descriptor, MCP port);
+ * off → close it, and the native host removes its descriptor and closes its port as it exits.
+ * @param {import("./native_port.js").BrowserIdentity} browser
+ */
+function applyProviderSwitch(browser) {
+  if (settings.enabled) port.start(browser);
+  else port.stop();
+}
 
 // ---- listeners (top level, synchronous) -------------------------------------------------------
 
 api.onRuntimeMessage(routeRuntimeMessage);
+api.onSettingsChanged((stored) => {
+  void ready.then(({ browser }) => {
+    settings = normalizeSettings(stored);
+    applyProviderSwitch(browser);
+  });
+});
 api.onInstalledOrStartup(() => {
   // Tabs open before install/update/start have no (or orphaned) content scripts (SPEC §2).
   void ready.then(() => api.injectContentScriptsIntoOpenTabs());
@@ -82,7 +103,8 @@ function routeRuntimeMessage(message, sender) {
   if (typeof message !== "object" || message === null) return undefined;
   const { type } = /** @type {{type?: unknown}} */ (message);
   if (sender.fromOwnPage) return undefined; // the popup reads chrome.storage.session directly
-  if (sender.tabId === undefined || sender.incognito) return undefined; // incognito: never reported
+  if (sender.tabId === undefined || (sender.incognito && !settings.incognito)) return undefined; // SPEC §2
+  if (isExcluded(sender.url ?? "", settings.excludedSites)) return undefined; // excluded site
   // Content scripts relay the page: parseReport and the locator check shape and size.
   switch (type) {
     case FRAME_CHANGED:
@@ -102,12 +124,16 @@ function routeRuntimeMessage(message, sender) {
 async function answerCurrent() {
   const { browser } = await ready;
   const [windows, lastFocusedWindowId] = await Promise.all([api.normalWindows(), api.lastFocusedWindowId()]);
-  const shown = windows.filter((win) => !win.incognito);
+  const shown = windows
+    .filter((win) => settings.incognito || !win.incognito)
+    .map((win) => ({ ...win, tabs: (win.tabs ?? []).filter((tab) => !isExcluded(tab.url || tab.pendingUrl || "", settings.excludedSites)) }));
   const activeTabIds = shown.flatMap((win) =>
     (win.tabs ?? [])
       .filter((tab) => tab.active && tab.id !== undefined && !isInternalUrl(tab.url || tab.pendingUrl || ""))
       .map((tab) => /** @type {number} */ (tab.id)),
   );
   const frames = await selections.collect(activeTabIds);
-  return buildTree({ browser, windows: shown, lastFocusedWindowId, selections: new Map(), frames }, ids);
+  const root = buildTree({ browser, windows: shown, lastFocusedWindowId, selections: new Map(), frames }, ids);
+  void port.noteStatus({ pagesWithTools: countPagesWithTools(root) }); // the popup shows it
+  return root;
 }
