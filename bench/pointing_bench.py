@@ -9,11 +9,14 @@ What it measures
   **floor**: `McpEndpoint` in a subprocess whose requester answers `location` at once with a
   constant one-rect answer (HTTP + MCP + JSON + pydantic, no browser). Calls alternate floor /
   browser in blocks of 10 so that the machine's changing speed hits both alike. Target: the
-  median of each row ≤ 2× the floor's.
+  median of each row <= 2 x the floor's. For scale, `current` is timed on the same browser too.
+  The browser is launched as bench/current_latency.py launches it; Playwright connects over CDP
+  only to set the page up and disconnects before anything is timed (an attached CDP client slows
+  the browser's own messaging).
 - **content script per page load**: `tests/pages`-style page with `--paragraphs` (default 10,000)
   paragraphs, loaded `--loads` times (default 10); the content scripts mark
   `webctx-content-start` when the first one starts and measure `webctx-content` when the last one
-  ends (`performance.measure`, read from the page). Target: ≤ 2 ms per load. Nothing runs per
+  ends (`performance.measure`, read from the page). Target: <= 2 ms per load. Nothing runs per
   `mousemove` beyond storing four numbers (content/focus_hover.js), so there is no per-move
   figure to report.
 
@@ -97,7 +100,12 @@ def floor_provider() -> Any:
 def summary(name: str, seconds: list[float], floor: list[float] | None) -> dict[str, Any]:
     ms = sorted(s * 1e3 for s in seconds)
     median = statistics.median(ms)
-    row = {"row": name, "calls": len(ms), "median_ms": round(median, 2), "p99_ms": round(ms[int(0.99 * (len(ms) - 1))], 2)}
+    row = {
+        "row": name,
+        "calls": len(ms),
+        "median_ms": round(median, 2),
+        "p99_ms": round(ms[int(0.99 * (len(ms) - 1))], 2),
+    }
     if floor:
         row["x_floor"] = round(median / (statistics.median(floor) * 1e3), 2)
     return row
@@ -110,40 +118,62 @@ async def timed_location(session: Any, id_: str, out: list[float]) -> None:
 
 
 async def measure(args: argparse.Namespace) -> dict[str, Any]:
+    from native_host import paths
     from native_host.host_client import HostClient, open_session
-    from tests.e2e.conftest import launched_browser
 
     report: dict[str, Any] = {"rows": [], "load_average": os.getloadavg()}
     pages = ROOT / "tests" / "pages"
     async with serve(pages) as (base, other):
         big = Path(tempfile.mkdtemp()) / "big.html"
-        paragraphs = "\n".join(f"<p>Paragraph {i} of a long page, with a few words in it.</p>" for i in range(args.paragraphs))
+        paragraphs = "\n".join(
+            f"<p>Paragraph {i} of a long page, with a few words in it.</p>" for i in range(args.paragraphs)
+        )
         big.write_text(f"<!doctype html><html lang=en><title>big</title><body>{paragraphs}</body></html>")
-        async with serve(big.parent) as (big_base, _), launched_browser(
-            Path(tempfile.mkdtemp()) / "udd", extra_args=("--window-position=100,50",), real_window=True
-        ) as browser:
-            descriptor = await browser.descriptor()
-            page = await browser.context.new_page()
-            await page.goto(f"{base}/pointing.html?frame={other}/frame.html")
-            frame = None
-            async with asyncio.timeout(10):
-                while frame is None:
-                    frame = next((f for f in page.frames if f != page.main_frame and "frame.html" in f.url), None)
-                    await asyncio.sleep(0.05)
-                await frame.wait_for_load_state()
-            select = "(id) => { const r = document.createRange(); r.selectNodeContents(document.getElementById(id)); getSelection().removeAllRanges(); getSelection().addRange(r); }"
-            host = HostClient(folder=browser.providers, timeout_s=10.0)
-            await page.evaluate(select, "line1")
-            await asyncio.sleep(0.1)
-            top_id = next(e["id"] for e in walk((await host.current(descriptor.pid)).raw["root"]) if e["role"] == "Text")
-            await frame.evaluate(select, "inner")
-            await page.evaluate("() => getSelection().removeAllRanges()")
-            await asyncio.sleep(0.1)
-            frame_id = next(e["id"] for e in walk((await host.current(descriptor.pid)).raw["root"]) if e["role"] == "Text")
-            assert frame_id != top_id
-            times: dict[str, list[float]] = {"floor": [], "top": [], "frame": []}
+        workdir = Path(tempfile.mkdtemp())
+        # Launched as bench/current_latency.py launches it (no Playwright: a CDP client attached to
+        # every target slows the browser's own messaging); Playwright connects over CDP only to
+        # set the page up, and disconnects before anything is timed.
+        async with (
+            serve(big.parent) as (big_base, _),
+            cdp_browser(args.browser, workdir) as (descriptor, port),
+        ):
+            from playwright.async_api import async_playwright
+
+            host = HostClient(folder=paths.providers_dir(), timeout_s=10.0)
+            async with async_playwright() as pw:
+                browser = await pw.chromium.connect_over_cdp(f"http://127.0.0.1:{port}")
+                page = await browser.contexts[0].new_page()
+                await page.goto(f"{base}/pointing.html?frame={other}/frame.html")
+                frame = None
+                async with asyncio.timeout(10):
+                    while frame is None:
+                        frame = next(
+                            (f for f in page.frames if f != page.main_frame and "frame.html" in f.url), None
+                        )
+                        await asyncio.sleep(0.05)
+                    await frame.wait_for_load_state()
+                select = (
+                    "(id) => { const r = document.createRange();"
+                    " r.selectNodeContents(document.getElementById(id));"
+                    " getSelection().removeAllRanges(); getSelection().addRange(r); }"
+                )
+                await page.bring_to_front()
+                await page.evaluate(select, "line1")
+                await asyncio.sleep(0.3)
+                top_id = first_text_id((await host.current(descriptor.pid)).raw, "pointing.html")
+                await frame.evaluate(select, "inner")
+                await page.evaluate("() => getSelection().removeAllRanges()")
+                await asyncio.sleep(0.3)
+                frame_id = first_text_id((await host.current(descriptor.pid)).raw, "pointing.html")
+                assert frame_id != top_id
+                await browser.close()  # over CDP: disconnects, the browser and its tabs stay
+            await asyncio.sleep(1.0)  # let the browser settle after the CDP client left
+            times: dict[str, list[float]] = {"floor": [], "top": [], "frame": [], "current": []}
             with floor_provider() as floor:
-                async with open_session(floor, timeout_s=10) as fs, open_session(descriptor, timeout_s=10) as bs:
+                async with (
+                    open_session(floor, timeout_s=10) as fs,
+                    open_session(descriptor, timeout_s=10) as bs,
+                ):
                     for _ in range(WARMUP_CALLS):
                         await fs.location("sel-1")
                         await bs.location(top_id)
@@ -156,24 +186,33 @@ async def measure(args: argparse.Namespace) -> dict[str, Any]:
                             await timed_location(bs, top_id, times["top"])
                         for _ in range(BLOCK_CALLS):
                             await timed_location(bs, frame_id, times["frame"])
+                        for _ in range(BLOCK_CALLS):
+                            start = time.perf_counter()
+                            await bs.current()
+                            times["current"].append(time.perf_counter() - start)
                         done += BLOCK_CALLS
             report["rows"] = [
                 summary("floor", times["floor"], None),
                 summary("Text, top document", times["top"], times["floor"]),
                 summary("Text, cross-origin iframe", times["frame"], times["floor"]),
+                summary("current (same browser)", times["current"], times["floor"]),
             ]
             loads: list[float] = []
-            for _ in range(args.loads):
-                await page.goto(f"{big_base}/big.html")
-                async with asyncio.timeout(10):
-                    while True:
-                        found = await page.evaluate(
-                            "() => performance.getEntriesByName('webctx-content').map(e => e.duration)"
-                        )
-                        if found:
-                            loads.append(found[0])
-                            break
-                        await asyncio.sleep(0.05)
+            async with async_playwright() as pw:
+                browser = await pw.chromium.connect_over_cdp(f"http://127.0.0.1:{port}")
+                page = await browser.contexts[0].new_page()
+                for _ in range(args.loads):
+                    await page.goto(f"{big_base}/big.html")
+                    async with asyncio.timeout(10):
+                        while True:
+                            found = await page.evaluate(
+                                "() => performance.getEntriesByName('webctx-content').map(e => e.duration)"
+                            )
+                            if found:
+                                loads.append(found[0])
+                                break
+                            await asyncio.sleep(0.05)
+                await browser.close()
             report["content_script_ms_per_load"] = {
                 "paragraphs": args.paragraphs,
                 "loads": len(loads),
@@ -182,6 +221,36 @@ async def measure(args: argparse.Namespace) -> dict[str, Any]:
             }
     report["load_average_after"] = os.getloadavg()
     return report
+
+
+def first_text_id(answer: Mapping[str, Any], url_part: str) -> str:
+    """The id of the selected Text in the Page whose url contains `url_part`."""
+    for page in walk(answer["root"]):
+        if page["role"] == "Page" and url_part in page.get("url", ""):
+            return next(e["id"] for e in walk(page) if e["role"] == "Text")
+    raise AssertionError(f"no Page with {url_part} in its url")
+
+
+@contextlib.asynccontextmanager
+async def cdp_browser(browser_path: str | None, workdir: Path) -> AsyncIterator[tuple[Any, int]]:
+    """Chromium launched by bench/current_latency.py's `launched_browser` (one tab, the demo's
+    way, `--remote-debugging-port=0`); yields (descriptor, DevTools port)."""
+    sys.path.insert(0, str(ROOT / "bench"))
+    import current_latency  # type: ignore[import-not-found]
+
+    from native_host.demo.browsers import find_browser
+
+    path = find_browser(path=browser_path)
+    # It is synchronous and runs its own event loops: enter and leave it in a thread.
+    stack = contextlib.ExitStack()
+    try:
+        running = await asyncio.to_thread(
+            stack.enter_context, current_latency.launched_browser(path, 1, workdir)
+        )
+        port = current_latency.devtools_port(workdir / "udd-1", time.monotonic() + 10, lambda: None)
+        yield running.descriptor, port
+    finally:
+        await asyncio.to_thread(stack.close)
 
 
 def walk(element: Mapping[str, Any]) -> Any:
@@ -203,11 +272,16 @@ async def serve(folder: Path) -> AsyncIterator[tuple[str, str]]:
 
     servers = []
     for _ in range(2):
-        server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), functools.partial(Quiet, directory=str(folder)))
+        server = http.server.ThreadingHTTPServer(
+            ("127.0.0.1", 0), functools.partial(Quiet, directory=str(folder))
+        )
         threading.Thread(target=server.serve_forever, daemon=True).start()
         servers.append(server)
     try:
-        yield f"http://127.0.0.1:{servers[0].server_address[1]}", f"http://localhost:{servers[1].server_address[1]}"
+        yield (
+            f"http://127.0.0.1:{servers[0].server_address[1]}",
+            f"http://localhost:{servers[1].server_address[1]}",
+        )
     finally:
         for server in servers:
             server.shutdown()
@@ -220,24 +294,27 @@ def main() -> None:
     parser.add_argument("--paragraphs", type=int, default=10_000)
     parser.add_argument("--loads", type=int, default=10)
     parser.add_argument("--json", action="store_true")
+    parser.add_argument(
+        "--browser", help="the Chromium-family browser to run (default: as `webctx demo` finds it)"
+    )
     parser.add_argument("--floor-server", action="store_true", help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.floor_server:
         asyncio.run(serve_floor())
         return
     home = Path(tempfile.mkdtemp(prefix="webctx-bench-"))
-    os.environ.update(
-        HOME=str(home), XDG_CONFIG_HOME=str(home / "config"), XDG_STATE_HOME=str(home / "state"),
-        XDG_RUNTIME_DIR=str(home / "run"), CONTEXT_PROVIDERS_DIR=str(home / "providers"),
-    )  # fmt: skip
-    (home / "run").mkdir(mode=0o700)
+    sys.path.insert(0, str(ROOT / "bench"))
+    import current_latency
+
+    current_latency.isolate(home)
     report = asyncio.run(measure(args))
     if not args.json:
         for row in report["rows"]:
             extra = f"  x floor {row['x_floor']}" if "x_floor" in row else ""
             print(f"{row['row']:<28} median {row['median_ms']:7.2f} ms  p99 {row['p99_ms']:7.2f} ms{extra}")
         c = report["content_script_ms_per_load"]
-        print(f"content scripts per page load ({c['paragraphs']} paragraphs): median {c['median']} ms, max {c['max']} ms")
+        what = f"content scripts per page load ({c['paragraphs']} paragraphs)"
+        print(f"{what}: median {c['median']} ms, max {c['max']} ms")
     print(json.dumps(report))
 
 

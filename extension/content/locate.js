@@ -73,6 +73,7 @@
       screenY: window.screenY,
       outerWidth: window.outerWidth,
       outerHeight: window.outerHeight,
+      visible: document.visibilityState === "visible",
     };
     const pointer = focusHover.pointer();
     if (pointer) out.pointer = pointer;

@@ -140,6 +140,14 @@ export async function getWindow(windowId) {
   }
 }
 
+/**
+ * Called when a tab's zoom factor changes (the user's Ctrl +/-, chrome.tabs.setZoom).
+ * @param {(tabId: number, zoom: number) => void} listener
+ */
+export function onZoomChange(listener) {
+  chrome.tabs.onZoomChange.addListener((info) => listener(info.tabId, info.newZoomFactor));
+}
+
 /** @param {number} tabId @returns {Promise<number>} the tab's zoom factor (1 = 100 %) */
 export async function getZoom(tabId) {
   try {

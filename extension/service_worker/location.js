@@ -22,6 +22,8 @@
  * @property {number} outerWidth     the window's outer size, points
  * @property {number} outerHeight
  * @property {PointerSample} [pointer]  the latest pointer event seen by the top frame
+ * @property {boolean} [visible]    document.visibilityState is "visible" (false: a minimized
+ *                                  window or a background tab)
  */
 
 /**

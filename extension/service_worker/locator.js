@@ -30,7 +30,9 @@ const ID_PATTERN = /^[A-Za-z0-9_-]{1,128}$/;
 /**
  * @typedef {object} LocationReply
  * @property {LocationAnswer} location
- * @property {{left: number, top: number, width: number, height: number}} [windowBounds]  points
+ * @property {{left: number, top: number, width: number, height: number}} [windowBounds]  points:
+ *   the outer bounds of the browser window (the top frame's window.screenX/Y, outerWidth/Height,
+ *   the same numbers chrome.windows gives)
  */
 
 export class Locator {
@@ -39,9 +41,31 @@ export class Locator {
   /** @type {IdRegistry} */
   #ids;
 
+  /** Zoom factors by tab, kept from chrome.tabs.onZoomChange; asked for when missing. @type {Map<number, number>} */
+  #zooms = new Map();
+
   /** @param {IdRegistry} ids */
   constructor(ids) {
     this.#ids = ids;
+  }
+
+  /** @param {number} tabId @param {number} zoom the new zoom factor (chrome.tabs.onZoomChange) */
+  noteZoom(tabId, zoom) {
+    if (Number.isFinite(zoom) && zoom > 0) this.#zooms.set(tabId, zoom);
+  }
+
+  /** @param {number} tabId a closed tab */
+  forget(tabId) {
+    this.#zooms.delete(tabId);
+  }
+
+  /** @param {number} tabId @returns {Promise<number>} the tab's zoom, from the cache or asked */
+  async #zoom(tabId) {
+    const known = this.#zooms.get(tabId);
+    if (known !== undefined) return known;
+    const zoom = await api.getZoom(tabId);
+    this.#zooms.set(tabId, zoom);
+    return zoom;
   }
 
   /**
@@ -75,7 +99,9 @@ export class Locator {
       const win = await api.getWindow(target.windowId);
       return win ? { location: windowAnswer(win), windowBounds: bounds(win) } : { location: goneAnswer() };
     }
-    // The measurement, the tab, its window and the zoom are independent: ask for all at once.
+    // The measurement, the tab and the zoom are independent: ask for them at once. The window's
+    // bounds and whether it is minimized come with the top frame's metrics (screenX…,
+    // visibilityState), which saves a chrome.windows round trip on every call.
     const wanted =
       target.kind === "tab" || target.kind === "document"
         ? { kind: "page" }
@@ -85,18 +111,19 @@ export class Locator {
     const [tab, measured, zoom] = await Promise.all([
       api.getTab(target.tabId),
       this.#measure(target.tabId, target.kind === "tab" ? null : target.documentId, wanted),
-      api.getZoom(target.tabId),
+      this.#zoom(target.tabId),
     ]);
     if (!tab || tab.windowId === undefined) return { location: goneAnswer() };
-    const win = await api.getWindow(tab.windowId);
-    if (!win) return { location: goneAnswer() };
-    const windowBounds = bounds(win);
     if (!measured) {
       // A tab whose page cannot be asked (discarded, internal) still exists; a document that
       // cannot be reached was navigated away or closed.
-      return target.kind === "tab" ? { location: { state: "offscreen", rects: [] }, windowBounds } : { location: goneAnswer() };
+      if (target.kind !== "tab") return { location: goneAnswer() };
+      const win = await api.getWindow(tab.windowId);
+      return { location: { state: "offscreen", rects: [] }, windowBounds: win ? bounds(win) : undefined };
     }
-    const tabShown = Boolean(tab.active) && win.state !== "minimized";
+    const m = measured.metrics;
+    const windowBounds = m ? { left: m.screenX, top: m.screenY, width: m.outerWidth, height: m.outerHeight } : undefined;
+    const tabShown = Boolean(tab.active) && m?.visible !== false;
     return { location: pageAnswer(measured, { zoom, tabShown }), windowBounds };
   }
 

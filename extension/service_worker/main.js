@@ -73,7 +73,11 @@ api.onInstalledOrStartup(() => {
   // Tabs open before install/update/start have no (or orphaned) content scripts (SPEC §2).
   void ready.then(() => api.injectContentScriptsIntoOpenTabs());
 });
-api.onTabRemoved((tabId) => selections.forget(tabId));
+api.onTabRemoved((tabId) => {
+  selections.forget(tabId);
+  locator.forget(tabId);
+});
+api.onZoomChange((tabId, zoom) => locator.noteZoom(tabId, zoom));
 api.onTabLoading((tabId) => selections.forget(tabId));
 
 // ---- routers, by trust: the native port, then our own pages, then content scripts -------------
