@@ -57,6 +57,15 @@ export function normalWindows() {
   return chrome.windows.getAll({ populate: true, windowTypes: ["normal"] });
 }
 
+/**
+ * The state of every window ("normal", "minimized", …) by window id, without their tabs (cheap).
+ * @returns {Promise<Map<number, string | undefined>>}
+ */
+export async function windowStates() {
+  const windows = await chrome.windows.getAll({ populate: false });
+  return new Map(windows.filter((w) => w.id !== undefined).map((w) => [/** @type {number} */ (w.id), w.state]));
+}
+
 /** @returns {Promise<number | undefined>} the browser's last-focused normal window, if any */
 export async function lastFocusedWindowId() {
   try {

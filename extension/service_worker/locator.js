@@ -99,19 +99,20 @@ export class Locator {
       const win = await api.getWindow(target.windowId);
       return win ? { location: windowAnswer(win), windowBounds: bounds(win) } : { location: goneAnswer() };
     }
-    // The measurement, the tab and the zoom are independent: ask for them at once. The window's
-    // bounds and whether it is minimized come with the top frame's metrics (screenX…,
-    // visibilityState), which saves a chrome.windows round trip on every call.
+    // The measurement, the tab, the windows' states and the zoom are independent: ask for them
+    // at once. The window's bounds come with the top frame's metrics (screenX…); minimized is
+    // the window's state (headless keeps visibilityState "visible" there) or a hidden document.
     const wanted =
       target.kind === "tab" || target.kind === "document"
         ? { kind: "page" }
         : target.kind === "frame"
           ? { kind: "frame" }
           : { kind: target.kind, key: target.key };
-    const [tab, measured, zoom] = await Promise.all([
+    const [tab, measured, zoom, states] = await Promise.all([
       api.getTab(target.tabId),
       this.#measure(target.tabId, target.kind === "tab" ? null : target.documentId, wanted),
       this.#zoom(target.tabId),
+      api.windowStates(),
     ]);
     if (!tab || tab.windowId === undefined) return { location: goneAnswer() };
     if (!measured) {
@@ -123,7 +124,7 @@ export class Locator {
     }
     const m = measured.metrics;
     const windowBounds = m ? { left: m.screenX, top: m.screenY, width: m.outerWidth, height: m.outerHeight } : undefined;
-    const tabShown = Boolean(tab.active) && m?.visible !== false;
+    const tabShown = Boolean(tab.active) && m?.visible !== false && states.get(tab.windowId) !== "minimized";
     return { location: pageAnswer(measured, { zoom, tabShown }), windowBounds };
   }
 

@@ -461,3 +461,41 @@ async def test_the_pdf_viewer_is_a_document_with_subrole_pdf(
     assert document["title"] == page["title"]
     where = await locate(host, document["id"])
     assert where["state"] == "visible" and close(where["rects"][0], {**where["rects"][0], "x": ORIGIN[0]})
+
+
+async def test_focus_inside_a_same_origin_frame_is_a_focused_frame_group_without_gaps(
+    tab: Page, page_server: str, host: HostClient, shared: Shared
+) -> None:
+    await tab.goto(f"{page_server}/pointing.html?frame={page_server}/frame.html")
+    await tab.bring_to_front()
+    frame = await wait_for_frame(tab, "frame.html")
+    await frame.click("#inner")  # focus moves into the frame; no field, no selection
+    answer = await ask(host, shared)
+    focused = find_all(answer["root"], lambda e: bool(e.get("focused")))
+    assert [e["role"] for e in focused] == ["Window", "Page", "Group"]
+    assert focused[2]["subrole"] == "frame" and focused[2]["url"] == f"{page_server}/frame.html"
+
+
+async def test_a_page_in_a_minimized_window_is_offscreen(
+    page_server: str, host: HostClient, shared: Shared
+) -> None:
+    browser = shared[0]
+    window_id = await browser.worker_eval(
+        "async (url) => (await chrome.windows.create({url, focused: true})).id",
+        f"{page_server}/index.html?min",
+    )
+    try:
+        async with asyncio.timeout(10):
+            while True:
+                answer = await ask(host, shared)
+                found = find_all(answer["root"], lambda e: "index.html?min" in e.get("url", ""))
+                if found:
+                    break
+        page_id = found[0]["id"]
+        assert (await locate(host, page_id))["state"] == "visible"
+        await browser.worker_eval("(id) => chrome.windows.update(id, {state: 'minimized'})", window_id)
+        async with asyncio.timeout(5):
+            while (await locate(host, page_id))["state"] != "offscreen":
+                await asyncio.sleep(0.1)
+    finally:
+        await browser.worker_eval("(id) => chrome.windows.remove(id)", window_id)
