@@ -12,6 +12,7 @@ from native_host.cli.arguments import positive_seconds
 from native_host.cli.render import render_tree
 from native_host.cli.result import Result, emit
 from native_host.demo.runner import DEFAULT_DEMO_TIMEOUT_S, launch_demo
+from native_host.host_client import iter_elements
 
 HELP = "start a headless browser with the extension on a demo page and print its context"
 DESCRIPTION = """\
@@ -71,6 +72,9 @@ def run(args: argparse.Namespace) -> Result:
                 current.answer.root
             )
             if not args.json:
+                texts = [e for e in iter_elements(current.answer.root) if e.role == "Text" and e.selected]
+                if texts:
+                    text += "\n" + demo.locate(texts[0].id)
                 tools = demo.tool_names()
                 if tools:
                     text += "\nMCP tools: " + ", ".join(tools)

@@ -8,6 +8,7 @@
                                      stderr is the browser's, so nothing reaches the terminal)
     wait_for_provider()              a usable descriptor whose pid is the browser's
     wait_for_selection()             `current` holds a selected Text
+    locate()                         `location` of that Text, in points
     close()                          SIGTERM the browser, SIGKILL after 5 s, reap the native host
                                      and other children by pid, remove the profile
 
@@ -189,6 +190,17 @@ class DemoBrowser:
             f"The provider did not report the page's selection within the time limit "
             f"({last_problem}). See {self.log_path}."
         )
+
+    def locate(self, element_id: str) -> str:
+        """One line saying where `element_id` is on screen (SPEC §1.2), in points; best effort:
+        the reason when the provider cannot say."""
+        try:
+            answer = _run(self.client.location(element_id))
+        except WebctxError as exc:
+            return f"{element_id} could not be located: {exc.message}"
+        rects = "; ".join(f"x={r.x:g} y={r.y:g} w={r.w:g} h={r.h:g}" for r in answer.rects)
+        window = f", window {answer.window}" if answer.window is not None else " (headless: no OS window)"
+        return f"{element_id} is {answer.state} at {rects or 'no rects'} (points){window}"
 
     def tool_names(self) -> list[str]:
         """Names of the provider's MCP tools (best effort: [] when it cannot say)."""
