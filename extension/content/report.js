@@ -4,7 +4,8 @@
 //                     (docs/protocol.md "FrameReport"); the worker pulls it from every frame
 //                     with chrome.scripting.executeScript at `current`
 //   `frame.changed`   pushed on selection, focus, hover and input changes (throttled, leading
-//                     and trailing edge), so the worker rarely needs the pull
+//                     and trailing edge), so the worker rarely needs the pull; `report: null`
+//                     on `pagehide` (the document goes away: e.g. its iframe was removed)
 
 (function webctxReport() {
   const scope = /** @type {{__webctx?: WebctxNamespace}} */ (/** @type {unknown} */ (globalThis));
@@ -59,6 +60,14 @@
     timer = setTimeout(push, THROTTLE_MS);
   }
 
+  /** The document goes away (navigation, its iframe removed): the worker drops its report. */
+  function onPageHide() {
+    if (timer) clearTimeout(timer);
+    timer = 0;
+    lastPushed = "";
+    /** @type {WebctxNamespace} */ (ns).send({ type: "frame.changed", report: null });
+  }
+
   function onSelectionChange() {
     selectionAt = Date.now();
     changed();
@@ -70,7 +79,11 @@
   for (const type of events) document.addEventListener(type, changed, true);
   window.addEventListener("focus", changed);
   window.addEventListener("blur", changed);
+  window.addEventListener("pagehide", onPageHide);
+  window.addEventListener("pageshow", changed); // back from the back/forward cache
   ns.onStop(() => {
+    window.removeEventListener("pagehide", onPageHide);
+    window.removeEventListener("pageshow", changed);
     document.removeEventListener("selectionchange", onSelectionChange, true);
     document.removeEventListener("select", onSelectionChange, true);
     for (const type of events) document.removeEventListener(type, changed, true);

@@ -117,12 +117,18 @@ export class SelectionStore {
   }
 
   /**
-   * Record a `frame.changed` push.
+   * Record a `frame.changed` push. A null report is a document going away (its `pagehide`, e.g.
+   * an iframe removed from its page): what it reported is dropped.
    * @param {{tabId?: number, frameId?: number, documentId?: string}} sender
    * @param {unknown} report
    */
   push(sender, report) {
     if (sender.tabId === undefined || sender.frameId === undefined || !sender.documentId) return;
+    if (report === null) {
+      const frames = this.#frames.get(sender.tabId);
+      if (frames?.get(sender.frameId)?.documentId === sender.documentId) frames.delete(sender.frameId);
+      return;
+    }
     const parsed = parseReport(report);
     if (!parsed) return;
     let frames = this.#frames.get(sender.tabId);

@@ -53,6 +53,19 @@ test("a tab whose top frame never pushed is pulled, even when a subframe did", a
   assert.deepEqual((await store.collect([7])).get(7)?.map((f) => f.frameId), [3, 0]);
 });
 
+test("a null report (the frame's pagehide) drops that frame's report, not a newer document's", async () => {
+  let now = 1000;
+  const store = new SelectionStore(() => now);
+  store.push(top(7), selection);
+  store.push({ tabId: 7, frameId: 3, documentId: "sub" }, { ...selection, isTop: false });
+  store.push({ tabId: 7, frameId: 3, documentId: "older" }, null);
+  now += 10 * PUSH_SETTLED_MS;
+  assert.deepEqual((await store.collect([7])).get(7)?.map((f) => f.frameId), [0, 3]);
+  store.push({ tabId: 7, frameId: 3, documentId: "sub" }, null);
+  now += 10 * PUSH_SETTLED_MS;
+  assert.deepEqual((await store.collect([7])).get(7)?.map((f) => f.frameId), [0]);
+});
+
 test("parseReport keeps the known shape and drops the rest (the page is not trusted)", () => {
   const report = parseReport({
     isTop: false,

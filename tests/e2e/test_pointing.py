@@ -499,3 +499,22 @@ async def test_a_page_in_a_minimized_window_is_offscreen(
                 await asyncio.sleep(0.1)
     finally:
         await browser.worker_eval("(id) => chrome.windows.remove(id)", window_id)
+
+
+async def test_a_removed_iframe_takes_its_selection_with_it(
+    tab: Page, page_server: str, other_origin: str, host: HostClient, shared: Shared
+) -> None:
+    await tab.goto(f"{page_server}/pointing.html?frame={other_origin}/frame.html&removed")
+    await tab.bring_to_front()
+    frame = await wait_for_frame(tab, "frame.html")
+    await frame.evaluate(
+        """() => { const r = document.createRange(); r.selectNodeContents(document.getElementById('inner'));
+           getSelection().removeAllRanges(); getSelection().addRange(r); }"""
+    )
+    [text] = selected_texts(await ask(host, shared))
+    await tab.evaluate("() => document.getElementById('frame').remove()")
+    async with asyncio.timeout(5):  # the frame's pagehide push reaches the worker
+        while selected_texts(answer := await ask(host, shared)):
+            pass
+    assert find_all(answer["root"], lambda e: e.get("subrole") == "frame") == []
+    assert (await locate(host, text["id"]))["state"] == "gone"
