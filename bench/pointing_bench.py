@@ -14,11 +14,11 @@ What it measures
   only to set the page up and disconnects before anything is timed (an attached CDP client slows
   the browser's own messaging).
 - **content script per page load**: `tests/pages`-style page with `--paragraphs` (default 10,000)
-  paragraphs, loaded `--loads` times (default 10); the content scripts mark
-  `webctx-content-start` when the first one starts and measure `webctx-content` when the last one
-  ends (`performance.measure`, read from the page). Target: <= 2 ms per load. Nothing runs per
-  `mousemove` beyond storing four numbers (content/focus_hover.js), so there is no per-move
-  figure to report.
+  paragraphs, loaded `--loads` times (default 10); the content scripts keep, in their own
+  namespace, the time from the first one's start to the last one's end (`startupMs`, read through
+  the service worker with chrome.scripting: a performance mark would be visible to the page).
+  Target: <= 2 ms per load. Nothing runs per `mousemove` beyond storing four numbers
+  (content/focus_hover.js), so there is no per-move figure to report.
 
 Needs the test extras (`./scripts/setup.sh --with-tests`: Playwright drives Debian's Chromium;
 no Playwright browser download). HOME, XDG_* and CONTEXT_PROVIDERS_DIR point into a temporary
@@ -47,6 +47,16 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 FLOOR_ANSWER = {"location": {"state": "visible", "rects": [{"x": 200, "y": 187, "w": 260, "h": 19}]}}
+STARTUP_MS_JS = """async () => {
+  const tabs = await chrome.tabs.query({url: "http://127.0.0.1/*"});
+  const tab = tabs.find((t) => t.url.endsWith("/big.html"));
+  const [result] = await chrome.scripting.executeScript({
+    target: {tabId: tab.id}, func: () => globalThis.__webctx?.startupMs ?? null});
+  return result?.result ?? null;
+}"""
+"""Run in the extension's service worker: the content scripts' set-up time in the big page (ms)."""
+EXTENSION_ID = "kbmgfelnojabkebealaikmhmkcjnbgpl"
+"""The extension's id (from the `key` in extension/manifest.json)."""
 BLOCK_CALLS = 10
 WARMUP_CALLS = 20
 
@@ -201,15 +211,15 @@ async def measure(args: argparse.Namespace) -> dict[str, Any]:
             async with async_playwright() as pw:
                 browser = await pw.chromium.connect_over_cdp(f"http://127.0.0.1:{port}")
                 page = await browser.contexts[0].new_page()
+                workers = browser.contexts[0].service_workers
+                [worker] = [w for w in workers if w.url.startswith(f"chrome-extension://{EXTENSION_ID}/")]
                 for _ in range(args.loads):
                     await page.goto(f"{big_base}/big.html")
                     async with asyncio.timeout(10):
                         while True:
-                            found = await page.evaluate(
-                                "() => performance.getEntriesByName('webctx-content').map(e => e.duration)"
-                            )
-                            if found:
-                                loads.append(found[0])
+                            found = await worker.evaluate(STARTUP_MS_JS)
+                            if isinstance(found, int | float):
+                                loads.append(found)
                                 break
                             await asyncio.sleep(0.05)
                 await browser.close()

@@ -148,10 +148,6 @@
     chrome.runtime.onMessage.removeListener(onMessage);
   });
   ns.locate = { measure };
-  try {
-    performance.measure("webctx-content", "webctx-content-start");
-  } catch {
-    // No start mark (injected into an already open tab after a namespace existed): nothing to measure.
-  }
+  ns.startupMs = performance.now() - ns.startedAt;
 })();
 void 0;
