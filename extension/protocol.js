@@ -1,7 +1,7 @@
 // Message type names and shapes shared by the extension's worlds (docs/protocol.md is the contract).
 //
 // Native port (worker ⇄ native host): hello, current, location, chunk, result, error.
-// Inside the extension (content ⇄ worker): frame.changed, location.get, location.measured.
+// Inside the extension (content ⇄ worker): frame.changed, location.get, location.offset.
 // `native_host/wire.py` names the same native-port types; tests/unit/test_protocol_names.py reads
 // NATIVE_MESSAGE_TYPES below with a regex, so keep it a plain array of double-quoted strings.
 
@@ -33,7 +33,7 @@ export const NATIVE_MESSAGE_TYPES = [
 
 export const FRAME_CHANGED = "frame.changed";
 export const LOCATION_GET = "location.get";
-export const LOCATION_MEASURED = "location.measured";
+export const LOCATION_OFFSET = "location.offset";
 
 /** Error codes the worker puts in `error.code` (stable snake_case, as in native_host/errors.py). */
 export const ERROR_CODES = Object.freeze({

@@ -1,14 +1,15 @@
 // webctx content script, part 5 (see namespace.js for the map): measuring for `location`.
 //
-//   worker ──`location.get` {target, token}──► the element's frame: rects in its viewport, CSS px
-//     top frame?  reply {measured} with the viewport metrics
-//     subframe?   reply {pending: true}; postMessage {webctxLocate} to window.parent, whose
-//                 content script finds the <iframe> whose contentWindow is the sender (works
-//                 across origins), adds its content-box offset, clips, and passes it up; the top
-//                 frame sends `location.measured` {token, measured} to the worker
+//   worker ──`location.get` {target, token}──► the element's frame: reply {measured}: rects in its
+//     viewport (CSS px), its depth, and from the top frame the viewport metrics
+//   a subframe also posts {webctxLocate: token} to window.parent, whose content script finds the
+//     <iframe> whose contentWindow is the sender (this works across origins) and sends the worker
+//     `location.offset` {token, offset: {depth, dx, dy, content, viewport, metrics?}}, then posts
+//     the token to its own parent, up to the top frame. Only the random token crosses to a
+//     parent's window: its page learns nothing about where the child's selection is.
 //
-// Units: CSS px of the measuring frame, moved into each parent's CSS px on the way up (frames of
-// one tab share the tab's zoom). service_worker/location.js turns them into points.
+// Units: CSS px of each frame (frames of one tab share the tab's zoom).
+// service_worker/location.js (`climb`) composes the levels and turns CSS px into points.
 
 (function webctxLocate() {
   const scope = /** @type {{__webctx?: WebctxNamespace}} */ (/** @type {unknown} */ (globalThis));
@@ -80,46 +81,42 @@
     return out;
   }
 
-  /** @param {Rect} a @param {Rect} b @returns {Rect} the overlap (w/h 0 when none) */
-  function intersect(a, b) {
-    const x = Math.max(a.x, b.x);
-    const y = Math.max(a.y, b.y);
-    return { x, y, w: Math.max(0, Math.min(a.x + a.w, b.x + b.w) - x), h: Math.max(0, Math.min(a.y + a.h, b.y + b.h) - y) };
-  }
+  /** This frame's depth: 0 for the top document, 1 for its iframes, … */
+  const depth = (() => {
+    let n = 0;
+    for (let w = /** @type {Window} */ (window); w !== w.parent && n < 64; w = w.parent) n++;
+    return n;
+  })();
 
   /**
-   * Pass a measurement up: to the parent frame, or, from the top frame, to the worker.
-   * @param {string} token
-   * @param {Measured} measured  rects and clip in this frame's CSS px
+   * A child frame asks for its <iframe>'s place: only a random token crosses to this window (so
+   * the page here learns nothing about the child's selection); the offset goes to the worker.
+   * @param {MessageEvent} event
    */
-  function passUp(token, measured) {
-    if (isTop) {
-      ns?.send({ type: "location.measured", token, measured: { ...measured, metrics: metrics() } });
-    } else {
-      window.parent.postMessage({ webctxLocate: { token, measured } }, "*");
-    }
-  }
-
-  /** @param {MessageEvent} event a child frame passing its measurement up */
   function onWindowMessage(event) {
-    const data = /** @type {{webctxLocate?: {token?: unknown, measured?: Measured}} | null} */ (event.data);
-    const up = data && typeof data === "object" ? data.webctxLocate : undefined;
-    if (!up || typeof up.token !== "string" || up.token.length > 64 || typeof up.measured !== "object") return;
+    const data = /** @type {{webctxLocate?: unknown} | null} */ (event.data);
+    const token = data && typeof data === "object" ? data.webctxLocate : undefined;
+    if (typeof token !== "string" || token.length > 64) return;
     const frame = [...document.querySelectorAll("iframe, frame")].find(
       (f) => /** @type {HTMLIFrameElement} */ (f).contentWindow === event.source,
     );
     if (!frame) return; // not from one of our child frames: ignore (page input)
     const box = frame.getBoundingClientRect();
     const style = getComputedStyle(frame);
-    const dx = box.left + frame.clientLeft + parseFloat(style.paddingLeft || "0");
-    const dy = box.top + frame.clientTop + parseFloat(style.paddingTop || "0");
-    const content = { x: dx, y: dy, w: frame.clientWidth - parseFloat(style.paddingLeft || "0") - parseFloat(style.paddingRight || "0"), h: frame.clientHeight - parseFloat(style.paddingTop || "0") - parseFloat(style.paddingBottom || "0") };
-    const measured = up.measured;
-    /** @param {Rect} r @returns {Rect} */
-    const move = (r) => ({ x: r.x + dx, y: r.y + dy, w: r.w, h: r.h });
-    const rects = Array.isArray(measured.rects) ? measured.rects.slice(0, MAX_RECTS).map(move) : [];
-    const clip = intersect(intersect(measured.clip ? move(measured.clip) : content, content), viewport());
-    passUp(up.token, { status: measured.status === "ok" ? "ok" : "gone", rects, clip, merge: Boolean(measured.merge), avoid: Boolean(measured.avoid) });
+    const px = (/** @type {string} */ v) => parseFloat(v) || 0;
+    const dx = box.left + frame.clientLeft + px(style.paddingLeft);
+    const dy = box.top + frame.clientTop + px(style.paddingTop);
+    const content = {
+      x: dx,
+      y: dy,
+      w: frame.clientWidth - px(style.paddingLeft) - px(style.paddingRight),
+      h: frame.clientHeight - px(style.paddingTop) - px(style.paddingBottom),
+    };
+    /** @type {import("../service_worker/location.js").FrameOffset} */
+    const offset = { depth, dx, dy, content, viewport: viewport() };
+    if (isTop) offset.metrics = metrics();
+    ns?.send({ type: "location.offset", token, offset });
+    if (!isTop) window.parent.postMessage({ webctxLocate: token }, "*");
   }
 
   /**
@@ -131,12 +128,13 @@
     if (typeof message !== "object" || message === null) return false;
     const { type, target, token } = /** @type {{type?: unknown, target?: {kind: string, key?: number}, token?: unknown}} */ (message);
     if (type !== "location.get" || !target || typeof token !== "string") return false;
-    const measured = measure(target);
+    const measured = { ...measure(target), clip: viewport(), depth };
     if (isTop) {
-      sendResponse({ measured: { ...measured, clip: viewport(), metrics: metrics() } });
+      sendResponse({ measured: { ...measured, metrics: metrics() } });
     } else {
-      passUp(token, { ...measured, clip: viewport() });
-      sendResponse({ pending: true });
+      // Each parent frame sends its <iframe>'s offset to the worker (`location.offset`).
+      window.parent.postMessage({ webctxLocate: token }, "*");
+      sendResponse({ measured });
     }
     return false;
   }

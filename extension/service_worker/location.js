@@ -1,10 +1,11 @@
 // Pure geometry for the `location` tool (SPEC §1.2, docs/protocol.md "location").
 //
-//   content script (the element's frame)      rects in that frame's viewport, CSS px
-//     └─ each parent frame's content script    + the iframe's content-box offset, CSS px; clip
-//        └─ the top frame's content script     viewport metrics + the latest pointer calibration
-//           └─ this module                     × zoom + viewport screen origin → points; line merge;
-//                                               state visible / offscreen
+//   content script (the element's frame)      rects in that frame's viewport, CSS px; its depth
+//   each parent frame's content script         its <iframe>'s content-box offset and its viewport
+//   the top frame's content script             viewport metrics + the latest pointer calibration
+//   this module                                `climb`: compose the levels into top-viewport CSS px,
+//                                              clipped by every iframe; × zoom + the viewport's
+//                                              screen origin → points; line merge; state
 //
 // Points are the browser's DIPs (device-independent pixels): the units of chrome.windows bounds,
 // window.screenX and MouseEvent.screenX. They do not depend on the device scale factor. A CSS px
@@ -170,7 +171,52 @@ function round2(v) {
  * @property {boolean} [merge]   merge fragments per line (Text)
  * @property {boolean} [avoid]   add `avoid` = the bounding box (Text)
  * @property {ViewportMetrics} [metrics]
+ * @property {number} [depth]    the measuring frame's depth (0: the top document)
  */
+
+/**
+ * What a parent frame says about the <iframe> a measurement climbs through (content/locate.js).
+ * @typedef {object} FrameOffset
+ * @property {number} depth     the depth of the frame that holds the <iframe> (0: top document)
+ * @property {number} dx        the iframe's content box origin in that frame, CSS px
+ * @property {number} dy
+ * @property {Rect} content     the iframe's content box in that frame, CSS px
+ * @property {Rect} viewport    that frame's viewport, CSS px
+ * @property {ViewportMetrics} [metrics]  from the top frame (depth 0)
+ */
+
+/**
+ * Move a subframe's measurement into the top viewport: through the <iframe> of every level from
+ * its parent (depth − 1) up to the top (depth 0), clipping by each iframe's content box and each
+ * frame's viewport. Returns null while a level is missing.
+ * @param {Measured} measured   from the measuring frame (its own CSS px, `depth` set)
+ * @param {FrameOffset[]} offsets  one per level, any order
+ * @returns {Measured | null}  in top-viewport CSS px, with the top frame's metrics
+ */
+export function climb(measured, offsets) {
+  const depth = measured.depth ?? 0;
+  if (depth === 0) return measured;
+  let rects = (measured.rects ?? []).filter(isFiniteRect);
+  let clip = measured.clip && isFiniteRect(measured.clip) ? measured.clip : null;
+  for (let d = depth - 1; d >= 0; d--) {
+    const level = offsets.find((o) => o.depth === d);
+    if (!level) return null;
+    /** @param {Rect} r @returns {Rect} */
+    const move = (r) => ({ x: r.x + level.dx, y: r.y + level.dy, w: r.w, h: r.h });
+    rects = rects.map(move);
+    clip = overlap(overlap(clip ? move(clip) : level.content, level.content), level.viewport);
+  }
+  const top = offsets.find((o) => o.depth === 0);
+  if (!top?.metrics) return null;
+  return { ...measured, rects, clip: clip ?? undefined, metrics: top.metrics, depth: 0 };
+}
+
+/** @param {Rect} a @param {Rect} b @returns {Rect} the overlap (w/h 0 when none) */
+function overlap(a, b) {
+  const x = Math.max(a.x, b.x);
+  const y = Math.max(a.y, b.y);
+  return { x, y, w: Math.max(0, Math.min(a.x + a.w, b.x + b.w) - x), h: Math.max(0, Math.min(a.y + a.h, b.y + b.h) - y) };
+}
 
 /**
  * @typedef {object} LocationAnswer

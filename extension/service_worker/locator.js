@@ -4,8 +4,8 @@
 //                       tab / selection / frame / field / hover:
 //                         `location.get` to the element's document (by documentId, so a
 //                         navigated document is "gone") ──► content/locate.js measures in CSS px;
-//                         a subframe's measurement climbs the frames and arrives from the top
-//                         frame as `location.measured` {token}
+//                         for a subframe every parent frame sends `location.offset` {token}
+//                         (its <iframe>'s box), and location.js `climb`s the levels
 //                       ──► location.js: × zoom + viewport origin → points, merged lines, state
 //
 // The reply is {location, windowBounds?}: the host adds `window` (the OS window number) by
@@ -13,12 +13,13 @@
 
 import * as api from "./browser_api.js";
 import { RequestError } from "./native_port.js";
-import { goneAnswer, pageAnswer, windowAnswer } from "./location.js";
+import { climb, goneAnswer, pageAnswer, windowAnswer } from "./location.js";
 import { withTimeout } from "./selections.js";
 import { ERROR_CODES, LOCATION_GET } from "../protocol.js";
 
 /** @typedef {import("./location.js").LocationAnswer} LocationAnswer */
 /** @typedef {import("./location.js").Measured} Measured */
+/** @typedef {import("./location.js").FrameOffset} FrameOffset */
 /** @typedef {import("./ids.js").IdRegistry} IdRegistry */
 
 /** How long a measurement may take, including its climb through the frames (ms). */
@@ -36,7 +37,11 @@ const ID_PATTERN = /^[A-Za-z0-9_-]{1,128}$/;
  */
 
 export class Locator {
-  /** Measurements climbing through frames, by token. @type {Map<string, {tabId: number, resolve: (m: Measured) => void}>} */
+  /**
+   * Measurements climbing through frames, by token: the parent frames' offsets so far, and a
+   * callback run when one more arrives.
+   * @type {Map<string, {tabId: number, offsets: FrameOffset[], wake: () => void}>}
+   */
   #pending = new Map();
   /** @type {IdRegistry} */
   #ids;
@@ -69,17 +74,18 @@ export class Locator {
   }
 
   /**
-   * A top frame's `location.measured` message (content/locate.js).
+   * A parent frame's `location.offset` message (content/locate.js): its <iframe>'s box.
    * @param {{tabId?: number, frameId?: number}} sender
    * @param {unknown} message
    */
-  onMeasured(sender, message) {
-    if (sender.frameId !== 0 || typeof message !== "object" || message === null) return;
-    const { token, measured } = /** @type {{token?: unknown, measured?: unknown}} */ (message);
+  onOffset(sender, message) {
+    if (typeof message !== "object" || message === null) return;
+    const { token, offset } = /** @type {{token?: unknown, offset?: unknown}} */ (message);
     const waiting = typeof token === "string" ? this.#pending.get(token) : undefined;
-    if (!waiting || waiting.tabId !== sender.tabId || typeof measured !== "object" || measured === null) return;
-    this.#pending.delete(/** @type {string} */ (token));
-    waiting.resolve(/** @type {Measured} */ (measured));
+    if (!waiting || waiting.tabId !== sender.tabId || !isOffset(offset)) return;
+    if (waiting.offsets.length >= 64) return;
+    waiting.offsets.push(offset);
+    waiting.wake();
   }
 
   /**
@@ -145,8 +151,9 @@ export class Locator {
    */
   async #measure(tabId, documentId, target) {
     const token = crypto.randomUUID();
-    /** @type {Promise<Measured>} */
-    const climbed = new Promise((resolve) => this.#pending.set(token, { tabId, resolve }));
+    /** @type {{tabId: number, offsets: FrameOffset[], wake: () => void}} */
+    const waiting = { tabId, offsets: [], wake: () => {} };
+    this.#pending.set(token, waiting);
     const message = { type: LOCATION_GET, target, token };
     try {
       let reply;
@@ -158,20 +165,52 @@ export class Locator {
       } catch {
         return null;
       }
-      if (typeof reply !== "object" || reply === null) return null;
-      if ("measured" in reply) return /** @type {Measured} */ (reply.measured);
-      if (!("pending" in reply)) return null;
+      if (typeof reply !== "object" || reply === null || !("measured" in reply)) return null;
+      const measured = /** @type {Measured} */ (reply.measured);
+      if (!measured || typeof measured !== "object") return null;
+      if (!measured.depth) return measured;
+      // A subframe: wait for every parent frame's offset (they arrive in any order).
+      /** @type {Promise<Measured>} */
+      const composed = new Promise((resolve) => {
+        waiting.wake = () => {
+          const done = climb(measured, waiting.offsets);
+          if (done) resolve(done);
+        };
+        waiting.wake();
+      });
       try {
-        return await withTimeout(climbed, MEASURE_TIMEOUT_MS);
+        return await withTimeout(composed, MEASURE_TIMEOUT_MS);
       } catch {
-        // The document answered, but its measurement did not come back through the parent
-        // frames (a parent without the content script): it exists, it cannot be placed.
-        return { status: "ok", rects: [] };
+        // The document answered, but not every parent frame did (one without the content
+        // script): it exists, it cannot be placed.
+        return { status: measured.status, rects: [] };
       }
     } finally {
       this.#pending.delete(token);
     }
   }
+}
+
+/** @param {unknown} r */
+const isRect = (r) =>
+  typeof r === "object" && r !== null && ["x", "y", "w", "h"].every((k) => Number.isFinite(/** @type {any} */ (r)[k]));
+
+/**
+ * Shape check of a `location.offset` body (content scripts relay the page: check it).
+ * @param {unknown} value
+ * @returns {value is FrameOffset}
+ */
+function isOffset(value) {
+  if (typeof value !== "object" || value === null) return false;
+  const o = /** @type {Record<string, unknown>} */ (value);
+  return (
+    Number.isSafeInteger(o.depth) &&
+    /** @type {number} */ (o.depth) >= 0 &&
+    Number.isFinite(o.dx) &&
+    Number.isFinite(o.dy) &&
+    isRect(o.content) &&
+    isRect(o.viewport)
+  );
 }
 
 /**

@@ -7,7 +7,7 @@
 //     ▲ runtime.onMessage              ▲  └─ pointing.js (pure: frame Groups, textbox, hover)
 //     │ (frame.changed)                │ windows, tabs, frame reports
 //   content scripts ──────────► selections.js (pushed + pulled frame reports)
-//     │ (location.measured)
+//     │ (location.offset)
 //     └──────────────────────────► locator.js ── location.js (pure: CSS px → points, lines)
 //                                      │
 //   browser_api.js: the only module that calls chrome.*
@@ -24,7 +24,7 @@ import { Locator } from "./locator.js";
 import { SelectionStore } from "./selections.js";
 import { countPagesWithTools, isExcluded, normalizeSettings } from "./settings.js";
 import { buildTree, isInternalUrl } from "./tree.js";
-import { CURRENT, ERROR_CODES, FRAME_CHANGED, LOCATION, LOCATION_MEASURED } from "../protocol.js";
+import { CURRENT, ERROR_CODES, FRAME_CHANGED, LOCATION, LOCATION_OFFSET } from "../protocol.js";
 
 /** @typedef {import("../protocol.js").NativeMessage} NativeMessage */
 /** @typedef {import("../protocol.js").Element} Element */
@@ -114,8 +114,8 @@ function routeRuntimeMessage(message, sender) {
     case FRAME_CHANGED:
       selections.push(sender, /** @type {{report?: unknown}} */ (message).report);
       return undefined;
-    case LOCATION_MEASURED:
-      locator.onMeasured(sender, message);
+    case LOCATION_OFFSET:
+      locator.onOffset(sender, message);
       return undefined;
     default:
       return undefined;

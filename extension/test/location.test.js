@@ -71,3 +71,18 @@ test("windowAnswer and boundingBox", () => {
   assert.equal(windowAnswer({ state: "minimized" }).state, "offscreen");
   assert.equal(boundingBox([]), null);
 });
+
+test("climb: a subframe's rects move through every <iframe> into the top viewport, clipped by each", async () => {
+  const { climb } = await import("../service_worker/location.js");
+  const measured = { status: "ok", rects: [{ x: 10, y: 30, w: 100, h: 20 }], clip: { x: 0, y: 0, w: 400, h: 150 }, depth: 2, merge: true };
+  const inner = { depth: 1, dx: 5, dy: 7, content: { x: 5, y: 7, w: 300, h: 100 }, viewport: { x: 0, y: 0, w: 500, h: 500 } };
+  const top = { depth: 0, dx: 300, dy: 200, content: { x: 300, y: 200, w: 400, h: 150 }, viewport: { x: 0, y: 0, w: 780, h: 493 }, metrics };
+  assert.equal(climb(/** @type {any} */ (measured), [top]), null, "a level is missing");
+  const done = climb(/** @type {any} */ (measured), [top, inner]);
+  assert.deepEqual(done?.rects, [{ x: 315, y: 237, w: 100, h: 20 }]);
+  assert.deepEqual(done?.clip, { x: 305, y: 207, w: 300, h: 100 });
+  assert.equal(done?.metrics, metrics);
+  assert.equal(done?.depth, 0);
+  const topLevel = { status: "ok", rects: [], depth: 0 };
+  assert.equal(climb(/** @type {any} */ (topLevel), []), topLevel);
+});
