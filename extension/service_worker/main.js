@@ -7,6 +7,8 @@
 //     ▲ runtime.onMessage              ▲
 //     │ (selection.changed)            │ windows, tabs, selections
 //   content scripts ──────────► selections.js (pushed + pulled selections)
+//     │ tools.report / tools.run ─► page_tools.js (pure: checks, visible pages, tool_names.js)
+//     │                                 └─► tools.changed to the host; tools.call/cancel from it
 //                                      │
 //   browser_api.js: the only module that calls chrome.*
 //
@@ -20,17 +22,36 @@ import { IdRegistry } from "./ids.js";
 import { NativePort, RequestError, pickBrowser } from "./native_port.js";
 import { SelectionStore } from "./selections.js";
 import { buildTree, isInternalUrl } from "./tree.js";
-import { CURRENT, ERROR_CODES, SELECTION_CHANGED } from "../protocol.js";
+import { PageToolStore, parseRunReply } from "./page_tools.js";
+import {
+  CURRENT,
+  ERROR_CODES,
+  SELECTION_CHANGED,
+  TOOLS_ABORT,
+  TOOLS_CALL,
+  TOOLS_CANCEL,
+  TOOLS_CHANGED,
+  TOOLS_REPORT,
+  TOOLS_RUN,
+} from "../protocol.js";
 
 /** @typedef {import("../protocol.js").NativeMessage} NativeMessage */
 /** @typedef {import("../protocol.js").Element} Element */
 
 const ids = new IdRegistry();
 const selections = new SelectionStore();
+const pageTools = new PageToolStore();
 const port = new NativePort({
   onRequest: routeNativeRequest,
-  onConnect: () => ids.reset(),
-  onInstance: (instance) => ids.useInstance(instance),
+  onConnect: () => {
+    ids.reset();
+    pageTools.resetNames();
+    lastToolsChanged = "";
+  },
+  onInstance: (instance) => {
+    if (ids.useInstance(instance)) pageTools.resetNames();
+    scheduleToolsChanged();
+  },
 });
 
 /** Resolves once the browser's identity is known and the native port has been opened. */
@@ -48,8 +69,16 @@ api.onInstalledOrStartup(() => {
   // Tabs open before install/update/start have no (or orphaned) content scripts (SPEC §2).
   void ready.then(() => api.injectContentScriptsIntoOpenTabs());
 });
-api.onTabRemoved((tabId) => selections.forget(tabId));
-api.onTabLoading((tabId) => selections.forget(tabId));
+api.onTabRemoved((tabId) => {
+  selections.forget(tabId);
+  if (pageTools.forget(tabId)) scheduleToolsChanged();
+});
+api.onTabLoading((tabId) => {
+  selections.forget(tabId);
+  if (pageTools.forget(tabId)) scheduleToolsChanged();
+  abortCallsIn(tabId);
+});
+api.onVisiblePagesMayChange(scheduleToolsChanged);
 
 // ---- routers, by trust: the native port, then our own pages, then content scripts -------------
 
@@ -61,6 +90,10 @@ async function routeNativeRequest(message) {
   switch (message.type) {
     case CURRENT:
       return { root: await answerCurrent() };
+    case TOOLS_CALL:
+      return runPageTool(message);
+    case TOOLS_CANCEL:
+      return cancelPageTool(message);
     default:
       throw new RequestError(ERROR_CODES.unknownType, `unknown message type ${JSON.stringify(message.type)}`);
   }
@@ -81,6 +114,10 @@ function routeRuntimeMessage(message, sender) {
     case SELECTION_CHANGED:
       selections.push(sender, /** @type {{selection?: unknown}} */ (message).selection);
       return undefined;
+    case TOOLS_REPORT:
+      // page_tools.js checks shape and size; only a tab's top frame speaks for its page.
+      if (pageTools.report(sender, message)) scheduleToolsChanged();
+      return undefined;
     default:
       return undefined;
   }
@@ -99,5 +136,96 @@ async function answerCurrent() {
       .map((tab) => /** @type {number} */ (tab.id)),
   );
   const reported = await selections.collect(activeTabIds);
-  return buildTree({ browser, windows: shown, lastFocusedWindowId, selections: reported }, ids);
+  const { pages } = pageTools.exposed(shown, ids);
+  return buildTree({ browser, windows: shown, lastFocusedWindowId, selections: reported, pageTools: pages }, ids);
+}
+
+// ---- page tools (SPEC §5) ---------------------------------------------------------------------
+
+/** Wait this long after a change before sending `tools.changed`, so a burst becomes one message. */
+const TOOLS_CHANGED_DELAY_MS = 10;
+/** @type {ReturnType<typeof setTimeout> | 0} */
+let toolsChangedTimer = 0;
+let lastToolsChanged = "";
+/** In-flight `tools.call`s by request id. @type {Map<string, {tabId: number, documentId: string}>} */
+const calls = new Map();
+
+function scheduleToolsChanged() {
+  if (toolsChangedTimer) return;
+  toolsChangedTimer = setTimeout(() => {
+    toolsChangedTimer = 0;
+    void sendToolsChanged();
+  }, TOOLS_CHANGED_DELAY_MS);
+}
+
+/** Send the exposed tools to the host when they differ from what it has. */
+async function sendToolsChanged() {
+  await ready;
+  if (!port.connected) return; // hello's reply schedules another one
+  const windows = (await api.normalWindows()).filter((win) => !win.incognito);
+  const { tools } = pageTools.exposed(windows, ids);
+  const text = JSON.stringify(tools);
+  if (text === lastToolsChanged) return;
+  if (port.notify(TOOLS_CHANGED, { tools })) lastToolsChanged = text;
+}
+
+/**
+ * `tools.call {id, pageId, name, input}`: run the page's tool in that tab's top document.
+ * @param {NativeMessage} message
+ * @returns {Promise<unknown>} `{ok, text}` or `{ok: false, error}` (native_host/wire.py ToolCallReply)
+ */
+async function runPageTool(message) {
+  const { id, pageId, name, input } = /** @type {Record<string, unknown>} */ (message);
+  if (typeof id !== "string" || typeof pageId !== "string" || typeof name !== "string") {
+    throw new RequestError(ERROR_CODES.internal, "tools.call needs a string pageId and name");
+  }
+  const target = ids.resolve(pageId);
+  if (!target || target.kind !== "tab") throw new RequestError(ERROR_CODES.unknownPage, `no page ${pageId}`);
+  const tab = pageTools.get(target.tabId);
+  if (!tab || !tab.tools.some((tool) => tool.name === name)) {
+    throw new RequestError(ERROR_CODES.pageGone, `page ${pageId} no longer offers that tool`);
+  }
+  calls.set(id, { tabId: target.tabId, documentId: tab.documentId });
+  let reply;
+  try {
+    reply = await api.sendToDocument(target.tabId, tab.documentId, {
+      type: TOOLS_RUN,
+      callId: id,
+      name,
+      input: typeof input === "object" && input !== null ? input : {},
+    });
+  } catch {
+    throw new RequestError(ERROR_CODES.pageGone, `page ${pageId} closed or navigated during the call`);
+  } finally {
+    calls.delete(id);
+  }
+  const parsed = parseRunReply(reply);
+  if (!parsed) throw new RequestError(ERROR_CODES.pageGone, `page ${pageId} gave no answer`);
+  return parsed;
+}
+
+/**
+ * `tools.cancel {id, callId}`: abort the page's signal of a running call.
+ * @param {NativeMessage} message
+ * @returns {Promise<{cancelled: boolean}>}
+ */
+async function cancelPageTool(message) {
+  const { callId } = /** @type {Record<string, unknown>} */ (message);
+  const call = typeof callId === "string" ? calls.get(callId) : undefined;
+  if (!call) return { cancelled: false };
+  try {
+    await api.sendToDocument(call.tabId, call.documentId, { type: TOOLS_ABORT, callId });
+  } catch {
+    return { cancelled: false };
+  }
+  return { cancelled: true };
+}
+
+/**
+ * A tab started loading another document: its calls' content script is gone with it.
+ * (sendToDocument rejects for them by itself; nothing to abort here but the bookkeeping.)
+ * @param {number} tabId
+ */
+function abortCallsIn(tabId) {
+  for (const [id, call] of calls) if (call.tabId === tabId) calls.delete(id);
 }
