@@ -143,3 +143,64 @@ async def wait_until(page: Page, expression: str, *, timeout_s: float = 5.0) -> 
 def monotonic_ms() -> float:
     """time.monotonic() in milliseconds."""
     return time.monotonic() * 1000
+
+
+@dataclass
+class ChangeWatcher:
+    """Arrival times (monotonic ms) of `notifications/tools/list_changed` on one SDK client."""
+
+    times: list[float]
+    arrived: asyncio.Event
+
+    async def next_after(self, count: int, *, timeout_s: float = 3.0) -> float:
+        """Wait until more than `count` notifications arrived; return the arrival time of number
+        `count` (0-based)."""
+        async with asyncio.timeout(timeout_s):
+            while len(self.times) <= count:
+                self.arrived.clear()
+                await self.arrived.wait()
+        return self.times[count]
+
+
+@asynccontextmanager
+async def watch_list_changed(descriptor: Descriptor, *, legacy: bool) -> AsyncIterator[ChangeWatcher]:
+    """An SDK client over real HTTP that records list_changed: on its session's GET stream
+    (2025-11-25, `legacy`) or on a `subscriptions/listen` stream (2026-07-28)."""
+    import httpx2
+    from mcp import Client
+    from mcp.client.streamable_http import streamable_http_client
+
+    watcher = ChangeWatcher([], asyncio.Event())
+
+    def record() -> None:
+        watcher.times.append(monotonic_ms())
+        watcher.arrived.set()
+
+    async def on_message(message: Any) -> None:
+        if isinstance(message, types.ToolListChangedNotification):
+            record()
+
+    headers = {"Authorization": f"Bearer {descriptor.token}"}
+    async with (
+        httpx2.AsyncClient(headers=headers, timeout=httpx2.Timeout(10.0, read=300.0)) as http,
+        Client(
+            streamable_http_client(descriptor.endpoint, http_client=http),
+            mode="legacy" if legacy else "auto",
+            message_handler=on_message if legacy else None,
+            read_timeout_seconds=10,
+        ) as client,
+    ):
+        if legacy:
+            yield watcher
+            return
+        async with client.listen(tools_list_changed=True) as subscription:
+
+            async def pump() -> None:
+                async for _event in subscription:
+                    record()
+
+            task = asyncio.create_task(pump())
+            try:
+                yield watcher
+            finally:
+                task.cancel()

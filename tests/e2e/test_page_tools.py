@@ -7,21 +7,28 @@ module; each test opens its own tab and closes it. Scenarios follow research/web
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 import re
 from collections.abc import AsyncIterator
 from pathlib import Path
 
+import anyio
 import pytest
 import pytest_asyncio
 from playwright.async_api import Page
 
 from tests.e2e.page_tools_harness import (
+    DEADLINE_MS,
     Mode,
     ToolsBrowser,
     launch,
+    monotonic_ms,
     page_tools_of,
     text_of,
     wait_for_tools,
+    wait_until,
+    watch_list_changed,
 )
 
 pytestmark = pytest.mark.asyncio(loop_scope="module")
@@ -29,6 +36,8 @@ pytestmark = pytest.mark.asyncio(loop_scope="module")
 EXPOSED = re.compile(r"^[A-Za-z0-9_]{1,48}$")
 LONG_NAME = "t" * 120 + ".long-12"
 TOOLS_PAGE = "/tools.html"
+REGISTER = "name => document.modelContext.registerTool({name, description: 'added', execute: () => name})"
+"""Register one more tool in the page (a `toolchange`)."""
 
 
 @pytest_asyncio.fixture(scope="module", loop_scope="module", params=["native", "polyfill"])
@@ -133,3 +142,132 @@ async def test_results_are_mapped_to_mcp_results(
         # The tool stays usable after a failure.
         result = await session.call_tool(ours["add"].name, {"a": 1, "b": 1})
         assert result.structured_content == {"result": 2}
+
+
+async def test_input_that_violates_the_schema_is_an_error_naming_the_field_and_execute_does_not_run(
+    tb: ToolsBrowser, tools_page: Page, page_server: str
+) -> None:
+    url = f"{page_server}{TOOLS_PAGE}"
+    async with tb.session() as session:
+        ours = page_tools_of(await wait_for_tools(session, lambda ts: "order" in page_tools_of(ts, url)), url)
+        name = ours["order"].name
+        missing = await session.call_tool(name, {"item": "tea"})
+        assert missing.is_error is True and "qty" in text_of(missing)
+        wrong = await session.call_tool(name, {"item": "tea", "qty": "two"})
+        assert wrong.is_error is True and "qty" in text_of(wrong)
+        too_small = await session.call_tool(name, {"item": "tea", "qty": 0})
+        assert too_small.is_error is True and "qty" in text_of(too_small)
+        assert "order:ran" not in await tools_page.evaluate("window.events")
+        ok = await session.call_tool(name, {"item": "tea", "qty": 2})
+        assert not ok.is_error and ok.structured_content == {"ordered": {"item": "tea", "qty": 2}}
+
+
+@pytest.mark.parametrize("legacy", [True, False], ids=["2025-11-25", "2026-07-28"])
+async def test_client_cancellation_aborts_the_page_signal(
+    tb: ToolsBrowser, tools_page: Page, page_server: str, legacy: bool
+) -> None:
+    url = f"{page_server}{TOOLS_PAGE}"
+    async with tb.session(legacy=legacy) as session:
+        ours = page_tools_of(await wait_for_tools(session, lambda ts: "slow" in page_tools_of(ts, url)), url)
+        with anyio.move_on_after(3) as scope:
+            call = asyncio.ensure_future(session.call_tool(ours["slow"].name, {}))
+            await wait_until(tools_page, "window.events.includes('slow:started')")
+            call.cancel()
+            with pytest.raises(asyncio.CancelledError):
+                await call
+        assert not scope.cancelled_caught
+        await wait_until(tools_page, "window.events.includes('slow:aborted')")
+        if (
+            tb.mode == "polyfill"
+        ):  # Chromium fires toolcancel too (webmcp.md §1.5), checked here where we own it
+            await wait_until(tools_page, "window.events.includes('toolcancel:slow')")
+        # The session still works.
+        result = await session.call_tool(ours["greet"].name, {})
+        assert text_of(result) == "hello from the page"
+
+
+async def test_a_page_that_never_answers_is_an_error_after_the_deadline(
+    tb: ToolsBrowser, tools_page: Page, page_server: str
+) -> None:
+    url = f"{page_server}{TOOLS_PAGE}"
+    async with tb.session() as session:
+        ours = page_tools_of(await wait_for_tools(session, lambda ts: "never" in page_tools_of(ts, url)), url)
+        started = monotonic_ms()
+        result = await session.call_tool(ours["never"].name, {})
+        elapsed = monotonic_ms() - started
+        assert result.is_error is True and "did not answer" in text_of(result)
+        assert DEADLINE_MS <= elapsed < DEADLINE_MS + 2000
+
+
+async def test_navigation_mid_call_is_page_gone(tb: ToolsBrowser, tools_page: Page, page_server: str) -> None:
+    url = f"{page_server}{TOOLS_PAGE}"
+    async with tb.session() as session:
+        ours = page_tools_of(
+            await wait_for_tools(session, lambda ts: "navigate" in page_tools_of(ts, url)), url
+        )
+        started = monotonic_ms()
+        result = await session.call_tool(ours["navigate"].name, {})
+        assert result.is_error is True and "page gone" in text_of(result).lower()
+        assert monotonic_ms() - started < DEADLINE_MS
+        await wait_for_tools(session, lambda ts: not page_tools_of(ts, url))
+
+
+async def test_closing_the_tab_mid_call_is_page_gone(tb: ToolsBrowser, page_server: str) -> None:
+    url = f"{page_server}{TOOLS_PAGE}"
+    page = await tb.open(TOOLS_PAGE, page_server)
+    async with tb.session() as session:
+        ours = page_tools_of(await wait_for_tools(session, lambda ts: "slow" in page_tools_of(ts, url)), url)
+        call = asyncio.ensure_future(session.call_tool(ours["slow"].name, {}))
+        await wait_until(page, "window.events.includes('slow:started')")
+        await page.close()
+        async with asyncio.timeout(DEADLINE_MS / 1000):
+            result = await call
+        assert result.is_error is True and "page gone" in text_of(result).lower()
+
+
+async def test_large_results_and_arguments_travel_whole(
+    tb: ToolsBrowser, tools_page: Page, page_server: str
+) -> None:
+    url = f"{page_server}{TOOLS_PAGE}"
+    async with tb.session(timeout_s=30) as session:
+        ours = page_tools_of(await wait_for_tools(session, lambda ts: "big" in page_tools_of(ts, url)), url)
+        result = await session.call_tool(ours["big"].name, {"mib": 32})
+        assert not result.is_error, text_of(result)[:200]
+        assert len(text_of(result)) == 32 * 1024 * 1024
+        text = "é" * (1024 * 1024)  # 2 MiB of UTF-8: host → browser in chunks
+        result = await session.call_tool(ours["size"].name, {"text": text})
+        assert result.structured_content == {"length": 1024 * 1024}
+
+
+@pytest.mark.parametrize("legacy", [True, False], ids=["2025-11-25", "2026-07-28"])
+async def test_toolchange_and_tab_switch_reach_clients_as_list_changed_within_100_ms(
+    tb: ToolsBrowser, tools_page: Page, page_server: str, legacy: bool
+) -> None:
+    url = f"{page_server}{TOOLS_PAGE}"
+    async with tb.session() as session:
+        await wait_for_tools(session, lambda ts: "add" in page_tools_of(ts, url))
+    async with watch_list_changed(tb.descriptor, legacy=legacy) as watcher:
+        # The first change also proves the client's stream is up (a 2025 GET stream opens lazily).
+        seen = 0
+        async with asyncio.timeout(5):
+            while not watcher.times:
+                await tools_page.evaluate(REGISTER, f"warmup_{seen}")
+                seen += 1
+                with contextlib.suppress(TimeoutError):
+                    await watcher.next_after(0, timeout_s=0.5)
+        latencies = []
+        for i in range(3):
+            await asyncio.sleep(0.1)  # let the previous change's coalescing window pass
+            count = len(watcher.times)
+            started = monotonic_ms()
+            await tools_page.evaluate(REGISTER, f"added_{i}")
+            latencies.append(await watcher.next_after(count) - started)
+        assert sorted(latencies)[1] < 100, latencies
+        # A tab switch changes the visible page's tools too.
+        other = await tb.running.new_page(f"{page_server}/index.html")
+        try:
+            count = len(watcher.times)
+            await tools_page.bring_to_front()
+            await watcher.next_after(count)
+        finally:
+            await other.close()
