@@ -271,3 +271,41 @@ async def test_toolchange_and_tab_switch_reach_clients_as_list_changed_within_10
             await watcher.next_after(count)
         finally:
             await other.close()
+
+
+WEBMCP_API_SCRIPT = (Path(__file__).parent / "scripts" / "webmcp_api.js").read_text(encoding="utf-8")
+
+EXPECTED_API_BEHAVIOUR = {
+    "changedBeforeResolve": True,
+    "visibleAfterAwait": True,
+    "duplicate": "InvalidStateError",
+    "duplicateFiredToolchange": False,
+    "names": {
+        '""': "InvalidStateError",
+        '"a b"': "InvalidStateError",
+        '"tool:x"': "InvalidStateError",
+        "129 chars": "InvalidStateError",
+    },
+    "emptyDescription": "InvalidStateError",
+    "name128": "resolved",
+    "circularSchema": "TypeError",
+    "stringSchema": "TypeError",
+    "abortFiredToolchange": 1,
+    "goneAfterAbort": True,
+    "preAborted": "raw:r0",
+    "preAbortedRegistered": False,
+    "reRegister": "resolved",
+    "sorted": True,
+    "results": {"obj": '{"a":1}', "str": "s", "num": "42", "undef": "undefined", "bigint": "UnknownError"},
+    "inputOmitted": "{}",
+    "inputNull": "TypeError",
+}
+
+
+async def test_the_imperative_api_behaves_as_chromium_156(tb: ToolsBrowser, page_server: str) -> None:
+    """research/webmcp.md §5 scenarios 1–4, 7, 8: the polyfill gives the answers Chromium gives."""
+    page = await tb.running.new_page(f"{page_server}/index.html")
+    try:
+        assert await page.evaluate(WEBMCP_API_SCRIPT) == EXPECTED_API_BEHAVIOUR
+    finally:
+        await page.close()
