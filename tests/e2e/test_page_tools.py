@@ -309,3 +309,107 @@ async def test_the_imperative_api_behaves_as_chromium_156(tb: ToolsBrowser, page
         assert await page.evaluate(WEBMCP_API_SCRIPT) == EXPECTED_API_BEHAVIOUR
     finally:
         await page.close()
+
+
+# ---- hostile and broken pages --------------------------------------------------------------------
+
+
+async def test_ten_thousand_tools_are_capped_with_a_warning_and_a_huge_description_is_cut(
+    tb: ToolsBrowser, page_server: str
+) -> None:
+    url = f"{page_server}/index.html"
+    page = await tb.running.new_page(url)
+    try:
+        await page.evaluate(
+            """async () => {
+                const mc = document.modelContext;
+                await mc.registerTool({name: "aaa_huge", description: "d".repeat(1 << 20), execute: () => 1});
+                const all = [];
+                for (let i = 0; i < 10000; i++) {
+                    all.push(mc.registerTool({name: `t${String(i).padStart(5, "0")}`, description: "x", execute: () => i}));
+                }
+                await Promise.all(all);
+            }"""
+        )
+        async with tb.session() as session:
+            tools = await wait_for_tools(session, lambda ts: len(page_tools_of(ts, url)) >= 128, timeout_s=15)
+            ours = page_tools_of(tools, url)
+            assert len(ours) == 128
+            huge = ours["aaa_huge"].description or ""
+            assert len(huge) < 4096 + 200 and huge.endswith("…")
+            current = await session.current()
+            page_id = ours["aaa_huge"].meta["pageId"]  # type: ignore[index]
+            (element,) = [e for e in _walk(current.raw["root"]) if e.get("id") == page_id]
+            assert element["attributes"]["toolsOmitted"] == 10001 - 128  # type: ignore[index]
+            # The host stays responsive.
+            result = await session.call_tool(ours["t00000"].name, {})
+            assert text_of(result) == "0"
+    finally:
+        await page.close()
+
+
+async def test_a_toolchange_flood_is_coalesced_and_the_host_stays_responsive(
+    tb: ToolsBrowser, tools_page: Page, page_server: str
+) -> None:
+    url = f"{page_server}{TOOLS_PAGE}"
+    async with tb.session() as session:
+        ours = page_tools_of(await wait_for_tools(session, lambda ts: "greet" in page_tools_of(ts, url)), url)
+        async with watch_list_changed(tb.descriptor, legacy=False) as watcher:
+            # 1,000 toolchange events a second for one second: register + abort every 2 ms.
+            await tools_page.evaluate(
+                """() => { const mc = document.modelContext; let i = 0;
+                    window.flood = setInterval(() => {
+                        const c = new AbortController();
+                        mc.registerTool({name: `flood_${i++}`, description: "f", execute: () => 1}, {signal: c.signal})
+                          .then(() => c.abort());
+                    }, 2);
+                    setTimeout(() => clearInterval(window.flood), 1000); }"""
+            )
+            started = monotonic_ms()
+            slowest = 0.0
+            while monotonic_ms() - started < 1000:
+                t0 = monotonic_ms()
+                result = await session.call_tool(ours["greet"].name, {})
+                assert text_of(result) == "hello from the page"
+                slowest = max(slowest, monotonic_ms() - t0)
+            assert slowest < 1000
+            during = len(watcher.times)
+        assert during <= 60, f"{during} list_changed notifications in ~1 s"
+
+
+async def test_fake_bridge_messages_from_the_page_or_its_frames_change_nothing_else(
+    tb: ToolsBrowser, page_server: str
+) -> None:
+    url = f"{page_server}/index.html"
+    page = await tb.running.new_page(url)
+    try:
+        await page.evaluate(REGISTER, "real_tool")
+        await page.evaluate(
+            """async () => {
+                const send = (data) => window.postMessage(data, "*");
+                const base = {channel: "webctx.webmcp", dir: "to-ext"};
+                for (const junk of [null, "x", 42, [], {channel: "webctx.webmcp"}, {...base, kind: "tools"},
+                                    {...base, kind: "tools", tools: "no"}, {...base, kind: "result", callId: "h-1", ok: true, text: 5},
+                                    {...base, kind: "tools", tools: new Array(100000).fill({name: "x", description: "y"})},
+                                    {...base, kind: "result", callId: "h-999999", ok: true, text: "forged"}]) send(junk);
+                send({...base, kind: "tools", tools: [{name: "bad name!", description: "x"}, {name: "ok_but_fake"}]});
+                send({channel: "webctx.webmcp", dir: "to-page", kind: "call", callId: "c1", name: "real_tool", input: {}});
+                send("y".repeat(5 << 20));
+                // A frame speaking to its parent: event.source is the frame, not the window.
+                const frame = document.createElement("iframe");
+                frame.srcdoc = "<script>parent.postMessage({channel: 'webctx.webmcp', dir: 'to-ext', kind: 'tools'," +
+                               " tools: [{name: 'from_frame', description: 'spoof'}]}, '*')<\\/script>";
+                document.body.append(frame);
+                await new Promise((resolve) => frame.onload = resolve);
+            }"""
+        )
+        await page.evaluate(REGISTER, "real_tool_2")  # a real change after the junk
+        async with tb.session() as session:
+            tools = await wait_for_tools(session, lambda ts: "real_tool_2" in page_tools_of(ts, url))
+            ours = page_tools_of(tools, url)
+            assert "from_frame" not in ours and "bad name!" not in ours and "ok_but_fake" not in ours
+            assert set(ours) == {"real_tool", "real_tool_2"}
+            result = await session.call_tool(ours["real_tool"].name, {})
+            assert text_of(result) == "real_tool"
+    finally:
+        await page.close()
