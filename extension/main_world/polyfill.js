@@ -5,7 +5,8 @@
 //     getTools() → Promise<RegisteredTool[]> sorted by name
 //     executeTool(tool, input, {signal}) → Promise<string>
 //     events: toolchange, toolactivated, toolcancel
-//   declarative forms: <form toolname tooldescription [toolautosubmit]> → tools
+//   declarative forms: <form toolname tooldescription [toolautosubmit]> → tools (MutationObserver),
+//     schema synthesised from the controls, SubmitEvent.agentInvoked + respondWith()
 //   bridge: window.postMessage channel "webctx.webmcp" with content/webmcp_bridge.js (isolated)
 //     to-page {kind: "hello" | "call" | "cancel"}   to-ext {kind: "tools" | "result"}
 //
@@ -49,6 +50,24 @@
   /** @type {Map<string, Entry>} */
   const registry = new Map();
 
+  /**
+   * The JSON text of a tool's inputSchema; a declarative tool's is synthesised from its form now.
+   * @param {Entry} entry
+   * @returns {string | undefined}
+   */
+  function schemaTextOf(entry) {
+    return entry.form ? stringify(formSchema(entry.form)) : entry.schemaText;
+  }
+
+  /**
+   * @param {Entry} entry
+   * @returns {object | undefined} a fresh object, as getTools() returns in Chromium ≥ 154
+   */
+  function schemaOf(entry) {
+    const text = schemaTextOf(entry);
+    return text === undefined ? undefined : parse(text);
+  }
+
   /** @param {string} name @param {string} message */
   const domError = (name, message) => new DOMExceptionCtor(message, name);
 
@@ -85,7 +104,7 @@
         name: entry.name,
         title: entry.title,
         description: entry.description,
-        inputSchema: entry.schemaText,
+        inputSchema: schemaTextOf(entry),
         annotations: entry.annotations,
       };
     });
@@ -176,6 +195,7 @@
       return { ok: false, error: message || "The tool failed." };
     }
     if (typeof value === "string") return { ok: true, text: value };
+    if (value === null && entry.form) return { ok: true, text: null }; // the form navigated
     try {
       const text = stringify(value);
       return { ok: true, text: text === undefined ? "undefined" : text };
@@ -220,7 +240,7 @@
             name,
             title: entry.title,
             description: entry.description,
-            inputSchema: entry.schemaText === undefined ? undefined : parse(entry.schemaText),
+            inputSchema: schemaOf(entry),
             window,
             origin: location.origin,
             annotations: entry.annotations,
@@ -294,6 +314,236 @@
     get() {
       return this === document ? context : undefined;
     },
+  });
+
+  // ---- declarative forms (webmcp.md §2, as Chromium 156 behaves) -------------------------------
+  //
+  // <form toolname tooldescription [toolautosubmit]> is a tool while both attributes are set and
+  // the form is in the document. Invoking it fills the controls; with toolautosubmit the form is
+  // submitted (SubmitEvent.agentInvoked, respondWith(promise) gives the result), without it the
+  // call waits for the user's submit. reset() cancels the call.
+
+  const SKIPPED_TYPES = new Set(["hidden", "file", "button", "submit", "reset", "image"]);
+  /** @type {Map<HTMLFormElement, Entry>} */
+  const formEntries = new Map();
+  /**
+   * Calls waiting on a form's submit.
+   * @type {Map<HTMLFormElement, {resolve: (value: unknown) => void, reject: (error: unknown) => void, responded: boolean}>}
+   */
+  const pendingForms = new Map();
+
+  /**
+   * The description of a control: toolparamdescription, else its <label>'s text, else aria-description.
+   * @param {Element} control
+   * @returns {string | undefined}
+   */
+  function controlDescription(control) {
+    const own = control.getAttribute("toolparamdescription");
+    if (own) return own;
+    const labels = /** @type {HTMLInputElement} */ (control).labels;
+    if (labels && labels.length > 0) {
+      const text = labels[0].textContent?.trim();
+      if (text) return text;
+    }
+    return control.getAttribute("aria-description") || undefined;
+  }
+
+  /**
+   * The controls that become parameters, grouped by name, in document order.
+   * @param {HTMLFormElement} form
+   * @returns {Map<string, HTMLElement[]>}
+   */
+  function formControls(form) {
+    /** @type {Map<string, HTMLElement[]>} */
+    const byName = new Map();
+    for (const control of Array.from(form.elements)) {
+      if (!(control instanceof HTMLInputElement || control instanceof HTMLTextAreaElement || control instanceof HTMLSelectElement)) continue;
+      if (!control.name || control.disabled) continue;
+      if (control instanceof HTMLInputElement && (SKIPPED_TYPES.has(control.type) || control.readOnly)) continue;
+      if (control instanceof HTMLTextAreaElement && control.readOnly) continue;
+      const group = byName.get(control.name) ?? [];
+      group.push(control);
+      byName.set(control.name, group);
+    }
+    return byName;
+  }
+
+  /**
+   * The input schema of a declarative tool, synthesised from its form's controls (webmcp.md §2).
+   * @param {HTMLFormElement} form
+   * @returns {{type: "object", properties: Record<string, object>, required?: string[]}}
+   */
+  function formSchema(form) {
+    /** @type {Record<string, object>} */
+    const properties = {};
+    /** @type {string[]} */
+    const required = [];
+    for (const [name, group] of formControls(form)) {
+      const first = /** @type {HTMLInputElement} */ (group[0]);
+      /** @type {Record<string, unknown>} */
+      let property;
+      if (first instanceof HTMLSelectElement) {
+        const options = Array.from(first.options).filter((o) => !o.disabled);
+        const choice = { type: "string", enum: options.map((o) => o.value), anyOf: options.map((o) => ({ const: o.value, title: o.text })) };
+        property = first.multiple ? { type: "array", items: choice, uniqueItems: true } : choice;
+      } else if (first.type === "checkbox") {
+        property = group.length > 1
+          ? { type: "array", items: { type: "string", enum: group.map((c) => /** @type {HTMLInputElement} */ (c).value) }, uniqueItems: true }
+          : { type: "boolean" };
+      } else if (first.type === "radio") {
+        const values = group.map((c) => /** @type {HTMLInputElement} */ (c).value);
+        property = { type: "string", enum: values, anyOf: values.map((value) => ({ const: value })) };
+      } else if (first.type === "number" || first.type === "range") {
+        property = { type: "number" };
+        if (first.min !== "") property.minimum = Number(first.min);
+        if (first.max !== "") property.maximum = Number(first.max);
+        const step = first.step || "1";
+        if (step !== "any" && Number(step) > 0) property.multipleOf = Number(step);
+      } else if (first.type === "date") {
+        property = { type: "string", format: "date", description: "Dates MUST be provided in 'YYYY-MM-DD' format." };
+      } else {
+        property = { type: "string" };
+        if (first instanceof HTMLInputElement && first.pattern) property.pattern = first.pattern;
+      }
+      const description = controlDescription(first);
+      if (description && property.description === undefined) property.description = description;
+      properties[name] = property;
+      if (group.some((c) => /** @type {HTMLInputElement} */ (c).required)) required.push(name);
+    }
+    return required.length > 0 ? { type: "object", properties, required } : { type: "object", properties };
+  }
+
+  /**
+   * Fill the form's controls from `input` (unknown keys are ignored), firing input and change.
+   * @param {HTMLFormElement} form
+   * @param {Record<string, unknown>} input
+   */
+  function fillForm(form, input) {
+    for (const [name, group] of formControls(form)) {
+      if (!(name in input)) continue;
+      const value = input[name];
+      for (const element of group) {
+        const control = /** @type {HTMLInputElement} */ (element);
+        if (control instanceof HTMLSelectElement) {
+          const wanted = Array.isArray(value) ? value.map(String) : [String(value)];
+          for (const option of Array.from(control.options)) option.selected = wanted.includes(option.value);
+        } else if (control.type === "checkbox") {
+          control.checked = Array.isArray(value) ? value.map(String).includes(control.value) : Boolean(value);
+        } else if (control.type === "radio") {
+          control.checked = control.value === String(value);
+        } else {
+          control.value = value === null || value === undefined ? "" : String(value);
+        }
+        control.dispatchEvent(new EventCtor("input", { bubbles: true }));
+        control.dispatchEvent(new EventCtor("change", { bubbles: true }));
+      }
+    }
+  }
+
+  /**
+   * Run a declarative tool: fill, then submit (toolautosubmit) or wait for the user's submit.
+   * @param {HTMLFormElement} form
+   * @param {Record<string, unknown>} input
+   * @param {AbortSignal} signal
+   * @returns {Promise<unknown>} the value given to respondWith (null when the form navigates)
+   */
+  function invokeForm(form, input, signal) {
+    pendingForms.get(form)?.reject(domError("UnknownError", "Another call to this form started."));
+    return new Promise((resolve, reject) => {
+      pendingForms.set(form, { resolve, reject, responded: false });
+      addListener.call(signal, "abort", () => {
+        if (pendingForms.get(form)?.reject === reject) pendingForms.delete(form);
+        reject(signal.reason);
+      }, { once: true });
+      fillForm(form, input);
+      if (form.hasAttribute("toolautosubmit")) form.requestSubmit();
+    });
+  }
+
+  // Capture at the window, before page listeners: mark the agent's submit, offer respondWith.
+  addListener.call(window, "submit", (/** @type {Event} */ event) => {
+    const form = event.target;
+    if (!(form instanceof HTMLFormElement)) return;
+    const pending = pendingForms.get(form);
+    if (!pending) return;
+    defineProperty(event, "agentInvoked", { value: true, configurable: true });
+    defineProperty(event, "respondWith", {
+      configurable: true,
+      value: (/** @type {unknown} */ promise) => {
+        pending.responded = true;
+        pendingForms.delete(form);
+        Promise.resolve(promise).then(pending.resolve, pending.reject);
+      },
+    });
+    // After every listener ran: no respondWith and no preventDefault → the form navigates.
+    setTimer(() => {
+      if (pending.responded || pendingForms.get(form) !== pending) return;
+      pendingForms.delete(form);
+      pending.resolve(event.defaultPrevented ? undefined : null);
+    }, 0);
+  }, true);
+
+  addListener.call(window, "reset", (/** @type {Event} */ event) => {
+    const form = event.target;
+    if (!(form instanceof HTMLFormElement)) return;
+    const pending = pendingForms.get(form);
+    if (!pending) return;
+    pendingForms.delete(form);
+    pending.reject(domError("UnknownError", "Tool execution cancelled by a form reset"));
+  }, true);
+
+  /** Register, update or drop the tools of declarative forms after DOM changes. */
+  function syncForms() {
+    let changedAny = false;
+    for (const [form, entry] of formEntries) {
+      const keep =
+        form.isConnected &&
+        form.getAttribute("toolname") === entry.name &&
+        form.getAttribute("tooldescription") === entry.description;
+      if (keep) continue;
+      formEntries.delete(form);
+      if (registry.get(entry.name) === entry) registry.delete(entry.name);
+      pendingForms.get(form)?.reject(domError("UnknownError", "The form's tool was removed."));
+      pendingForms.delete(form);
+      changedAny = true;
+    }
+    for (const form of Array.from(document.querySelectorAll("form[toolname][tooldescription]"))) {
+      const f = /** @type {HTMLFormElement} */ (form);
+      if (formEntries.has(f)) continue;
+      const name = f.getAttribute("toolname") ?? "";
+      const description = f.getAttribute("tooldescription") ?? "";
+      if (!NAME_PATTERN.test(name) || !description || registry.has(name)) continue;
+      /** @type {Entry} */
+      const entry = {
+        name,
+        title: "",
+        description,
+        schemaText: undefined,
+        execute: (input, { signal }) => invokeForm(f, /** @type {Record<string, unknown>} */ (input), signal),
+        annotations: undefined,
+        form: f,
+      };
+      formEntries.set(f, entry);
+      registry.set(name, entry);
+      changedAny = true;
+    }
+    if (changedAny) void changed();
+  }
+
+  let syncQueued = false;
+  const observer = new MutationObserver(() => {
+    if (syncQueued) return;
+    syncQueued = true;
+    setTimer(() => {
+      syncQueued = false;
+      syncForms();
+    }, 0);
+  });
+  observer.observe(document, {
+    subtree: true,
+    childList: true,
+    attributes: true,
+    attributeFilter: ["toolname", "tooldescription"],
   });
 
   // ---- the bridge to the isolated world -------------------------------------------------------

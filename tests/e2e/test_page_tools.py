@@ -413,3 +413,50 @@ async def test_fake_bridge_messages_from_the_page_or_its_frames_change_nothing_e
             assert text_of(result) == "real_tool"
     finally:
         await page.close()
+
+
+# ---- declarative forms ---------------------------------------------------------------------------
+
+
+async def test_declarative_forms_become_tools_that_fill_and_submit(
+    tb: ToolsBrowser, page_server: str
+) -> None:
+    url = f"{page_server}/forms.html"
+    page = await tb.open("/forms.html", page_server)
+    try:
+        async with tb.session() as session:
+            tools = await wait_for_tools(session, lambda ts: "search_flights" in page_tools_of(ts, url))
+            ours = page_tools_of(tools, url)
+            schema = ours["book_table"].input_schema
+            properties = schema["properties"]
+            assert set(properties) == {"guests", "name", "seating", "highchair"}, schema
+            assert sorted(schema["required"]) == ["guests", "name"]
+            assert properties["guests"]["type"] == "number"
+            assert (properties["guests"]["minimum"], properties["guests"]["maximum"]) == (1, 12)
+            assert properties["guests"]["description"] == "Number of guests"
+            assert properties["name"]["description"] == "Who the booking is for"
+            assert properties["seating"]["enum"] == ["inside", "terrace"]
+            assert properties["highchair"]["type"] == "boolean"
+
+            # toolautosubmit: filled, submitted with agentInvoked, answered through respondWith.
+            arguments = {"guests": 4, "name": "Ada", "seating": "terrace", "highchair": True}
+            result = await session.call_tool(ours["book_table"].name, arguments)
+            assert not result.is_error, text_of(result)
+            booked = {"guests": "4", "name": "Ada", "seating": "terrace", "highchair": "on", "secret": "s"}
+            assert result.structured_content == {"booked": booked}
+            assert await page.evaluate("window.submits") == [{"form": "auto", "agentInvoked": True}]
+
+            # Without toolautosubmit the call waits for the user's submit.
+            call = asyncio.ensure_future(session.call_tool(ours["search_flights"].name, {"to": "OSL"}))
+            await wait_until(page, "document.querySelector('#manual [name=to]').value === 'OSL'")
+            assert not call.done()
+            await page.click("#go")
+            async with asyncio.timeout(5):
+                result = await call
+            assert text_of(result) == "searched OSL"
+
+            # Removing tooldescription unregisters the tool.
+            await page.evaluate("document.getElementById('manual').removeAttribute('tooldescription')")
+            await wait_for_tools(session, lambda ts: "search_flights" not in page_tools_of(ts, url))
+    finally:
+        await page.close()
