@@ -273,7 +273,11 @@ async def test_toolchange_and_tab_switch_reach_clients_as_list_changed_within_10
             await other.close()
 
 
-WEBMCP_API_SCRIPT = (Path(__file__).parent / "scripts" / "webmcp_api.js").read_text(encoding="utf-8")
+SCRIPTS = Path(__file__).parent / "scripts"
+WEBMCP_API_SCRIPT = (SCRIPTS / "webmcp_api.js").read_text(encoding="utf-8")
+TEN_THOUSAND_TOOLS_JS = (SCRIPTS / "ten_thousand_tools.js").read_text(encoding="utf-8")
+TOOLCHANGE_FLOOD_JS = (SCRIPTS / "toolchange_flood.js").read_text(encoding="utf-8")
+FAKE_BRIDGE_MESSAGES_JS = (SCRIPTS / "fake_bridge_messages.js").read_text(encoding="utf-8")
 
 EXPECTED_API_BEHAVIOUR = {
     "changedBeforeResolve": True,
@@ -303,7 +307,7 @@ EXPECTED_API_BEHAVIOUR = {
 
 
 async def test_the_imperative_api_behaves_as_chromium_156(tb: ToolsBrowser, page_server: str) -> None:
-    """research/webmcp.md §5 scenarios 1–4, 7, 8: the polyfill gives the answers Chromium gives."""
+    """research/webmcp.md §5 scenarios 1-4, 7, 8: the polyfill gives the answers Chromium gives."""
     page = await tb.running.new_page(f"{page_server}/index.html")
     try:
         assert await page.evaluate(WEBMCP_API_SCRIPT) == EXPECTED_API_BEHAVIOUR
@@ -320,17 +324,7 @@ async def test_ten_thousand_tools_are_capped_with_a_warning_and_a_huge_descripti
     url = f"{page_server}/index.html"
     page = await tb.running.new_page(url)
     try:
-        await page.evaluate(
-            """async () => {
-                const mc = document.modelContext;
-                await mc.registerTool({name: "aaa_huge", description: "d".repeat(1 << 20), execute: () => 1});
-                const all = [];
-                for (let i = 0; i < 10000; i++) {
-                    all.push(mc.registerTool({name: `t${String(i).padStart(5, "0")}`, description: "x", execute: () => i}));
-                }
-                await Promise.all(all);
-            }"""
-        )
+        await page.evaluate(TEN_THOUSAND_TOOLS_JS)
         async with tb.session() as session:
             tools = await wait_for_tools(session, lambda ts: len(page_tools_of(ts, url)) >= 128, timeout_s=15)
             ours = page_tools_of(tools, url)
@@ -356,15 +350,7 @@ async def test_a_toolchange_flood_is_coalesced_and_the_host_stays_responsive(
         ours = page_tools_of(await wait_for_tools(session, lambda ts: "greet" in page_tools_of(ts, url)), url)
         async with watch_list_changed(tb.descriptor, legacy=False) as watcher:
             # 1,000 toolchange events a second for one second: register + abort every 2 ms.
-            await tools_page.evaluate(
-                """() => { const mc = document.modelContext; let i = 0;
-                    window.flood = setInterval(() => {
-                        const c = new AbortController();
-                        mc.registerTool({name: `flood_${i++}`, description: "f", execute: () => 1}, {signal: c.signal})
-                          .then(() => c.abort());
-                    }, 2);
-                    setTimeout(() => clearInterval(window.flood), 1000); }"""
-            )
+            await tools_page.evaluate(TOOLCHANGE_FLOOD_JS)
             started = monotonic_ms()
             slowest = 0.0
             while monotonic_ms() - started < 1000:
@@ -384,25 +370,7 @@ async def test_fake_bridge_messages_from_the_page_or_its_frames_change_nothing_e
     page = await tb.running.new_page(url)
     try:
         await page.evaluate(REGISTER, "real_tool")
-        await page.evaluate(
-            """async () => {
-                const send = (data) => window.postMessage(data, "*");
-                const base = {channel: "webctx.webmcp", dir: "to-ext"};
-                for (const junk of [null, "x", 42, [], {channel: "webctx.webmcp"}, {...base, kind: "tools"},
-                                    {...base, kind: "tools", tools: "no"}, {...base, kind: "result", callId: "h-1", ok: true, text: 5},
-                                    {...base, kind: "tools", tools: new Array(100000).fill({name: "x", description: "y"})},
-                                    {...base, kind: "result", callId: "h-999999", ok: true, text: "forged"}]) send(junk);
-                send({...base, kind: "tools", tools: [{name: "bad name!", description: "x"}, {name: "ok_but_fake"}]});
-                send({channel: "webctx.webmcp", dir: "to-page", kind: "call", callId: "c1", name: "real_tool", input: {}});
-                send("y".repeat(5 << 20));
-                // A frame speaking to its parent: event.source is the frame, not the window.
-                const frame = document.createElement("iframe");
-                frame.srcdoc = "<script>parent.postMessage({channel: 'webctx.webmcp', dir: 'to-ext', kind: 'tools'," +
-                               " tools: [{name: 'from_frame', description: 'spoof'}]}, '*')<\\/script>";
-                document.body.append(frame);
-                await new Promise((resolve) => frame.onload = resolve);
-            }"""
-        )
+        await page.evaluate(FAKE_BRIDGE_MESSAGES_JS)
         await page.evaluate(REGISTER, "real_tool_2")  # a real change after the junk
         async with tb.session() as session:
             tools = await wait_for_tools(session, lambda ts: "real_tool_2" in page_tools_of(ts, url))
