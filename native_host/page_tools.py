@@ -125,10 +125,10 @@ def check_input(schema: Mapping[str, Any] | None, arguments: Any) -> str | None:
         validator_class.check_schema(dict(schema))
         validator = validator_class(schema)
         error = jsonschema_exceptions.best_match(validator.iter_errors(arguments))
-    except (jsonschema_exceptions.SchemaError, jsonschema_exceptions.RefResolutionError, RecursionError):
+    except (jsonschema_exceptions.SchemaError, RecursionError):
         log.info("a page tool's inputSchema is not a valid JSON Schema; arguments are not checked")
         return None
-    except Exception:  # referencing errors, unknown formats: the page's schema, not our problem
+    except Exception:  # unresolvable $ref (never fetched), unknown formats: the page's schema, not ours
         log.info("checking arguments against a page tool's inputSchema failed; not checked")
         return None
     if error is None:
