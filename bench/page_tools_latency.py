@@ -193,7 +193,11 @@ async def main() -> None:
         (root / "pages").mkdir()
         (root / "pages" / "bench.html").write_text(PAGE, encoding="utf-8")
         floor_proc = subprocess.Popen(
-            [sys.executable, "-c", FLOOR_SERVER], stdin=subprocess.PIPE, stdout=subprocess.PIPE, cwd=REPO, text=True
+            [sys.executable, "-c", FLOOR_SERVER],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            cwd=REPO,
+            text=True,
         )
         try:
             assert floor_proc.stdout is not None
@@ -211,7 +215,9 @@ async def main() -> None:
             except subprocess.TimeoutExpired:
                 floor_proc.kill()
     if not args.json:
-        print(f"{'mode':9} {'floor':>15} {'page tool':>15} {'overhead':>9} {'in page':>15} {'tools/list':>17}")
+        print(
+            f"{'mode':9} {'floor':>15} {'page tool':>15} {'overhead':>9} {'in page':>15} {'tools/list':>17}"
+        )
         for r in results:
             cell = lambda s: f"{s['median']:6.2f} / {s['p99']:6.2f}"  # noqa: E731
             print(
