@@ -284,6 +284,17 @@
     window.addEventListener("message", onWindowMessage);
     ns.onStop(() => window.removeEventListener("message", onWindowMessage));
   }
+  // Chromium 156 fires no toolchange in the parent when a frame with tools is removed: re-read then.
+  const frames = new MutationObserver((records) => {
+    const removedFrame = records.some((record) =>
+      Array.from(record.removedNodes).some(
+        (node) => node instanceof Element && (node.localName === "iframe" || node.querySelector("iframe") !== null),
+      ),
+    );
+    if (removedFrame) scheduleRefresh();
+  });
+  frames.observe(document, { childList: true, subtree: true });
+  ns.onStop(() => frames.disconnect());
   ns.webmcp = { mode: isNative ? "native" : "polyfill" };
   scheduleRefresh();
 })();

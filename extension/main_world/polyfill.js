@@ -15,6 +15,8 @@
 
 (function webctxWebmcpPolyfill() {
   if ("modelContext" in Document.prototype || "modelContext" in document) return;
+  // Chromium has no document.modelContext in an insecure context (webmcp.md §1.3); neither do we.
+  if (!window.isSecureContext) return;
 
   const CHANNEL = "webctx.webmcp";
   const NAME_PATTERN = /^[A-Za-z0-9_.-]{1,128}$/;
@@ -51,6 +53,59 @@
   const registry = new Map();
 
   /**
+   * Same-origin frames see each other's tools (webmcp.md §1.4: getTools() walks the tab's
+   * documents). Each polyfill instance hangs this small API on its window under a registered
+   * symbol; only same-origin script can reach it, and what it offers is that origin's own tools.
+   * @typedef {object} FrameApi
+   * @property {() => Entry[]} entries
+   * @property {(name: string, input: unknown, signal: AbortSignal) => ReturnType<typeof run>} run
+   * @property {() => void} childChanged
+   */
+  const FRAME_KEY = Symbol.for("webctx.webmcp.frame");
+
+  /**
+   * Every tool this document can see, by name: its own first, then those of same-origin
+   * descendant frames in document order (the first of a name wins).
+   * @returns {Map<string, {entry: Entry, win: Window, api: FrameApi | null}>}
+   */
+  function visibleTools() {
+    /** @type {Map<string, {entry: Entry, win: Window, api: FrameApi | null}>} */
+    const all = new Map();
+    for (const [name, entry] of registry) all.set(name, { entry, win: window, api: null });
+    /** @param {Window} parent @param {number} depth */
+    const walk = (parent, depth) => {
+      if (depth > 8) return;
+      for (let i = 0; i < parent.frames.length; i++) {
+        try {
+          const frame = parent.frames[i];
+          if (frame.location.origin !== location.origin) continue;
+          const api = /** @type {FrameApi | undefined} */ (/** @type {any} */ (frame)[FRAME_KEY]);
+          if (api) {
+            for (const entry of api.entries()) {
+              if (!all.has(entry.name)) all.set(entry.name, { entry, win: frame, api });
+            }
+          }
+          walk(frame, depth + 1);
+        } catch {
+          // A cross-origin frame: its tools are not ours to list (no exposedTo support here).
+        }
+      }
+    };
+    walk(window, 0);
+    return all;
+  }
+
+  /** Tell a same-origin parent that this document's tools changed (it fires its own toolchange). */
+  function notifyParent() {
+    try {
+      if (window.parent === window) return;
+      /** @type {FrameApi | undefined} */ (/** @type {any} */ (window.parent)[FRAME_KEY])?.childChanged();
+    } catch {
+      // A cross-origin parent cannot see our tools anyway.
+    }
+  }
+
+  /**
    * The JSON text of a tool's inputSchema; a declarative tool's is synthesised from its form now.
    * @param {Entry} entry
    * @returns {string | undefined}
@@ -81,6 +136,7 @@
   let postPending = false;
   /** A registry change: toolchange (a task, as in Chromium) and a throttled post to the bridge. */
   function changed() {
+    notifyParent();
     return new Promise((resolve) => {
       setTimer(() => {
         fire("toolchange");
@@ -97,9 +153,10 @@
   }
 
   function postTools() {
-    const names = [...registry.keys()].sort();
+    const visible = visibleTools();
+    const names = [...visible.keys()].sort();
     const tools = names.slice(0, MAX_POSTED_TOOLS).map((name) => {
-      const entry = /** @type {Entry} */ (registry.get(name));
+      const { entry } = /** @type {{entry: Entry}} */ (visible.get(name));
       return {
         name: entry.name,
         title: entry.title,
@@ -204,6 +261,31 @@
     }
   }
 
+  /**
+   * Run a tool this document can see: its own, or a same-origin frame's (run in that frame).
+   * @param {string} name
+   * @param {unknown} input
+   * @param {AbortSignal} signal
+   */
+  function runVisible(name, input, signal) {
+    const found = visibleTools().get(name);
+    if (found?.api) return found.api.run(name, input, signal);
+    return run(name, input, signal);
+  }
+
+  /** @type {FrameApi} */
+  const frameApi = {
+    entries: () => [...registry.values()],
+    run: (name, input, signal) => run(name, input, signal),
+    childChanged: () => {
+      void changed(); // a child's registration fires toolchange here too, then further up
+    },
+  };
+  defineProperty(window, FRAME_KEY, { value: frameApi });
+  addListener.call(window, "pagehide", () => {
+    if (registry.size > 0) notifyParent();
+  });
+
   class ModelContext extends EventTarget {
     /**
      * @param {unknown} tool
@@ -232,16 +314,17 @@
 
     /** @returns {Promise<object[]>} */
     getTools() {
-      const names = [...registry.keys()].sort();
+      const visible = visibleTools();
+      const names = [...visible.keys()].sort();
       return Promise.resolve(
         names.map((name) => {
-          const entry = /** @type {Entry} */ (registry.get(name));
+          const { entry, win } = /** @type {{entry: Entry, win: Window}} */ (visible.get(name));
           return {
             name,
             title: entry.title,
             description: entry.description,
             inputSchema: schemaOf(entry),
-            window,
+            window: win,
             origin: location.origin,
             annotations: entry.annotations,
           };
@@ -276,8 +359,8 @@
             reject(outer.reason);
           }, { once: true });
         }
-        if (!registry.has(name)) return reject(domError("UnknownError", "Tool not found."));
-        run(name, input, controller.signal).then((reply) => {
+        if (!visibleTools().has(name)) return reject(domError("UnknownError", "Tool not found."));
+        runVisible(name, input, controller.signal).then((reply) => {
           if (reply.ok) resolve(reply.text);
           else reject(domError("UnknownError", "Tool was executed but the invocation failed. For example, the script function threw an error"));
         });
@@ -563,7 +646,7 @@
       const controller = new AbortControllerCtor();
       calls.set(data.callId, { controller, name: data.name });
       const callId = data.callId;
-      run(data.name, data.input, controller.signal).then((reply) => {
+      runVisible(data.name, data.input, controller.signal).then((reply) => {
         calls.delete(callId);
         if (controller.signal.aborted) return;
         postMessage({ channel: CHANNEL, dir: "to-ext", kind: "result", callId, ...reply }, "*");

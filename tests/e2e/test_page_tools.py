@@ -428,3 +428,21 @@ async def test_declarative_forms_become_tools_that_fill_and_submit(
             await wait_for_tools(session, lambda ts: "search_flights" not in page_tools_of(ts, url))
     finally:
         await page.close()
+
+
+async def test_same_origin_iframe_tools_are_the_pages_tools_and_run_in_the_frame(
+    tb: ToolsBrowser, page_server: str
+) -> None:
+    url = f"{page_server}/frames.html"
+    page = await tb.open("/frames.html", page_server)
+    try:
+        async with tb.session() as session:
+            tools = await wait_for_tools(session, lambda ts: "frame_tool" in page_tools_of(ts, url))
+            ours = page_tools_of(tools, url)
+            assert set(ours) == {"top_tool", "shared", "frame_tool"}
+            assert text_of(await session.call_tool(ours["frame_tool"].name, {})) == "/frame_child.html"
+            assert text_of(await session.call_tool(ours["shared"].name, {})) == "shared from top"
+            await page.evaluate("document.getElementById('child').remove()")
+            await wait_for_tools(session, lambda ts: set(page_tools_of(ts, url)) == {"top_tool", "shared"})
+    finally:
+        await page.close()
