@@ -133,6 +133,15 @@ export function sendToDocument(tabId, documentId, message) {
 }
 
 /**
+ * A short signature of every normal window's id and state ("normal", "minimized", …).
+ * @returns {Promise<string>}
+ */
+export async function windowStates() {
+  const windows = await chrome.windows.getAll({ windowTypes: ["normal"] });
+  return windows.map((win) => `${win.id}:${win.state}`).join(",");
+}
+
+/**
  * Called whenever the set of visible pages may have changed: tab activated, moved, attached,
  * detached or updated (url, title, status); window created, removed, focused or resized
  * (minimize/restore shows as a bounds change).

@@ -22,7 +22,7 @@ import { IdRegistry } from "./ids.js";
 import { NativePort, RequestError, pickBrowser } from "./native_port.js";
 import { SelectionStore } from "./selections.js";
 import { buildTree, isInternalUrl } from "./tree.js";
-import { PageToolStore, parseRunReply } from "./page_tools.js";
+import { PageToolStore, WINDOW_STATE_POLL_MS, parseRunReply } from "./page_tools.js";
 import {
   CURRENT,
   ERROR_CODES,
@@ -79,6 +79,9 @@ api.onTabLoading((tabId) => {
   abortCallsIn(tabId);
 });
 api.onVisiblePagesMayChange(scheduleToolsChanged);
+// Minimize and restore fire no event in headless Chromium (and not on every window manager):
+// while some page has tools, compare window states every WINDOW_STATE_POLL_MS.
+setInterval(() => void pollWindowStates(), WINDOW_STATE_POLL_MS);
 
 // ---- routers, by trust: the native port, then our own pages, then content scripts -------------
 
@@ -141,6 +144,16 @@ async function answerCurrent() {
 }
 
 // ---- page tools (SPEC §5) ---------------------------------------------------------------------
+
+let lastWindowStates = "";
+
+async function pollWindowStates() {
+  if (!pageTools.hasAny() || !port.connected) return;
+  const states = await api.windowStates();
+  if (states === lastWindowStates) return;
+  lastWindowStates = states;
+  scheduleToolsChanged();
+}
 
 /** Wait this long after a change before sending `tools.changed`, so a burst becomes one message. */
 const TOOLS_CHANGED_DELAY_MS = 10;

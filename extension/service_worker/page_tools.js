@@ -21,6 +21,9 @@ export const MAX_TITLE_CHARS = 256;
 export const MAX_SCHEMA_CHARS = 64 * 1024;
 /** The WebMCP name rule (webmcp.md §1.3 step 5). */
 export const TOOL_NAME_PATTERN = /^[A-Za-z0-9_.-]{1,128}$/;
+/** How often the worker compares window states while page tools exist, in ms: minimize and
+ * restore fire no event in headless Chromium, and a getAll without tabs is cheap. */
+export const WINDOW_STATE_POLL_MS = 100;
 /** Result text a content script may send back, in code units (results up to 32 MiB arrive whole). */
 export const MAX_RESULT_CHARS = 48 * 1024 * 1024;
 
@@ -197,6 +200,11 @@ export class PageToolStore {
    */
   get(tabId) {
     return this.#tabs.get(tabId);
+  }
+
+  /** @returns {boolean} whether any tab reported tools */
+  hasAny() {
+    return this.#tabs.size > 0;
   }
 
   /** A new native-host instance: exposed names start over (page ids do too). */

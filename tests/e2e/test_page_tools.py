@@ -446,3 +446,27 @@ async def test_same_origin_iframe_tools_are_the_pages_tools_and_run_in_the_frame
             await wait_for_tools(session, lambda ts: set(page_tools_of(ts, url)) == {"top_tool", "shared"})
     finally:
         await page.close()
+
+
+async def test_minimizing_the_window_hides_its_page_tools_and_restoring_shows_them(
+    tb: ToolsBrowser, tools_page: Page, page_server: str
+) -> None:
+    url = f"{page_server}{TOOLS_PAGE}"
+    async with tb.session() as session:
+        await wait_for_tools(session, lambda ts: "add" in page_tools_of(ts, url))
+        async with watch_list_changed(tb.descriptor, legacy=False) as watcher:
+            window_id = await tb.running.worker_eval(
+                """async (url) => {
+                    const [tab] = await chrome.tabs.query({url});
+                    await chrome.windows.update(tab.windowId, {state: "minimized"});
+                    return tab.windowId;
+                }""",
+                url,
+            )
+            await watcher.next_after(0)
+            await wait_for_tools(session, lambda ts: not page_tools_of(ts, url))
+            await tb.running.worker_eval(
+                "async (id) => { await chrome.windows.update(id, {state: 'normal'}); }", window_id
+            )
+            await watcher.next_after(1)
+            await wait_for_tools(session, lambda ts: "add" in page_tools_of(ts, url))
