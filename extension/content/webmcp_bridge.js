@@ -22,6 +22,8 @@
   const MAX_TOOLS = 128;
   const MAX_DESCRIPTION_CHARS = 4096;
   const MAX_SCHEMA_CHARS = 64 * 1024;
+  /** All schemas of one report together; later tools' schemas over the budget are dropped. */
+  const MAX_REPORT_SCHEMA_CHARS = 1024 * 1024;
   const MAX_RESULT_CHARS = 48 * 1024 * 1024;
   const MAX_ERROR_CHARS = 2000;
   const NAME_PATTERN = /^[A-Za-z0-9_.-]{1,128}$/;
@@ -62,6 +64,7 @@
     /** @type {ToolSummary[]} */
     const tools = [];
     let omitted = 0;
+    let schemaBudget = MAX_REPORT_SCHEMA_CHARS;
     const seen = new Set();
     for (const raw of list) {
       if (tools.length >= MAX_TOOLS) {
@@ -83,7 +86,10 @@
       const summary = { name, description: cap(description, MAX_DESCRIPTION_CHARS) };
       if (typeof title === "string" && title) summary.title = cap(title, 256);
       const schema = schemaText(tool.inputSchema);
-      if (schema !== undefined) summary.inputSchema = schema;
+      if (schema !== undefined && schema.length <= schemaBudget) {
+        summary.inputSchema = schema;
+        schemaBudget -= schema.length;
+      }
       if (typeof annotations === "object" && annotations !== null) {
         /** @type {Record<string, boolean>} */
         const kept = {};

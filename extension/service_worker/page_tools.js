@@ -19,6 +19,8 @@ export const MAX_DESCRIPTION_CHARS = 4096;
 export const MAX_TITLE_CHARS = 256;
 /** An inputSchema whose JSON is longer than this many code units is replaced by `{type:"object"}`. */
 export const MAX_SCHEMA_CHARS = 64 * 1024;
+/** All schemas of one page together, in code units: a page cannot make every change cost megabytes. */
+export const MAX_PAGE_SCHEMA_CHARS = 1024 * 1024;
 /** The WebMCP name rule (webmcp.md §1.3 step 5). */
 export const TOOL_NAME_PATTERN = /^[A-Za-z0-9_.-]{1,128}$/;
 /** How often the worker compares window states while page tools exist, in ms: minimize and
@@ -74,8 +76,9 @@ export function parseToolReport(value) {
   let dropped = Number.isSafeInteger(omitted) && /** @type {number} */ (omitted) > 0 ? /** @type {number} */ (omitted) : 0;
   /** @type {Map<string, ReportedTool>} */
   const byName = new Map();
+  const budget = { schemaChars: MAX_PAGE_SCHEMA_CHARS };
   for (const raw of tools.slice(0, MAX_TOOLS_PER_PAGE * 4)) {
-    const tool = parseTool(raw);
+    const tool = parseTool(raw, budget);
     if (!tool || byName.has(tool.name)) {
       dropped += 1;
       continue;
@@ -90,9 +93,10 @@ export function parseToolReport(value) {
 
 /**
  * @param {unknown} raw
+ * @param {{schemaChars: number}} budget what is left of MAX_PAGE_SCHEMA_CHARS (updated)
  * @returns {ReportedTool | null}
  */
-function parseTool(raw) {
+function parseTool(raw, budget) {
   if (typeof raw !== "object" || raw === null) return null;
   const { name, description, title, inputSchema, annotations } = /** @type {Record<string, unknown>} */ (raw);
   if (typeof name !== "string" || !TOOL_NAME_PATTERN.test(name)) return null;
@@ -100,8 +104,11 @@ function parseTool(raw) {
   /** @type {ReportedTool} */
   const tool = { name, description: capText(description, MAX_DESCRIPTION_CHARS) };
   if (typeof title === "string" && title) tool.title = capText(title, MAX_TITLE_CHARS);
-  const schema = parseSchema(inputSchema);
-  if (schema) tool.inputSchema = schema;
+  const schema = typeof inputSchema === "string" && inputSchema.length <= budget.schemaChars ? parseSchema(inputSchema) : null;
+  if (schema) {
+    tool.inputSchema = schema;
+    budget.schemaChars -= /** @type {string} */ (inputSchema).length;
+  }
   if (typeof annotations === "object" && annotations !== null) {
     const a = /** @type {Record<string, unknown>} */ (annotations);
     /** @type {NonNullable<ReportedTool["annotations"]>} */

@@ -94,3 +94,13 @@ test("run replies are checked", () => {
   assert.equal(parseRunReply(null), null);
   assert.equal(parseRunReply({ ok: true, text: 5 })?.ok, false);
 });
+
+test("all schemas of a page share a 1 MiB budget", () => {
+  const schema = JSON.stringify({ type: "object", description: "s".repeat(60 * 1024) });
+  const tools = Array.from({ length: 40 }, (_, i) => ({ name: `t${String(i).padStart(2, "0")}`, description: "d", inputSchema: schema }));
+  const report = parseToolReport({ tools });
+  assert.ok(report);
+  const withSchema = report.tools.filter((t) => t.inputSchema !== undefined).length;
+  assert.equal(withSchema, Math.floor((1024 * 1024) / schema.length));
+  assert.equal(report.tools.length, 40, "tools over the budget stay, without their schema");
+});
