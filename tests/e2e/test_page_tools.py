@@ -423,6 +423,14 @@ async def test_declarative_forms_become_tools_that_fill_and_submit(
                 result = await call
             assert text_of(result) == "searched OSL"
 
+            # reset() cancels a waiting call.
+            call = asyncio.ensure_future(session.call_tool(ours["search_flights"].name, {"to": "BGO"}))
+            await wait_until(page, "document.querySelector('#manual [name=to]').value === 'BGO'")
+            await page.evaluate("document.getElementById('manual').reset()")
+            async with asyncio.timeout(5):
+                result = await call
+            assert result.is_error is True
+
             # Removing tooldescription unregisters the tool.
             await page.evaluate("document.getElementById('manual').removeAttribute('tooldescription')")
             await wait_for_tools(session, lambda ts: "search_flights" not in page_tools_of(ts, url))
