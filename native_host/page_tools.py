@@ -25,6 +25,7 @@ from typing import Any, Final, Protocol
 
 import jsonschema
 from jsonschema import exceptions as jsonschema_exceptions
+from jsonschema.protocols import Validator
 from mcp import types
 
 from native_host.errors import DeadlineExceeded, ExtensionError, ProviderUnavailable
@@ -114,21 +115,30 @@ def _field_path(error: jsonschema_exceptions.ValidationError) -> str:
     return "/".join(parts)
 
 
-def check_input(schema: Mapping[str, Any] | None, arguments: Any) -> str | None:
-    """Validate `arguments` against the page tool's `inputSchema` (JSON Schema, the dialect the
-    schema's `$schema` names, else 2020-12). Returns None when valid (or when there is no usable
-    schema: a page's broken schema never blocks its tool), else a sentence naming the field."""
+def compile_schema(schema: Mapping[str, Any] | None) -> Validator | None:
+    """A validator for a page tool's `inputSchema` (JSON Schema, the dialect its `$schema` names,
+    else 2020-12), or None when there is no usable schema (a page's broken schema never blocks its
+    tool)."""
     if not schema:
         return None
     try:
         validator_class = jsonschema.validators.validator_for(schema, default=jsonschema.Draft202012Validator)
         validator_class.check_schema(dict(schema))
-        validator = validator_class(schema)
-        error = jsonschema_exceptions.best_match(validator.iter_errors(arguments))
+        return validator_class(schema)
     except (jsonschema_exceptions.SchemaError, RecursionError):
         log.info("a page tool's inputSchema is not a valid JSON Schema; arguments are not checked")
         return None
-    except Exception:  # unresolvable $ref (never fetched), unknown formats: the page's schema, not ours
+
+
+def check_input(schema: Mapping[str, Any] | Validator | None, arguments: Any) -> str | None:
+    """Validate `arguments` against a page tool's `inputSchema` (or its compiled validator).
+    Returns None when valid or when there is no usable schema, else a sentence naming the field."""
+    validator = compile_schema(schema) if isinstance(schema, Mapping) else schema
+    if validator is None:
+        return None
+    try:
+        error = jsonschema_exceptions.best_match(validator.iter_errors(arguments))
+    except Exception:  # unresolvable $ref (never fetched), recursion: the page's schema, not ours
         log.info("checking arguments against a page tool's inputSchema failed; not checked")
         return None
     if error is None:
@@ -182,6 +192,15 @@ def mcp_tool(tool: PageTool) -> types.Tool:
 class _Entry:
     info: PageTool
     tool: types.Tool
+    validator: Validator | None = None
+    compiled: bool = False
+
+    def input_validator(self) -> Validator | None:
+        """The compiled `inputSchema`, built on the first call of this tool."""
+        if not self.compiled:
+            self.validator = compile_schema(self.tool.input_schema)
+            self.compiled = True
+        return self.validator
 
 
 @dataclass
@@ -238,7 +257,7 @@ class PageToolTable:
         if entry is None:
             return None
         info = entry.info
-        problem = check_input(entry.tool.input_schema, arguments)
+        problem = check_input(entry.input_validator(), arguments)
         if problem is not None:
             return tool_error(f"{problem} (tool `{name}`)")
         call_id = self.requester.new_request_id()
