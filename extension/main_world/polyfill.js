@@ -352,8 +352,11 @@
       const name = String(tool?.name ?? "");
       const controller = new AbortControllerCtor();
       return new Promise((resolve, reject) => {
+        let settled = false;
         if (outer) {
           addListener.call(outer, "abort", () => {
+            if (settled) return; // a late abort cancels nothing
+            settled = true;
             controller.abort(domError("AbortError", "The tool call was cancelled."));
             fire("toolcancel", name);
             reject(outer.reason);
@@ -361,6 +364,8 @@
         }
         if (!visibleTools().has(name)) return reject(domError("UnknownError", "Tool not found."));
         runVisible(name, input, controller.signal).then((reply) => {
+          if (settled) return; // cancelled: a late result is ignored (webmcp.md §1.5)
+          settled = true;
           if (reply.ok) resolve(reply.text);
           else reject(domError("UnknownError", "Tool was executed but the invocation failed. For example, the script function threw an error"));
         });
