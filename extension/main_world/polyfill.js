@@ -134,7 +134,12 @@
   }
 
   let postPending = false;
-  /** A registry change: toolchange (a task, as in Chromium) and a throttled post to the bridge. */
+  let lastPost = 0;
+  /**
+   * A registry change: toolchange (a task, as in Chromium) and a post to the bridge, throttled:
+   * the first change of a quiet period is posted in the next task, later ones at most every
+   * POST_THROTTLE_MS (the last change is always posted).
+   */
   function changed() {
     notifyParent();
     return new Promise((resolve) => {
@@ -146,8 +151,9 @@
         postPending = true;
         setTimer(() => {
           postPending = false;
+          lastPost = performance.now();
           postTools();
-        }, POST_THROTTLE_MS);
+        }, Math.max(0, lastPost + POST_THROTTLE_MS - performance.now()));
       }
     });
   }

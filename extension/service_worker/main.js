@@ -155,7 +155,7 @@ async function pollWindowStates() {
   scheduleToolsChanged();
 }
 
-/** Wait this long after a change before sending `tools.changed`, so a burst becomes one message. */
+/** At most one `tools.changed` per this many ms, so a burst of changes becomes few messages. */
 const TOOLS_CHANGED_DELAY_MS = 10;
 /** @type {ReturnType<typeof setTimeout> | 0} */
 let toolsChangedTimer = 0;
@@ -163,12 +163,17 @@ let lastToolsChanged = "";
 /** In-flight `tools.call`s by request id. @type {Map<string, {tabId: number, documentId: string}>} */
 const calls = new Map();
 
+let lastToolsChangedAt = 0;
+
+/** Send `tools.changed` soon: in the next task after a quiet period, else TOOLS_CHANGED_DELAY_MS after the last one. */
 function scheduleToolsChanged() {
   if (toolsChangedTimer) return;
+  const waitMs = Math.max(0, lastToolsChangedAt + TOOLS_CHANGED_DELAY_MS - Date.now());
   toolsChangedTimer = setTimeout(() => {
     toolsChangedTimer = 0;
+    lastToolsChangedAt = Date.now();
     void sendToolsChanged();
-  }, TOOLS_CHANGED_DELAY_MS);
+  }, waitMs);
 }
 
 /** Send the exposed tools to the host when they differ from what it has. */

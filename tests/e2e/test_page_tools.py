@@ -256,13 +256,13 @@ async def test_toolchange_and_tab_switch_reach_clients_as_list_changed_within_10
                 with contextlib.suppress(TimeoutError):
                     await watcher.next_after(0, timeout_s=0.5)
         latencies = []
-        for i in range(3):
+        for i in range(5):
             await asyncio.sleep(0.1)  # let the previous change's coalescing window pass
             count = len(watcher.times)
             started = monotonic_ms()
             await tools_page.evaluate(REGISTER, f"added_{i}")
             latencies.append(await watcher.next_after(count) - started)
-        assert sorted(latencies)[1] < 100, latencies
+        assert sorted(latencies)[2] < 100, latencies  # the median of 5: one slow tick on a busy VM is noise
         # A tab switch changes the visible page's tools too.
         other = await tb.running.new_page(f"{page_server}/index.html")
         try:
