@@ -7,7 +7,7 @@
 //     ▲ runtime.onMessage              ▲
 //     │ (selection.changed)            │ windows, tabs, selections
 //   content scripts ──────────► selections.js (pushed + pulled selections)
-//     │ tools.report / tools.run ─► page_tools.js (pure: checks, visible pages, tool_names.js)
+//     │ tools.report / tools.run ─► page_tool_router.js ─► page_tools.js (pure), tool_names.js
 //     │                                 └─► tools.changed to the host; tools.call/cancel from it
 //                                      │
 //   browser_api.js: the only module that calls chrome.*
@@ -22,36 +22,22 @@ import { IdRegistry } from "./ids.js";
 import { NativePort, RequestError, pickBrowser } from "./native_port.js";
 import { SelectionStore } from "./selections.js";
 import { buildTree, isInternalUrl } from "./tree.js";
-import { PageToolStore, WINDOW_STATE_POLL_MS, parseRunReply } from "./page_tools.js";
-import {
-  CURRENT,
-  ERROR_CODES,
-  SELECTION_CHANGED,
-  TOOLS_ABORT,
-  TOOLS_CALL,
-  TOOLS_CANCEL,
-  TOOLS_CHANGED,
-  TOOLS_REPORT,
-  TOOLS_RUN,
-} from "../protocol.js";
+import { WINDOW_STATE_POLL_MS } from "./page_tools.js";
+import { PageToolRouter } from "./page_tool_router.js";
+import { CURRENT, ERROR_CODES, SELECTION_CHANGED, TOOLS_CALL, TOOLS_CANCEL, TOOLS_REPORT } from "../protocol.js";
 
 /** @typedef {import("../protocol.js").NativeMessage} NativeMessage */
 /** @typedef {import("../protocol.js").Element} Element */
 
 const ids = new IdRegistry();
 const selections = new SelectionStore();
-const pageTools = new PageToolStore();
 const port = new NativePort({
   onRequest: routeNativeRequest,
   onConnect: () => {
     ids.reset();
-    pageTools.resetNames();
-    lastToolsChanged = "";
+    pageTools.onConnect();
   },
-  onInstance: (instance) => {
-    if (ids.useInstance(instance)) pageTools.resetNames();
-    scheduleToolsChanged();
-  },
+  onInstance: (instance) => pageTools.onInstance(ids.useInstance(instance)),
 });
 
 /** Resolves once the browser's identity is known and the native port has been opened. */
@@ -61,6 +47,7 @@ const ready = (async () => {
   port.start(browser);
   return { browser };
 })();
+const pageTools = new PageToolRouter({ port: () => port, ids, ready });
 
 // ---- listeners (top level, synchronous) -------------------------------------------------------
 
@@ -71,17 +58,16 @@ api.onInstalledOrStartup(() => {
 });
 api.onTabRemoved((tabId) => {
   selections.forget(tabId);
-  if (pageTools.forget(tabId)) scheduleToolsChanged();
+  pageTools.tabGone(tabId);
 });
 api.onTabLoading((tabId) => {
   selections.forget(tabId);
-  if (pageTools.forget(tabId)) scheduleToolsChanged();
-  abortCallsIn(tabId);
+  pageTools.tabGone(tabId);
 });
-api.onVisiblePagesMayChange(scheduleToolsChanged);
+api.onVisiblePagesMayChange(() => pageTools.scheduleChanged());
 // Minimize and restore fire no event in headless Chromium (and not on every window manager):
 // while some page has tools, compare window states every WINDOW_STATE_POLL_MS.
-setInterval(() => void pollWindowStates(), WINDOW_STATE_POLL_MS);
+setInterval(() => void pageTools.pollWindowStates(), WINDOW_STATE_POLL_MS);
 
 // ---- routers, by trust: the native port, then our own pages, then content scripts -------------
 
@@ -94,9 +80,9 @@ async function routeNativeRequest(message) {
     case CURRENT:
       return { root: await answerCurrent() };
     case TOOLS_CALL:
-      return runPageTool(message);
+      return pageTools.call(message);
     case TOOLS_CANCEL:
-      return cancelPageTool(message);
+      return pageTools.cancel(message);
     default:
       throw new RequestError(ERROR_CODES.unknownType, `unknown message type ${JSON.stringify(message.type)}`);
   }
@@ -119,7 +105,7 @@ function routeRuntimeMessage(message, sender) {
       return undefined;
     case TOOLS_REPORT:
       // page_tools.js checks shape and size; only a tab's top frame speaks for its page.
-      if (pageTools.report(sender, message)) scheduleToolsChanged();
+      pageTools.report(sender, message);
       return undefined;
     default:
       return undefined;
@@ -139,111 +125,6 @@ async function answerCurrent() {
       .map((tab) => /** @type {number} */ (tab.id)),
   );
   const reported = await selections.collect(activeTabIds);
-  const { pages } = pageTools.exposed(shown, ids);
+  const pages = pageTools.exposedPages(shown);
   return buildTree({ browser, windows: shown, lastFocusedWindowId, selections: reported, pageTools: pages }, ids);
-}
-
-// ---- page tools (SPEC §5) ---------------------------------------------------------------------
-
-let lastWindowStates = "";
-
-async function pollWindowStates() {
-  if (!pageTools.hasAny() || !port.connected) return;
-  const states = await api.windowStates();
-  if (states === lastWindowStates) return;
-  lastWindowStates = states;
-  scheduleToolsChanged();
-}
-
-/** At most one `tools.changed` per this many ms, so a burst of changes becomes few messages. */
-const TOOLS_CHANGED_DELAY_MS = 10;
-/** @type {ReturnType<typeof setTimeout> | 0} */
-let toolsChangedTimer = 0;
-let lastToolsChanged = "";
-/** In-flight `tools.call`s by request id. @type {Map<string, {tabId: number, documentId: string}>} */
-const calls = new Map();
-
-let lastToolsChangedAt = 0;
-
-/** Send `tools.changed` soon: in the next task after a quiet period, else TOOLS_CHANGED_DELAY_MS after the last one. */
-function scheduleToolsChanged() {
-  if (toolsChangedTimer) return;
-  const waitMs = Math.max(0, lastToolsChangedAt + TOOLS_CHANGED_DELAY_MS - Date.now());
-  toolsChangedTimer = setTimeout(() => {
-    toolsChangedTimer = 0;
-    lastToolsChangedAt = Date.now();
-    void sendToolsChanged();
-  }, waitMs);
-}
-
-/** Send the exposed tools to the host when they differ from what it has. */
-async function sendToolsChanged() {
-  await ready;
-  if (!port.connected) return; // hello's reply schedules another one
-  const windows = (await api.normalWindows()).filter((win) => !win.incognito);
-  const { tools } = pageTools.exposed(windows, ids);
-  const text = JSON.stringify(tools);
-  if (text === lastToolsChanged) return;
-  if (port.notify(TOOLS_CHANGED, { tools })) lastToolsChanged = text;
-}
-
-/**
- * `tools.call {id, pageId, name, input}`: run the page's tool in that tab's top document.
- * @param {NativeMessage} message
- * @returns {Promise<unknown>} `{ok, text}` or `{ok: false, error}` (native_host/wire.py ToolCallReply)
- */
-async function runPageTool(message) {
-  const { id, pageId, name, input } = /** @type {Record<string, unknown>} */ (message);
-  if (typeof id !== "string" || typeof pageId !== "string" || typeof name !== "string") {
-    throw new RequestError(ERROR_CODES.internal, "tools.call needs a string pageId and name");
-  }
-  const target = ids.resolve(pageId);
-  if (!target || target.kind !== "tab") throw new RequestError(ERROR_CODES.unknownPage, `no page ${pageId}`);
-  const tab = pageTools.get(target.tabId);
-  if (!tab || !tab.tools.some((tool) => tool.name === name)) {
-    throw new RequestError(ERROR_CODES.pageGone, `page ${pageId} no longer offers that tool`);
-  }
-  calls.set(id, { tabId: target.tabId, documentId: tab.documentId });
-  let reply;
-  try {
-    reply = await api.sendToDocument(target.tabId, tab.documentId, {
-      type: TOOLS_RUN,
-      callId: id,
-      name,
-      input: typeof input === "object" && input !== null ? input : {},
-    });
-  } catch {
-    throw new RequestError(ERROR_CODES.pageGone, `page ${pageId} closed or navigated during the call`);
-  } finally {
-    calls.delete(id);
-  }
-  const parsed = parseRunReply(reply);
-  if (!parsed) throw new RequestError(ERROR_CODES.pageGone, `page ${pageId} gave no answer`);
-  return parsed;
-}
-
-/**
- * `tools.cancel {id, callId}`: abort the page's signal of a running call.
- * @param {NativeMessage} message
- * @returns {Promise<{cancelled: boolean}>}
- */
-async function cancelPageTool(message) {
-  const { callId } = /** @type {Record<string, unknown>} */ (message);
-  const call = typeof callId === "string" ? calls.get(callId) : undefined;
-  if (!call) return { cancelled: false };
-  try {
-    await api.sendToDocument(call.tabId, call.documentId, { type: TOOLS_ABORT, callId });
-  } catch {
-    return { cancelled: false };
-  }
-  return { cancelled: true };
-}
-
-/**
- * A tab started loading another document: its calls' content script is gone with it.
- * (sendToDocument rejects for them by itself; nothing to abort here but the bookkeeping.)
- * @param {number} tabId
- */
-function abortCallsIn(tabId) {
-  for (const [id, call] of calls) if (call.tabId === tabId) calls.delete(id);
 }
