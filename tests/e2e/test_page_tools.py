@@ -38,6 +38,11 @@ LONG_NAME = "t" * 120 + ".long-12"
 TOOLS_PAGE = "/tools.html"
 REGISTER = "name => document.modelContext.registerTool({name, description: 'added', execute: () => name})"
 """Register one more tool in the page (a `toolchange`)."""
+ACTIVATE_TAB = (
+    "async (url) => { const [tab] = await chrome.tabs.query({url});"
+    " await chrome.tabs.update(tab.id, {active: true}); }"
+)
+"""Switch to the tab showing `url`, as the user would (run in the service worker)."""
 
 
 @pytest_asyncio.fixture(scope="module", loop_scope="module", params=["native", "polyfill"])
@@ -266,9 +271,14 @@ async def test_toolchange_and_tab_switch_reach_clients_as_list_changed_within_10
         # A tab switch changes the visible page's tools too.
         other = await tb.running.new_page(f"{page_server}/index.html")
         try:
-            count = len(watcher.times)
-            await tools_page.bring_to_front()
-            await watcher.next_after(count)
+            switches = []
+            for target in (url, f"{page_server}/index.html", url):
+                await asyncio.sleep(0.1)
+                count = len(watcher.times)
+                started = monotonic_ms()
+                await tb.running.worker_eval(ACTIVATE_TAB, target)
+                switches.append(await watcher.next_after(count) - started)
+            assert sorted(switches)[1] < 100, switches
         finally:
             await other.close()
 
