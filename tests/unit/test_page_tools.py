@@ -218,3 +218,15 @@ async def test_a_cancelled_call_cancels_in_the_page(table: PageToolTable) -> Non
         while len(fake(table).sent) < 2:
             await asyncio.sleep(0)
     assert fake(table).sent[1][:2] == ("tools.cancel", {"callId": "h-1"})
+
+
+@pytest.mark.parametrize(
+    ("value", "expected"), [("2500", 2500), ("", 60_000), ("0", 60_000), ("-5", 60_000), ("x", 60_000)]
+)
+def test_the_page_tool_deadline_comes_from_the_environment(
+    monkeypatch: pytest.MonkeyPatch, value: str, expected: int
+) -> None:
+    from native_host.app import PAGE_TOOL_DEADLINE_ENV, page_tool_deadline_ms
+
+    monkeypatch.setenv(PAGE_TOOL_DEADLINE_ENV, value)
+    assert page_tool_deadline_ms() == expected
