@@ -290,14 +290,13 @@
     window.addEventListener("message", onWindowMessage);
     ns.onStop(() => window.removeEventListener("message", onWindowMessage));
   }
-  // Chromium 156 fires no toolchange in the parent when a frame with tools is removed: re-read then.
-  const frames = new MutationObserver((records) => {
-    const removedFrame = records.some((record) =>
-      Array.from(record.removedNodes).some(
-        (node) => node instanceof Element && (node.localName === "iframe" || node.querySelector("iframe") !== null),
-      ),
-    );
-    if (removedFrame) scheduleRefresh();
+  // Chromium 156 fires no toolchange in the parent when a frame with tools is removed: re-read
+  // when the number of child frames drops (an O(1) check, whatever the page's DOM churn).
+  let frameCount = window.frames.length;
+  const frames = new MutationObserver(() => {
+    const now = window.frames.length;
+    if (now < frameCount) scheduleRefresh();
+    frameCount = now;
   });
   frames.observe(document, { childList: true, subtree: true });
   ns.onStop(() => frames.disconnect());

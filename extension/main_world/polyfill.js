@@ -625,8 +625,9 @@
   }
 
   let syncQueued = false;
+  const forms = document.forms; // live: reading its length costs nothing
   const observer = new MutationObserver(() => {
-    if (syncQueued) return;
+    if (syncQueued || (forms.length === 0 && formEntries.size === 0)) return;
     syncQueued = true;
     setTimer(() => {
       syncQueued = false;
