@@ -478,15 +478,19 @@
       let property;
       if (first instanceof HTMLSelectElement) {
         const options = Array.from(first.options).filter((o) => !o.disabled);
-        const choice = { type: "string", enum: options.map((o) => o.value), anyOf: options.map((o) => ({ const: o.value, title: o.text })) };
+        const choice = {
+          type: "string",
+          enum: options.map((o) => o.value),
+          anyOf: options.map((o) => ({ type: "string", const: o.value, title: o.text })),
+        };
         property = first.multiple ? { type: "array", items: choice, uniqueItems: true } : choice;
       } else if (first.type === "checkbox") {
-        property = group.length > 1
-          ? { type: "array", items: { type: "string", enum: group.map((c) => /** @type {HTMLInputElement} */ (c).value) }, uniqueItems: true }
-          : { type: "boolean" };
+        const values = group.map((c) => /** @type {HTMLInputElement} */ (c).value);
+        const items = { type: "string", enum: values, anyOf: values.map((value) => ({ type: "string", const: value })) };
+        property = group.length > 1 ? { type: "array", items, uniqueItems: true } : { type: "boolean" };
       } else if (first.type === "radio") {
         const values = group.map((c) => /** @type {HTMLInputElement} */ (c).value);
-        property = { type: "string", enum: values, anyOf: values.map((value) => ({ const: value })) };
+        property = { type: "string", enum: values, anyOf: values.map((value) => ({ type: "string", const: value })) };
       } else if (first.type === "number" || first.type === "range") {
         property = { type: "number" };
         if (first.min !== "") property.minimum = Number(first.min);

@@ -488,3 +488,58 @@ async def test_minimizing_the_window_hides_its_page_tools_and_restoring_shows_th
             )
             await watcher.next_after(1)
             await wait_for_tools(session, lambda ts: "add" in page_tools_of(ts, url))
+
+
+FORM_CONTROLS_SCHEMA = {
+    "properties": {
+        "bags": {"maximum": 3, "minimum": 0, "multipleOf": 1, "type": "number"},
+        "cities": {
+            "items": {
+                "anyOf": [
+                    {"const": "osl", "title": "Oslo", "type": "string"},
+                    {"const": "bgo", "title": "Bergen", "type": "string"},
+                ],
+                "enum": ["osl", "bgo"],
+                "type": "string",
+            },
+            "type": "array",
+            "uniqueItems": True,
+        },
+        "class": {
+            "anyOf": [{"const": "economy", "type": "string"}, {"const": "business", "type": "string"}],
+            "enum": ["economy", "business"],
+            "type": "string",
+        },
+        "code": {"description": "IATA code", "pattern": "[A-Z]{3}", "type": "string"},
+        "day": {
+            "description": "Dates MUST be provided in 'YYYY-MM-DD' format.",
+            "format": "date",
+            "type": "string",
+        },
+        "extras": {
+            "items": {
+                "anyOf": [{"const": "bag", "type": "string"}, {"const": "meal", "type": "string"}],
+                "enum": ["bag", "meal"],
+                "type": "string",
+            },
+            "type": "array",
+            "uniqueItems": True,
+        },
+    },
+    "required": ["class"],
+    "type": "object",
+}
+"""What Chromium 156 synthesises for tests/pages/form_controls.html (observed with native WebMCP)."""
+
+
+async def test_form_controls_give_the_schema_chromium_synthesises(tb: ToolsBrowser, page_server: str) -> None:
+    url = f"{page_server}/form_controls.html"
+    page = await tb.open("/form_controls.html", page_server)
+    try:
+        async with tb.session() as session:
+            tools = await wait_for_tools(session, lambda ts: "plan_trip" in page_tools_of(ts, url))
+            assert page_tools_of(tools, url)["plan_trip"].input_schema == FORM_CONTROLS_SCHEMA
+            result = await session.call_tool(page_tools_of(tools, url)["plan_trip"].name, {"class": "first"})
+            assert result.is_error is True and "class" in text_of(result)  # not in the enum: never filled
+    finally:
+        await page.close()
