@@ -22,6 +22,8 @@ export const TOOLS_CHANGED_INTERVAL_MS = 10;
  * @property {() => import("./native_port.js").NativePort} port  the native port (made after this router)
  * @property {import("./ids.js").IdRegistry} ids
  * @property {Promise<unknown>} ready  resolves once the worker has started the port
+ * @property {() => import("./page_tools.js").ExposurePolicy} [policy]  the user's settings, read
+ *   at each exposure (absent: everything is exposed); call scheduleChanged() when they change
  */
 
 export class PageToolRouter {
@@ -76,7 +78,7 @@ export class PageToolRouter {
    * @param {import("./tree.js").WindowInfo[]} windows
    */
   exposedPages(windows) {
-    return this.store.exposed(windows, this.deps.ids).pages;
+    return this.store.exposed(windows, this.deps.ids, this.deps.policy?.()).pages;
   }
 
   /** Send `tools.changed` soon: in the next task after a quiet period, else at most every TOOLS_CHANGED_INTERVAL_MS. */
@@ -105,7 +107,7 @@ export class PageToolRouter {
     const port = this.deps.port();
     if (!port.connected) return; // hello's reply schedules another one
     const windows = (await api.normalWindows()).filter((win) => !win.incognito);
-    const { tools } = this.store.exposed(windows, this.deps.ids);
+    const { tools } = this.store.exposed(windows, this.deps.ids, this.deps.policy?.());
     const text = JSON.stringify(tools);
     if (text === this.#lastSent) return;
     if (port.notify(TOOLS_CHANGED, { tools })) this.#lastSent = text;

@@ -162,6 +162,13 @@ export function parseRunReply(value) {
   return null;
 }
 
+/**
+ * What the user decided about page tools (main's settings.js `exposePageTools`, `excludedSites`).
+ * @typedef {object} ExposurePolicy
+ * @property {boolean} [exposePageTools]        false: no page tool is exposed (default true)
+ * @property {(url: string) => boolean} [isExcluded]  true for a page of an excluded site
+ */
+
 export class PageToolStore {
   /** @type {Map<number, TabTools>} by browser tab id */
   #tabs = new Map();
@@ -221,22 +228,26 @@ export class PageToolStore {
 
   /**
    * The exposed tools: those of the active tab of each non-minimized, non-incognito normal window.
+   * `policy` is the user's choice (SPEC §5 "User control"): `exposePageTools: false` exposes
+   * nothing, `isExcluded(url)` drops the pages of excluded sites.
    * @param {import("./tree.js").WindowInfo[]} windows
    * @param {import("./ids.js").IdRegistry} ids
+   * @param {ExposurePolicy} [policy]
    * @returns {{tools: ExposedTool[], pages: Map<number, {names: string[], omitted: number}>}}
    */
-  exposed(windows, ids) {
+  exposed(windows, ids, policy = {}) {
     /** @type {ExposedTool[]} */
     const tools = [];
     /** @type {Map<number, {names: string[], omitted: number}>} */
     const pages = new Map();
+    if (policy.exposePageTools === false) return { tools, pages };
     for (const win of windows) {
       if (win.incognito || win.state === "minimized" || (win.type !== undefined && win.type !== "normal")) continue;
       const tab = (win.tabs ?? []).find((t) => t.active);
       if (!tab || tab.id === undefined || tab.incognito) continue;
       const reported = this.#tabs.get(tab.id);
       const url = tab.url || tab.pendingUrl || "";
-      if (!reported || isInternalUrl(url)) continue;
+      if (!reported || isInternalUrl(url) || policy.isExcluded?.(url)) continue;
       const pageId = ids.tabId(tab.id);
       const pageNumber = Number(pageId.slice("tab-".length));
       const names = this.names.namesFor(pageNumber, reported.tools.map((t) => t.name));

@@ -104,3 +104,14 @@ test("all schemas of a page share a 1 MiB budget", () => {
   assert.equal(withSchema, Math.floor((1024 * 1024) / schema.length));
   assert.equal(report.tools.length, 40, "tools over the budget stay, without their schema");
 });
+
+test("the user's policy can switch page tools off or exclude sites", () => {
+  const store = new PageToolStore();
+  const ids = new IdRegistry("inst");
+  store.report(TOP, { tools: [{ name: "a", description: "A" }] });
+  const windows = [{ id: 1, incognito: false, type: "normal", state: "normal", tabs: [{ id: 5, index: 0, active: true, url: TOP.url }] }];
+  assert.equal(store.exposed(windows, ids).tools.length, 1);
+  assert.equal(store.exposed(windows, ids, { exposePageTools: false }).tools.length, 0);
+  assert.equal(store.exposed(windows, ids, { isExcluded: (url) => url.startsWith("http://127.0.0.1") }).tools.length, 0);
+  assert.equal(store.exposed(windows, ids, { isExcluded: () => false }).tools.length, 1);
+});
