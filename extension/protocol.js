@@ -14,6 +14,9 @@ export const NATIVE_HOST_NAME = "webctx.native_host";
 export const HELLO = "hello";
 export const CURRENT = "current";
 export const LOCATION = "location";
+export const TOOLS_CALL = "tools.call";
+export const TOOLS_CANCEL = "tools.cancel";
+export const TOOLS_CHANGED = "tools.changed";
 export const CHUNK = "chunk";
 export const RESULT = "result";
 export const ERROR = "error";
@@ -25,6 +28,9 @@ export const NATIVE_MESSAGE_TYPES = [
   "hello",
   "current",
   "location",
+  "tools.call",
+  "tools.cancel",
+  "tools.changed",
   "chunk",
   "result",
   "error",
@@ -34,6 +40,11 @@ export const NATIVE_MESSAGE_TYPES = [
 export const FRAME_CHANGED = "frame.changed";
 export const LOCATION_GET = "location.get";
 export const LOCATION_OFFSET = "location.offset";
+/** content → worker: the page's tools changed (docs/protocol.md "Page tools"). */
+export const TOOLS_REPORT = "tools.report";
+/** worker → content: run / abort a page tool in the top frame. */
+export const TOOLS_RUN = "tools.run";
+export const TOOLS_ABORT = "tools.abort";
 
 /** Error codes the worker puts in `error.code` (stable snake_case, as in native_host/errors.py). */
 export const ERROR_CODES = Object.freeze({
@@ -47,6 +58,10 @@ export const ERROR_CODES = Object.freeze({
   unknownId: "unknown_id",
   /** `location`: the id does not match ^[A-Za-z0-9_-]{1,128}$ (SPEC §1.2). */
   invalidId: "invalid_id",
+  /** The tab of a page-tool call closed or navigated, or the tool is gone (SPEC §5). */
+  pageGone: "page_gone",
+  /** A `tools.call` named a Page id this worker never minted, or one that is not shown. */
+  unknownPage: "unknown_page",
   /** The port closed before a reply came (worker-side only; never sent). */
   portClosed: "port_closed",
 });

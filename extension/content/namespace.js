@@ -6,6 +6,10 @@
 //   focus_hover.js the focused editable field, the hovered Link/Image, the latest pointer event
 //   report.js      this frame's report: pushed as `frame.changed`, pulled by the worker at `current`
 //   locate.js      `location.get`: rects in CSS px, passed up through parent frames to the top
+//   webmcp_bridge.js  the page's WebMCP tools → `tools.report`; runs `tools.run` (top frame only)
+//
+// The main world has one script of ours, main_world/polyfill.js (document_start), which provides
+// document.modelContext where the browser has none; webmcp_bridge.js talks to it by postMessage.
 //
 // Thin on purpose: these scripts collect facts and keep the live Ranges; the tree, budgets, caps
 // and ids are built by the service worker (STYLE "Layout"). The worker injects these files again
@@ -27,6 +31,7 @@
  * @property {() => FrameReport} [report]
  * @property {() => void} [changed]   schedule a `frame.changed` push (report.js)
  * @property {{measure: (target: {kind: string, key?: number}) => import("../service_worker/location.js").Measured}} [locate]
+ * @property {{mode: "native" | "polyfill"}} [webmcp]  webmcp_bridge.js: where the page's tools come from
  */
 
 /** @typedef {import("../protocol.js").FrameReport} FrameReport */

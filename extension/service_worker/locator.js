@@ -118,7 +118,7 @@ export class Locator {
       api.getTab(target.tabId),
       this.#measure(target.tabId, target.kind === "tab" ? null : target.documentId, wanted),
       this.#zoom(target.tabId),
-      api.windowStates(),
+      api.windowStateMap(),
     ]);
     if (!tab || tab.windowId === undefined) return { location: goneAnswer() };
     if (!measured) {

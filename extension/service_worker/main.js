@@ -9,6 +9,8 @@
 //   content scripts ──────────► selections.js (pushed + pulled frame reports)
 //     │ (location.offset)
 //     └──────────────────────────► locator.js ── location.js (pure: CSS px → points, lines)
+//     │ tools.report / tools.run ─► page_tool_router.js ─► page_tools.js (pure), tool_names.js
+//     │                                 └─► tools.changed to the host; tools.call/cancel from it
 //                                      │
 //   browser_api.js: the only module that calls chrome.*
 //
@@ -24,7 +26,18 @@ import { Locator } from "./locator.js";
 import { SelectionStore } from "./selections.js";
 import { countPagesWithTools, isExcluded, normalizeSettings } from "./settings.js";
 import { buildTree, isInternalUrl } from "./tree.js";
-import { CURRENT, ERROR_CODES, FRAME_CHANGED, LOCATION, LOCATION_OFFSET } from "../protocol.js";
+import { WINDOW_STATE_POLL_MS } from "./page_tools.js";
+import { PageToolRouter } from "./page_tool_router.js";
+import {
+  CURRENT,
+  ERROR_CODES,
+  FRAME_CHANGED,
+  LOCATION,
+  LOCATION_OFFSET,
+  TOOLS_CALL,
+  TOOLS_CANCEL,
+  TOOLS_REPORT,
+} from "../protocol.js";
 
 /** @typedef {import("../protocol.js").NativeMessage} NativeMessage */
 /** @typedef {import("../protocol.js").Element} Element */
@@ -34,8 +47,11 @@ const selections = new SelectionStore();
 const locator = new Locator(ids);
 const port = new NativePort({
   onRequest: routeNativeRequest,
-  onConnect: () => ids.reset(),
-  onInstance: (instance) => ids.useInstance(instance),
+  onConnect: () => {
+    ids.reset();
+    pageTools.onConnect();
+  },
+  onInstance: (instance) => pageTools.onInstance(ids.useInstance(instance)),
 });
 
 /** The user's settings (settings.js), followed live through storage.onChanged. */
@@ -49,6 +65,16 @@ const ready = (async () => {
   applyProviderSwitch(browser);
   return { browser };
 })();
+const pageTools = new PageToolRouter({
+  port: () => port,
+  ids,
+  ready,
+  // The options page's choices apply live: read at every exposure (SPEC §5 "User control").
+  policy: () => ({
+    exposePageTools: settings.exposePageTools,
+    isExcluded: (url) => isExcluded(url, settings.excludedSites),
+  }),
+});
 
 /**
  * The provider switch (SPEC §3): on → connect the native port (hello, descriptor, MCP port);
@@ -67,6 +93,7 @@ api.onSettingsChanged((stored) => {
   void ready.then(({ browser }) => {
     settings = normalizeSettings(stored);
     applyProviderSwitch(browser);
+    pageTools.scheduleChanged(); // exposure may differ now (page tools on/off, excluded sites)
   });
 });
 api.onInstalledOrStartup(() => {
@@ -76,9 +103,17 @@ api.onInstalledOrStartup(() => {
 api.onTabRemoved((tabId) => {
   selections.forget(tabId);
   locator.forget(tabId);
+  pageTools.tabGone(tabId);
+});
+api.onTabLoading((tabId) => {
+  selections.forget(tabId);
+  pageTools.tabGone(tabId);
 });
 api.onZoomChange((tabId, zoom) => locator.noteZoom(tabId, zoom));
-api.onTabLoading((tabId) => selections.forget(tabId));
+api.onVisiblePagesMayChange(() => pageTools.scheduleChanged());
+// Minimize and restore fire no event in headless Chromium (and not on every window manager):
+// while some page has tools, compare window states every WINDOW_STATE_POLL_MS.
+setInterval(() => void pageTools.pollWindowStates(), WINDOW_STATE_POLL_MS);
 
 // ---- routers, by trust: the native port, then our own pages, then content scripts -------------
 
@@ -93,6 +128,10 @@ async function routeNativeRequest(message) {
     case LOCATION:
       await ready;
       return locator.locate(message.elementId);
+    case TOOLS_CALL:
+      return pageTools.call(message);
+    case TOOLS_CANCEL:
+      return pageTools.cancel(message);
     default:
       throw new RequestError(ERROR_CODES.unknownType, `unknown message type ${JSON.stringify(message.type)}`);
   }
@@ -117,6 +156,10 @@ function routeRuntimeMessage(message, sender) {
     case LOCATION_OFFSET:
       locator.onOffset(sender, message);
       return undefined;
+    case TOOLS_REPORT:
+      // page_tools.js checks shape and size; only a tab's top frame speaks for its page.
+      pageTools.report(sender, message);
+      return undefined;
     default:
       return undefined;
   }
@@ -137,7 +180,9 @@ async function answerCurrent() {
       .map((tab) => /** @type {number} */ (tab.id)),
   );
   const frames = await selections.collect(activeTabIds);
-  const root = buildTree({ browser, windows: shown, lastFocusedWindowId, selections: new Map(), frames }, ids);
+  const pages = pageTools.exposedPages(shown);
+  const snapshot = { browser, windows: shown, lastFocusedWindowId, selections: new Map(), frames, pageTools: pages };
+  const root = buildTree(snapshot, ids);
   void port.noteStatus({ pagesWithTools: countPagesWithTools(root) }); // the popup shows it
   return root;
 }
