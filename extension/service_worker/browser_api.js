@@ -86,19 +86,6 @@ export function sendToTopFrame(tabId, message) {
 }
 
 /**
- * The documentId of a tab's top frame (an empty injection reports it).
- * @param {number} tabId
- * @returns {Promise<string | undefined>}
- */
-export async function topDocumentId(tabId) {
-  const [result] = await chrome.scripting.executeScript({
-    target: { tabId, frameIds: [0] },
-    func: () => 0,
-  });
-  return result?.documentId;
-}
-
-/**
  * Every frame's report (content/report.js) in one injection; results name each frame's frameId
  * and documentId. Frames without the content scripts give null results.
  * @param {number} tabId

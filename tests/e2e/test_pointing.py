@@ -13,6 +13,7 @@ from __future__ import annotations
 import asyncio
 from collections.abc import AsyncIterator
 from typing import Any
+from urllib.parse import quote
 
 import pytest
 import pytest_asyncio
@@ -289,14 +290,14 @@ async def test_window_and_page_locations(
 
 
 def frame_of(page: Page, url_part: str) -> Any:
-    """The page's frame whose url contains `url_part`."""
-    [frame] = [f for f in page.frames if f != page.main_frame and url_part in f.url]
+    """The page's subframe whose url, without its query, contains `url_part`."""
+    [frame] = [f for f in page.frames if f != page.main_frame and url_part in f.url.split("?")[0]]
     return frame
 
 
 async def wait_for_frame(page: Page, url_part: str) -> Any:
     async with asyncio.timeout(10):
-        while not [f for f in page.frames if f != page.main_frame and url_part in f.url]:
+        while not [f for f in page.frames if f != page.main_frame and url_part in f.url.split("?")[0]]:
             await asyncio.sleep(0.05)
         frame = frame_of(page, url_part)
         await frame.wait_for_load_state()
@@ -520,3 +521,26 @@ async def test_a_removed_iframe_takes_its_selection_with_it(
     assert selected_texts(answer) == []
     assert find_all(answer["root"], lambda e: e.get("subrole") == "frame") == []
     assert (await locate(host, text["id"]))["state"] == "gone"
+
+
+async def test_a_selection_two_iframes_deep_is_located_through_both(
+    tab: Page, page_server: str, other_origin: str, host: HostClient, shared: Shared
+) -> None:
+    # top (127.0.0.1) ─ iframe at (300, 200) ─ outer.html (localhost) ─ iframe at (20, 10) ─ frame.html
+    outer = f"{other_origin}/outer.html?inner={page_server}/frame.html"
+    await tab.goto(f"{page_server}/pointing.html?frame={quote(outer, safe='')}")
+    await tab.bring_to_front()
+    frame = await wait_for_frame(tab, "/frame.html")
+    await frame.evaluate(
+        """() => { const r = document.createRange(); r.selectNodeContents(document.getElementById('inner'));
+           getSelection().removeAllRanges(); getSelection().addRange(r); }"""
+    )
+    width = await frame.evaluate(
+        "() => { const r = document.createRange(); r.selectNodeContents(document.getElementById('inner'));"
+        " return r.getBoundingClientRect().width; }"
+    )
+    [text] = selected_texts(await ask(host, shared))
+    where = await locate(host, text["id"])
+    x0, y0 = ORIGIN
+    assert where["state"] == "visible"
+    assert close(where["rects"][0], {"x": x0 + 330, "y": y0 + 240, "w": width, "h": 19}), where
