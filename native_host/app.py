@@ -34,14 +34,10 @@ from pydantic import ValidationError
 from native_host import PROTOCOL_VERSION, paths
 from native_host.bridge import Bridge
 from native_host.browser_identity import BrowserIdentity, identify_browser
-from native_host.descriptor import (
-    check_providers_folder,
-    remove_descriptor,
-    remove_stale_descriptors,
-    write_descriptor,
-)
+from native_host.descriptor import check_providers_folder, remove_stale_descriptors
 from native_host.errors import ProvidersFolderError, WebctxError
 from native_host.framing import FrameWriter, iter_frames
+from native_host.publisher import DescriptorPublisher
 from native_host.wire import (
     BROWSER_FRAME_ADAPTER,
     NATIVE_MESSAGE_TYPES,
@@ -153,6 +149,7 @@ class NativeHost:
         self.bridge = Bridge(writer.send)
         self.endpoint: McpEndpoint | None = None
         self.descriptor_path: Path | None = None
+        self.publisher: DescriptorPublisher | None = None
         self.exit_code = 0
         self._reader = reader
         self._writer = writer
@@ -314,8 +311,13 @@ class NativeHost:
         )
         if self._stop.is_set():
             return
-        self.descriptor_path = write_descriptor(paths.providers_dir(), descriptor)
-        log.info("provider ready %.0f ms after start", self._ms_since_start())
+        # One descriptor per browser process: the publisher takes the browser's provider lock,
+        # keeps the descriptor written (a deleted folder is recreated) and takes over when the
+        # provider host of another profile exits (publisher.py).
+        self.publisher = DescriptorPublisher(paths.providers_dir(), descriptor)
+        role = self.publisher.start()
+        self.descriptor_path = self.publisher.path
+        log.info("provider ready %.0f ms after start (%s)", self._ms_since_start(), role)
 
     async def shutdown(self) -> None:
         """Remove the descriptor first, then fail pending requests and stop the MCP endpoint
@@ -324,8 +326,8 @@ class NativeHost:
         if provider is not None and not provider.done():
             provider.cancel()
             await asyncio.wait({provider}, timeout=0.2)
-        if self.descriptor_path is not None:
-            remove_descriptor(self.descriptor_path)
+        if self.publisher is not None:
+            self.publisher.withdraw()  # only if it still names our instance
             self.descriptor_path = None
         self.bridge.close()
         if self.endpoint is not None:
