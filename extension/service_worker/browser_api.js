@@ -118,6 +118,21 @@ export function writeStatus(status) {
   return chrome.storage.session.set({ status });
 }
 
+/**
+ * @param {string} key
+ * @returns {Promise<boolean>} whether `key` is set in chrome.storage.session (cleared when the
+ *   extension is reloaded, updated, disabled or the browser restarts; kept across worker restarts)
+ */
+export async function readSessionFlag(key) {
+  const stored = await chrome.storage.session.get(key);
+  return stored[key] === true;
+}
+
+/** @param {string} key set `key` in chrome.storage.session @returns {Promise<void>} */
+export function writeSessionFlag(key) {
+  return chrome.storage.session.set({ [key]: true });
+}
+
 /** @returns {Promise<ConnectionStatus | undefined>} */
 export async function readStatus() {
   const { status } = await chrome.storage.session.get("status");

@@ -44,10 +44,11 @@ const ready = (async () => {
 // ---- listeners (top level, synchronous) -------------------------------------------------------
 
 api.onRuntimeMessage(routeRuntimeMessage);
-api.onInstalledOrStartup(() => {
-  // Tabs open before install/update/start have no (or orphaned) content scripts (SPEC §2).
-  void ready.then(() => api.injectContentScriptsIntoOpenTabs());
-});
+// Tabs open before this extension was installed, updated, reloaded, enabled or the browser started
+// have no content scripts, or orphaned ones (SPEC §2). onInstalled/onStartup miss "enabled", so
+// decide by chrome.storage.session instead: the browser clears it in exactly those cases, and keeps
+// it across a mere worker restart, when the content scripts are still alive.
+void ready.then(() => injectOncePerExtensionRun());
 api.onTabRemoved((tabId) => selections.forget(tabId));
 api.onTabLoading((tabId) => selections.forget(tabId));
 
@@ -100,4 +101,16 @@ async function answerCurrent() {
   );
   const reported = await selections.collect(activeTabIds);
   return buildTree({ browser, windows: shown, lastFocusedWindowId, selections: reported }, ids);
+}
+
+// ---- content scripts in tabs that were open before -------------------------------------------
+
+/** The chrome.storage.session key set once this extension run has injected its content scripts. */
+const INJECTED_KEY = "contentScriptsInjected";
+
+/** Inject the content scripts into every open tab, once per extension run (see the listeners). */
+async function injectOncePerExtensionRun() {
+  if (await api.readSessionFlag(INJECTED_KEY)) return;
+  await api.writeSessionFlag(INJECTED_KEY);
+  await api.injectContentScriptsIntoOpenTabs();
 }
