@@ -37,7 +37,9 @@ import websockets
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-import current_latency as cl  # noqa: E402  (bench/ is not a package)
+import contextlib
+
+import current_latency as cl
 
 TABS: Final = 3
 
@@ -56,10 +58,8 @@ async def navigate_forever(port: int, base: str, stop: asyncio.Event) -> int:
             while json.loads(await socket.recv()).get("id") != n + 1:
                 pass
             count += 1
-            try:
+            with contextlib.suppress(TimeoutError):
                 await asyncio.wait_for(stop.wait(), 1.0)
-            except TimeoutError:
-                pass
     return count
 
 
@@ -135,13 +135,15 @@ def main() -> int:
     if not args.json:
         print(
             f"{result['calls']} calls in {result['minutes']:g} min, {result['failures']} failed, "
-            f"{result['navigations']} navigations; p50 {result['p50_ms']:.1f} ms, p99 {result['p99_ms']:.1f} ms\n"
+            f"{result['navigations']} navigations; "
+            f"p50 {result['p50_ms']:.1f} ms, p99 {result['p99_ms']:.1f} ms\n"
             f"RSS {result['rss_first_mib']:.1f} → {result['rss_last_mib']:.1f} MiB "
             f"({result['rss_growth_percent']:+.1f} %, target < 10 %); "
             f"fds {result['fds_first']} → {result['fds_last']}"
         )
     print(json.dumps(result))
-    ok = result["failures"] == 0 and result["rss_growth_percent"] < 10 and result["fds_last"] <= result["fds_first"]
+    flat = result["rss_growth_percent"] < 10 and result["fds_last"] <= result["fds_first"]
+    ok = result["failures"] == 0 and flat
     return 0 if ok else 1
 
 
