@@ -49,6 +49,7 @@ from native_host.wire import (
 )
 
 if TYPE_CHECKING:  # imported for real in a thread: it takes about a second
+    from native_host.handoff import ProfileHandoff
     from native_host.mcp_server import McpEndpoint
 
 log = logging.getLogger(__name__)
@@ -150,6 +151,7 @@ class NativeHost:
         self.endpoint: McpEndpoint | None = None
         self.descriptor_path: Path | None = None
         self.publisher: DescriptorPublisher | None = None
+        self.handoff: ProfileHandoff | None = None
         self.exit_code = 0
         self._reader = reader
         self._writer = writer
@@ -295,8 +297,13 @@ class NativeHost:
         )
         module = await self._mcp_module
         log.info("mcp imported %.0f ms after start", self._ms_since_start())
-        self.endpoint = endpoint = module.McpEndpoint(self.bridge, instance=self.instance)
+        from native_host.handoff import ProfileHandoff  # websockets: only when serving
+
+        # Several profiles, one provider (SPEC §3): `current` also asks the hosts that follow us.
+        self.handoff = handoff = ProfileHandoff(self.bridge, instance=self.instance)
+        self.endpoint = endpoint = module.McpEndpoint(handoff.requester, instance=self.instance)
         url = await endpoint.start()
+        handoff_url = await handoff.start(endpoint.token)
         identity = await identity_future
         descriptor = Descriptor(
             protocol=PROTOCOL_VERSION,
@@ -308,13 +315,17 @@ class NativeHost:
             endpoint=url,
             token=endpoint.token,
             listener_pid=os.getpid(),
+            handoff=handoff_url,  # our addition: where this browser's other native hosts connect
         )
         if self._stop.is_set():
             return
         # One descriptor per browser process: the publisher takes the browser's provider lock,
         # keeps the descriptor written (a deleted folder is recreated) and takes over when the
         # provider host of another profile exits (publisher.py).
-        self.publisher = DescriptorPublisher(paths.providers_dir(), descriptor)
+        self.publisher = DescriptorPublisher(
+            paths.providers_dir(), descriptor, on_role_change=handoff.on_role_change
+        )
+        handoff.descriptor_path = self.publisher.path
         role = self.publisher.start()
         self.descriptor_path = self.publisher.path
         log.info("provider ready %.0f ms after start (%s)", self._ms_since_start(), role)
@@ -330,6 +341,9 @@ class NativeHost:
             self.publisher.withdraw()  # only if it still names our instance
             self.descriptor_path = None
         self.bridge.close()
+        if self.handoff is not None:
+            with contextlib.suppress(Exception):
+                await self.handoff.stop()
         if self.endpoint is not None:
             try:
                 await self.endpoint.stop(STOP_TIMEOUT_S)

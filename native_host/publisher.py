@@ -28,6 +28,7 @@ import contextlib
 import json
 import logging
 import os
+from collections.abc import Callable
 from pathlib import Path
 from typing import Final
 
@@ -117,17 +118,25 @@ def names_instance(path: Path, instance: str) -> bool:
 class DescriptorPublisher:
     """Publishes `descriptor` in `folder` while this host is the browser's provider (SPEC §3).
 
-    `role` is "provider" while our descriptor is published, "standby" while another host of the
-    same browser holds the lock, "stopped" after `withdraw`. `on_role_change(role)` is called on
-    every change (for the log and, later, the profile hand-off).
+    `role` is "starting" until `start`, "provider" while our descriptor is published, "standby"
+    while another host of the same browser holds the lock, "stopped" after `withdraw`.
+    `on_role_change(role)` is called on every change (handoff.py follows the provider on standby).
     """
 
-    def __init__(self, folder: Path, descriptor: Descriptor, *, interval_s: float = WATCH_INTERVAL_S) -> None:
+    def __init__(
+        self,
+        folder: Path,
+        descriptor: Descriptor,
+        *,
+        interval_s: float = WATCH_INTERVAL_S,
+        on_role_change: Callable[[str], None] | None = None,
+    ) -> None:
         self.folder = folder
+        self._on_role_change = on_role_change
         self.descriptor = descriptor
         self.path: Final = folder / descriptor_name(descriptor.bundle_id, descriptor.pid)
         self.lock = ProviderLock(folder / lock_name(descriptor.bundle_id, descriptor.pid))
-        self.role = "standby"
+        self.role = "starting"
         self.interval_s = interval_s
         self._task: asyncio.Task[None] | None = None
 
@@ -160,6 +169,8 @@ class DescriptorPublisher:
         if role != self.role:
             log.info("role: %s → %s (%s)", self.role, role, self.path.name)
             self.role = role
+            if self._on_role_change is not None:
+                self._on_role_change(role)
 
     def _step(self) -> None:
         """One check: keep or take the lock, keep the descriptor written while we are provider."""

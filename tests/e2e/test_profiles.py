@@ -21,8 +21,9 @@ import shutil
 import signal
 import subprocess
 import time
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import AsyncIterator, Callable, Iterator
 from pathlib import Path
+from typing import Any
 
 import psutil
 import pytest
@@ -34,6 +35,7 @@ from native_host.wire import Descriptor
 from tests.e2e.conftest import BROWSER_ARGS, CHROMIUM
 from tests.e2e.harness import end_leftovers, install_host_manifest
 from tests.e2e.transitions import DescriptorWatch, process_alive
+from tests.e2e.tree import walk
 
 pytestmark = pytest.mark.skipif(shutil.which("Xvfb") is None, reason="needs Xvfb (apt-get install xvfb)")
 
@@ -41,6 +43,7 @@ TAKEOVER_LIMIT_S = 1.0
 """The issue's bound: a remaining native host publishes within 1 s after the provider's goes away."""
 
 PROFILES = ("Default", "Profile 2")
+OTHER_TITLE = "Other page"
 
 
 @pytest.fixture
@@ -100,7 +103,9 @@ async def until(condition: object, limit_s: float, what: str) -> float:
 
 
 @contextlib.asynccontextmanager
-async def two_profiles(user_data_dir: Path, display: str) -> AsyncIterator[tuple[int, list[int]]]:
+async def two_profiles(
+    user_data_dir: Path, display: str, second_url: str = "about:blank"
+) -> AsyncIterator[tuple[int, list[int]]]:
     """One headed Chromium with the extension in two profiles of `user_data_dir`; yields the
     browser pid and the native host pids in start order."""
     for profile in PROFILES:
@@ -129,7 +134,7 @@ async def two_profiles(user_data_dir: Path, display: str) -> AsyncIterator[tuple
             # handed to the running browser ("Opening in existing browser session.").
             second = subprocess.run(
                 [CHROMIUM, f"--user-data-dir={user_data_dir}", f"--profile-directory={PROFILES[1]}",
-                 "--no-sandbox", *BROWSER_ARGS, "about:blank"],
+                 "--no-sandbox", *BROWSER_ARGS, second_url],
                 env=env, capture_output=True, timeout=30, check=False,
             )
             assert second.returncode == 0, second.stderr.decode(errors="replace")[-500:]
@@ -143,19 +148,50 @@ async def two_profiles(user_data_dir: Path, display: str) -> AsyncIterator[tuple
             end_leftovers(hosts)
 
 
+def tab_titles(raw: dict[str, Any]) -> list[str]:
+    return [str(e.get("title")) for e in walk(raw["root"]) if e.get("role") == "Page"]
+
+
+def has_follower_tab(raw: dict[str, Any], title: str) -> bool:
+    """True when a follower's window (id `f<k>-…`) holds a Page titled `title`."""
+    windows = [w for w in raw["root"].get("children", []) if w["id"].startswith("f")]
+    return any(title in tab_titles({"root": w}) for w in windows)
+
+
+async def tree_until(host: HostClient, pid: int, wanted: Callable[[dict[str, Any]], bool]) -> dict[str, Any]:
+    """The first `current` answer for which `wanted` holds (a follower may still be connecting)."""
+    async with asyncio.timeout(10.0):
+        while True:
+            raw = (await host.current(pid)).raw
+            if wanted(raw):
+                return raw
+            await asyncio.sleep(0.1)
+
+
+def check_unique_ids(raw: dict[str, Any]) -> None:
+    ids = [e["id"] for e in walk(raw["root"])]
+    assert len(ids) == len(set(ids)), "ids are unique across profiles"
+    focused = [e["id"] for e in raw["root"].get("children", []) if e.get("focused")]
+    assert len(focused) <= 1, "one focus path"
+
+
 async def test_two_profiles_start_two_native_hosts_and_publish_one_descriptor_then_take_over(
-    tmp_path: Path, display: str
+    tmp_path: Path, display: str, page_server: str
 ) -> None:
     providers = paths.providers_dir()
-    async with two_profiles(tmp_path / "udd", display) as (browser_pid, hosts):
+    other = f"{page_server}/other.html"
+    async with two_profiles(tmp_path / "udd", display, other) as (browser_pid, hosts):
         first, second = hosts
         # Both hosts are up (the second one's endpoint too); only the first publishes.
         await asyncio.sleep(1.5)
         published = read_descriptors(providers)
         assert [d.listener_pid for d in published] == [first], "one descriptor, the first host's"
         assert published[0].pid == browser_pid
-        answer = await HostClient(folder=providers, timeout_s=5).current(browser_pid)
-        assert answer.answer.instance == published[0].instance
+        host = HostClient(folder=providers, timeout_s=5)
+        # The tree shows both profiles' windows: the second profile's tab comes through its host.
+        raw = await tree_until(host, browser_pid, lambda raw: has_follower_tab(raw, OTHER_TITLE))
+        assert raw["instance"] == published[0].instance
+        check_unique_ids(raw)
 
         # The provider's host goes away for good (crash: no chance to clean up): the other takes over.
         async with DescriptorWatch(providers, browser_pid).running() as watch:
@@ -175,5 +211,10 @@ async def test_two_profiles_start_two_native_hosts_and_publish_one_descriptor_th
         taken = read_descriptors(providers)
         assert [d.listener_pid for d in taken] == [second]
         assert taken[0].instance != published[0].instance, "a new instance, a new descriptor"
-        answer = await HostClient(folder=providers, timeout_s=5).current(browser_pid)
-        assert answer.answer.instance == taken[0].instance
+        # The first profile's new host follows the new provider: both profiles are in the tree again.
+        raw = await tree_until(
+            host, browser_pid, lambda raw: any(w["id"].startswith("f") for w in raw["root"]["children"])
+        )
+        assert raw["instance"] == taken[0].instance
+        assert OTHER_TITLE in tab_titles(raw)
+        check_unique_ids(raw)
