@@ -37,7 +37,7 @@ from native_host.browser_identity import BrowserIdentity, identify_browser
 from native_host.descriptor import check_providers_folder, remove_stale_descriptors
 from native_host.errors import ProvidersFolderError, WebctxError
 from native_host.framing import FrameWriter, iter_frames
-from native_host.publisher import DescriptorPublisher
+from native_host.publisher import DescriptorPublisher, remove_stale_locks
 from native_host.wire import (
     BROWSER_FRAME_ADAPTER,
     NATIVE_MESSAGE_TYPES,
@@ -230,6 +230,8 @@ class NativeHost:
         removed = remove_stale_descriptors(paths.providers_dir())
         if removed:
             log.info("removed %d stale descriptor(s)", len(removed))
+        if paths.providers_dir().is_dir() and remove_stale_locks(paths.providers_dir()):
+            log.info("removed unheld provider lock file(s)")
 
     # -- the native port ---------------------------------------------------------------------------
 

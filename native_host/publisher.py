@@ -106,6 +106,28 @@ class ProviderLock:
         os.close(fd)
 
 
+def remove_stale_locks(folder: Path) -> list[Path]:
+    """Remove provider lock files in `folder` that nobody holds (their provider was killed before
+    it could remove its own); return them. A host that opened one just before we unlinked it sees
+    the path no longer names its file (`ProviderLock.held`) and tries again. Never raises."""
+    if fcntl is None:
+        return []
+    removed: list[Path] = []
+    try:
+        candidates = [p for p in folder.glob(".*.lock") if p.is_file() and not p.is_symlink()]
+    except OSError:
+        return []
+    for path in candidates:
+        lock = ProviderLock(path)
+        try:
+            if lock.try_acquire():
+                lock.release(unlink=True)
+                removed.append(path)
+        except (OSError, ProvidersFolderError):
+            lock.release()
+    return removed
+
+
 def names_instance(path: Path, instance: str) -> bool:
     """True when the descriptor at `path` exists and its `instance` is `instance`."""
     try:

@@ -13,7 +13,13 @@ from pathlib import Path
 import pytest
 
 from native_host.descriptor import descriptor_name, write_descriptor
-from native_host.publisher import DescriptorPublisher, ProviderLock, lock_name, names_instance
+from native_host.publisher import (
+    DescriptorPublisher,
+    ProviderLock,
+    lock_name,
+    names_instance,
+    remove_stale_locks,
+)
 from native_host.wire import Descriptor
 
 pytestmark = pytest.mark.skipif(os.name != "posix", reason="the provider lock is flock (POSIX)")
@@ -127,3 +133,15 @@ async def test_different_browsers_each_get_their_provider(tmp_path: Path) -> Non
     assert one.start() == two.start() == "provider"
     one.withdraw()
     two.withdraw()
+
+
+def test_unheld_lock_files_are_removed_and_held_ones_kept(tmp_path: Path) -> None:
+    folder = tmp_path / "providers"
+    held = ProviderLock(folder / lock_name("org.chromium.Chromium", 1))
+    assert held.try_acquire()
+    orphan = folder / lock_name("org.chromium.Chromium", 2)
+    orphan.write_text("")
+    orphan.chmod(0o600)
+    assert remove_stale_locks(folder) == [orphan]
+    assert held.held and not orphan.exists()
+    held.release(unlink=True)
