@@ -9,6 +9,8 @@ at once (the worker sends it ~2 ms after the port opens, chromium-recipe.md §6)
 
 - **hello**: until the `result` frame for the hello is read from the host's stdout;
 - **descriptor**: until the descriptor file appears in the providers folder (polled every 5 ms);
+- **python floor**: the same interpreter answering the first frame with nothing imported (what
+  no native host can beat: interpreter start-up and `site`);
 - **RSS**: the host's resident memory (VmRSS, MiB) after it has been idle for `--idle-s` seconds
   (default 2) with its endpoint up, and after one `current` MCP call answered by this script on
   the worker's behalf (a 1-element tree), which imports the request path.
@@ -62,6 +64,30 @@ async def read_frame(stdout: asyncio.StreamReader) -> dict[str, Any]:
     (length,) = struct.unpack("=I", await stdout.readexactly(4))
     result: dict[str, Any] = json.loads(await stdout.readexactly(length))
     return result
+
+
+FLOOR_SCRIPT: Final = (
+    "import os, sys; n = int.from_bytes(os.read(0, 4), sys.byteorder); os.read(0, n); "
+    "os.write(1, (2).to_bytes(4, sys.byteorder) + b'{}')"
+)
+"""The floor: the same interpreter answering the first frame with nothing imported."""
+
+
+async def floor_run() -> float:
+    """Spawn → answer of a Python that imports nothing (interpreter start + site), in ms."""
+    spawned = time.monotonic()
+    process = await asyncio.create_subprocess_exec(
+        sys.executable, "-c", FLOOR_SCRIPT, stdin=subprocess.PIPE, stdout=subprocess.PIPE
+    )
+    assert process.stdin is not None and process.stdout is not None
+    process.stdin.write(frame(HELLO))
+    await process.stdin.drain()
+    async with asyncio.timeout(LIMIT_S):
+        await read_frame(process.stdout)
+    elapsed = (time.monotonic() - spawned) * 1e3
+    process.stdin.close()
+    await process.wait()
+    return elapsed
 
 
 async def one_run(root: Path, idle_s: float) -> dict[str, float]:
@@ -143,7 +169,8 @@ async def main() -> None:
     load_before = os.getloadavg()
     for n in range(args.runs):
         with tempfile.TemporaryDirectory(prefix="webctx-bench-") as temp:
-            runs.append(await one_run(Path(temp), args.idle_s))
+            floor_ms = await floor_run()
+            runs.append({"python_floor_ms": floor_ms, **await one_run(Path(temp), args.idle_s)})
         if not args.json:
             print(f"bench: run {n + 1}: " + ", ".join(f"{k} {v:.1f}" for k, v in runs[-1].items()),
                   file=sys.stderr, flush=True)
@@ -156,12 +183,16 @@ async def main() -> None:
         **{key: summary([run[key] for run in runs]) for key in runs[0]},
     }
     if not args.json:
-        targets = {"hello_ms": 100, "descriptor_ms": 1500, "rss_idle_mib": 80, "rss_after_current_mib": 80}
+        targets = {
+            "python_floor_ms": 0, "hello_ms": 100, "descriptor_ms": 1500,
+            "rss_idle_mib": 80, "rss_after_current_mib": 80,
+        }
         print(f"{'metric':<24}{'median':>9}{'min':>9}{'max':>9}  target")
         for key, target in targets.items():
             s = result[key]
             met = "met" if s["median"] <= target else "NOT met"
-            print(f"{key:<24}{s['median']:>9.1f}{s['min']:>9.1f}{s['max']:>9.1f}  ≤ {target} ({met})")
+            goal = f"≤ {target} ({met})" if target else "(interpreter start, nothing imported)"
+            print(f"{key:<24}{s['median']:>9.1f}{s['min']:>9.1f}{s['max']:>9.1f}  {goal}")
     print(json.dumps(result))
 
 

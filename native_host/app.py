@@ -49,6 +49,7 @@ from native_host.wire import (
 )
 
 if TYPE_CHECKING:  # imported for real in a thread: it takes about a second
+    from native_host.early_hello import EarlyHello
     from native_host.handoff import ProfileHandoff
     from native_host.mcp_server import McpEndpoint
 
@@ -100,11 +101,14 @@ def run_in_daemon_thread(function: Callable[..., _T], *args: Any) -> asyncio.Fut
     return future
 
 
-async def open_reader(stdin: BinaryIO) -> asyncio.StreamReader:
-    """An asyncio.StreamReader over `stdin` (a pipe from the browser). Falls back to a reading
-    thread when the loop cannot watch it (a regular file, Windows' proactor on a console)."""
+async def open_reader(stdin: BinaryIO, prefix: bytes = b"") -> asyncio.StreamReader:
+    """An asyncio.StreamReader over `stdin` (a pipe from the browser), yielding `prefix` first
+    (bytes already read from it). Falls back to a reading thread when the loop cannot watch it (a
+    regular file, Windows' proactor on a console)."""
     loop = asyncio.get_running_loop()
     reader = asyncio.StreamReader(limit=1 << 20)
+    if prefix:
+        reader.feed_data(prefix)
     try:
         await loop.connect_read_pipe(lambda: asyncio.StreamReaderProtocol(reader), stdin)
     except (ValueError, OSError, NotImplementedError):
@@ -143,8 +147,10 @@ class NativeHost:
         *,
         origin: str | None = None,
         started_at: float | None = None,
+        early: EarlyHello | None = None,
     ) -> None:
-        self.instance: Final = mint_instance()
+        self.instance: Final = early.instance if early is not None else mint_instance()
+        self._early = early
         self.started_at = time.monotonic() if started_at is None else started_at
         self.origin = origin
         self.bridge = Bridge(writer.send)
@@ -173,6 +179,15 @@ class NativeHost:
         try:
             self._install_signal_handlers()
             self._mcp_module = run_in_daemon_thread(importlib.import_module, MCP_MODULE)
+            early = self._early
+            if early is not None and early.hello is not None:  # answered before our imports
+                try:
+                    hello = BROWSER_FRAME_ADAPTER.validate_python(early.hello)
+                except ValidationError:
+                    log.warning("the early-answered hello has the wrong shape; not serving")
+                else:
+                    if isinstance(hello, Hello):
+                        await self._on_hello(hello, answered=early)
             self._spawn(self._read_port(), "read-port")
             asyncio.get_running_loop().call_soon(self._clean_stale_descriptors)
             await self._stop.wait()
@@ -256,7 +271,22 @@ class NativeHost:
         elif isinstance(parsed, ResultFrame | ErrorFrame):
             self.bridge.handle_reply(parsed)
 
-    async def _on_hello(self, hello: Hello) -> None:
+    async def _on_hello(self, hello: Hello, *, answered: EarlyHello | None = None) -> None:
+        """Answer `hello` (unless `answered` says early_hello.py did) and start the provider."""
+        if answered is not None:
+            log.info(
+                "hello %s from extension %s (protocol %s) answered %.0f ms after start (early); listening=%s",
+                hello.id,
+                hello.extension.id if hello.extension else "?",
+                hello.protocol,
+                (answered.answered_at - self.started_at) * 1e3,
+                answered.listening,
+            )
+            if answered.problem:
+                log.error("not serving: %s", answered.problem)
+            if answered.listening and self._provider_task is None:
+                self._provider_task = self._spawn(self._start_provider(hello), "start-provider")
+            return
         listening = hello.settings.enabled
         problem = None
         if listening and self._provider_task is None:
@@ -356,17 +386,26 @@ class NativeHost:
 
 
 async def run(
-    stdin: BinaryIO, frames_out: BinaryIO, *, origin: str | None = None, started_at: float | None = None
+    stdin: BinaryIO,
+    frames_out: BinaryIO,
+    *,
+    origin: str | None = None,
+    started_at: float | None = None,
+    early: EarlyHello | None = None,
 ) -> int:
     """Run one native host reading frames from `stdin` and writing frames to `frames_out`;
-    return the exit code."""
-    reader = await open_reader(stdin)
-    host = NativeHost(reader, FrameWriter(frames_out), origin=origin, started_at=started_at)
+    return the exit code. `early`: what `early_hello.answer_first_hello` already did."""
+    reader = await open_reader(stdin, early.unread if early is not None else b"")
+    host = NativeHost(reader, FrameWriter(frames_out), origin=origin, started_at=started_at, early=early)
     return await host.run()
 
 
 def main(
-    argv: Sequence[str] | None = None, *, frames_out: BinaryIO | None = None, started_at: float | None = None
+    argv: Sequence[str] | None = None,
+    *,
+    frames_out: BinaryIO | None = None,
+    started_at: float | None = None,
+    early: EarlyHello | None = None,
 ) -> int:
     """Entry point (`__main__.py`): `argv` is what the browser passes after the program (the
     caller's origin, and on Windows `--parent-window=<n>`); `frames_out` is the claimed stdout;
@@ -376,7 +415,7 @@ def main(
     origin = next((arg for arg in args if not arg.startswith("--")), None)
     out = frames_out if frames_out is not None else sys.stdout.buffer
     try:
-        return asyncio.run(run(sys.stdin.buffer, out, origin=origin, started_at=started_at))
+        return asyncio.run(run(sys.stdin.buffer, out, origin=origin, started_at=started_at, early=early))
     except KeyboardInterrupt:
         return 0
     except Exception:
