@@ -16,6 +16,8 @@ export const CURRENT = "current";
 export const CHUNK = "chunk";
 export const RESULT = "result";
 export const ERROR = "error";
+/** host → worker event: the MCP endpoint listens (`{port}`) and the descriptor is written. */
+export const PROVIDER_READY = "provider.ready";
 
 /** Every message type that crosses the native port (docs/protocol.md, "Messages"). */
 export const NATIVE_MESSAGE_TYPES = [
@@ -24,6 +26,7 @@ export const NATIVE_MESSAGE_TYPES = [
   "chunk",
   "result",
   "error",
+  "provider.ready",
 ];
 
 export const SELECTION_CHANGED = "selection.changed";
@@ -115,10 +118,12 @@ export const STATUS_KEY = "status";
 /**
  * The connection status the worker keeps in `chrome.storage.session` under STATUS_KEY.
  * @typedef {object} ConnectionStatus
- * @property {"connecting" | "connected" | "disconnected"} state
+ * @property {"connecting" | "connected" | "disconnected" | "off"} state  "off": the user switched the provider off
  * @property {string} [error]     the dropped port's chrome.runtime.lastError.message
  * @property {string} [fix]       the command that fixes it
  * @property {string} [instance]  the native host's instance (when connected)
+ * @property {number} [port]      the MCP endpoint's port on 127.0.0.1 (once `provider.ready` came)
+ * @property {number} [pagesWithTools]  Pages listing page tools in the last `current` answer
  * @property {number} [retryAt]   when the next connection attempt is due (ms since the epoch)
  * @property {number} at          when this status was written (ms since the epoch)
  */

@@ -4,7 +4,7 @@
 start      mint the instance · start importing mcp_server in a thread · read frames from stdin
            · clean up stale descriptors
 hello      answer at once {instance, protocol, listening}; if settings.enabled is not false:
-           import done → start the MCP endpoint → write the descriptor
+           import done → start the MCP endpoint → write the descriptor → `provider.ready {port}`
 result/    routed to the waiting request (bridge.py)
 error
 stop       stdin EOF, SIGTERM, SIGINT, fatal error → remove the descriptor FIRST, fail pending
@@ -28,6 +28,7 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from types import FrameType, ModuleType
 from typing import TYPE_CHECKING, Any, BinaryIO, Final, NoReturn, TypeVar
+from urllib.parse import urlsplit
 
 from pydantic import ValidationError
 
@@ -45,6 +46,7 @@ from native_host.wire import (
     ErrorFrame,
     Hello,
     HelloReply,
+    ProviderReady,
     ResultFrame,
 )
 
@@ -361,6 +363,9 @@ class NativeHost:
         role = self.publisher.start()
         self.descriptor_path = self.publisher.path
         log.info("provider ready %.0f ms after start (%s)", self._ms_since_start(), role)
+        port = urlsplit(url).port
+        if port is not None:  # the popup shows it (SPEC §3 leaves this to us)
+            await self._writer.send(ProviderReady(port=port).to_wire())
 
     async def shutdown(self) -> None:
         """Remove the descriptor first, then fail pending requests and stop the MCP endpoint

@@ -95,7 +95,7 @@ class CurrentAnswer(WireModel):
 # ---------------------------------------------------------------------------------------------
 # Native-messaging frames (SPEC §4, docs/protocol.md) follow below.
 
-NATIVE_MESSAGE_TYPES: Final = ("hello", "current", "chunk", "result", "error")
+NATIVE_MESSAGE_TYPES: Final = ("hello", "current", "chunk", "result", "error", "provider.ready")
 """Every `type` that crosses the native port in this slice (docs/protocol.md "Messages").
 `extension/protocol.js` exports the same list; `tests/unit/test_protocol_names.py` compares them."""
 
@@ -200,6 +200,16 @@ class ChunkFrame(WireModel):
     index: int = Field(ge=0)
     count: int = Field(ge=1)
     data: str
+
+
+class ProviderReady(WireModel):
+    """host → worker event (no id): the MCP endpoint listens on 127.0.0.1:`port` and the descriptor
+    is written (SPEC §3). The popup shows the port; the token never crosses the native port."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    type: Literal["provider.ready"] = "provider.ready"
+    port: int = Field(ge=1, le=65535)
 
 
 BrowserFrame = Annotated[Hello | ResultFrame | ErrorFrame, Field(discriminator="type")]

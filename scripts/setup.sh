@@ -82,6 +82,18 @@ else
   step "browser: $browser"
 fi
 
+# 1b. Browsers and tools only the tests use: Firefox ESR (the Firefox build of the extension is
+# tested in it). Best effort: without it those tests are skipped, and say why.
+if [[ "$with_tests" -eq 1 ]] && ! command -v firefox-esr >/dev/null 2>&1 && ! command -v firefox >/dev/null 2>&1; then
+  if [[ "$(id -u)" -eq 0 ]] && command -v apt-get >/dev/null 2>&1; then
+    step "installing firefox-esr with apt-get (for the Firefox tests)"
+    quietly env DEBIAN_FRONTEND=noninteractive apt-get update
+    quietly env DEBIAN_FRONTEND=noninteractive apt-get install -y firefox-esr
+  else
+    step "firefox: not installed; the Firefox tests will be skipped (sudo apt-get install firefox-esr)"
+  fi
+fi
+
 # 2. A virtual environment with Python >= 3.11.
 python_ok() { "$1" -c 'import sys; sys.exit(sys.version_info < (3, 11))' >/dev/null 2>&1; }
 if [[ -x .venv/bin/python ]] && python_ok .venv/bin/python; then

@@ -1,32 +1,69 @@
-// webctx popup (an extension page, ES module): shows the native port's status.
+// webctx popup (an extension page, ES module): the provider switch and the connection status.
 //
+//   chrome.storage.local "settings" ──► the switch ──(change)──► writeSettings ──► main.js applies it
 //   chrome.storage.session "status" (written by service_worker/native_port.js)
 //        │ readStatus() + onStatusChanged()
 //        ▼
-//   render(): state, the dropped port's chrome.runtime.lastError.message, the fixing command
+//   render(): describeStatus() → state label, the dropped port's lastError message, the fixing command
 
-import { onStatusChanged, readStatus } from "../service_worker/browser_api.js";
+import {
+  onSettingsChanged,
+  onStatusChanged,
+  readSettings,
+  readStatus,
+  writeSettings,
+} from "../service_worker/browser_api.js";
+import { describeStatus, normalizeSettings } from "../service_worker/settings.js";
 
 /** @typedef {import("../protocol.js").ConnectionStatus} ConnectionStatus */
+/** @typedef {import("../service_worker/settings.js").Settings} Settings */
 
-const LABELS = { connecting: "connecting…", connected: "connected", disconnected: "not connected" };
+/** @type {ConnectionStatus | undefined} */
+let status;
+/** @type {Settings} */
+let settings = normalizeSettings(undefined);
 
 /** @param {string} id @returns {HTMLElement} */
 function byId(id) {
   return /** @type {HTMLElement} */ (document.getElementById(id));
 }
 
-/** @param {ConnectionStatus | undefined} status */
-function render(status) {
+function render() {
+  const view = describeStatus(status, settings.enabled);
+  /** @type {HTMLInputElement} */ (byId("enabled")).checked = settings.enabled;
   const state = byId("state");
-  state.textContent = status ? LABELS[status.state] : "not started";
-  state.dataset.state = status?.state ?? "";
-  const error = byId("error");
-  error.hidden = !status?.error;
-  error.textContent = status?.error ?? "";
-  byId("fix").hidden = !status?.fix;
-  byId("fix-command").textContent = status?.fix ?? "";
+  state.textContent = view.label;
+  state.dataset.state = view.state;
+  byId("detail").hidden = !view.detail;
+  byId("detail").textContent = view.detail;
+  byId("fix").hidden = !view.fix;
+  byId("fix-command").textContent = view.fix;
 }
 
-onStatusChanged(render);
-readStatus().then(render, () => render(undefined));
+byId("enabled").addEventListener("change", (event) => {
+  const enabled = /** @type {HTMLInputElement} */ (event.target).checked;
+  settings = { ...settings, enabled };
+  render();
+  void writeSettings(settings);
+});
+byId("options").addEventListener("click", (event) => {
+  event.preventDefault();
+  void chrome.runtime.openOptionsPage();
+});
+
+onStatusChanged((next) => {
+  status = next;
+  render();
+});
+onSettingsChanged((raw) => {
+  settings = normalizeSettings(raw);
+  render();
+});
+Promise.all([readStatus(), readSettings()]).then(
+  ([stored, raw]) => {
+    status = stored;
+    settings = normalizeSettings(raw);
+    render();
+  },
+  () => render(),
+);

@@ -198,3 +198,33 @@ export function onTabLoading(listener) {
     if (change.status === "loading") listener(tabId);
   });
 }
+
+/** @typedef {import("./settings.js").Settings} Settings */
+
+/**
+ * The user's settings as stored (normalize them with settings.js `normalizeSettings`).
+ * @returns {Promise<unknown>}
+ */
+export async function readSettings() {
+  const stored = await chrome.storage.local.get(SETTINGS_STORAGE_KEY);
+  return stored[SETTINGS_STORAGE_KEY];
+}
+
+/**
+ * Store `settings` (the popup and the options page write, main.js follows the change).
+ * @param {Settings} settings
+ * @returns {Promise<void>}
+ */
+export function writeSettings(settings) {
+  return chrome.storage.local.set({ [SETTINGS_STORAGE_KEY]: settings });
+}
+
+/** @param {(raw: unknown) => void} listener called with the new stored settings */
+export function onSettingsChanged(listener) {
+  chrome.storage.local.onChanged.addListener((changes) => {
+    if (SETTINGS_STORAGE_KEY in changes) listener(changes[SETTINGS_STORAGE_KEY].newValue);
+  });
+}
+
+/** Same as settings.js SETTINGS_KEY (kept here so this module imports nothing). */
+const SETTINGS_STORAGE_KEY = "settings";

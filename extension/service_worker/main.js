@@ -19,6 +19,7 @@ import * as api from "./browser_api.js";
 import { IdRegistry } from "./ids.js";
 import { NativePort, RequestError, pickBrowser } from "./native_port.js";
 import { SelectionStore } from "./selections.js";
+import { countPagesWithTools, isExcluded, normalizeSettings } from "./settings.js";
 import { buildTree, isInternalUrl } from "./tree.js";
 import { CURRENT, ERROR_CODES, SELECTION_CHANGED } from "../protocol.js";
 
@@ -33,17 +34,37 @@ const port = new NativePort({
   onInstance: (instance) => ids.useInstance(instance),
 });
 
-/** Resolves once the browser's identity is known and the native port has been opened. */
+/** The user's settings (settings.js), followed live through storage.onChanged. */
+let settings = normalizeSettings(undefined);
+
+/** Resolves once the browser's identity and the settings are known and the port is opened (if on). */
 const ready = (async () => {
-  const { brands, userAgent } = await api.browserBrands();
+  const [{ brands, userAgent }, stored] = await Promise.all([api.browserBrands(), api.readSettings()]);
   const browser = pickBrowser(brands, userAgent);
-  port.start(browser);
+  settings = normalizeSettings(stored);
+  applyProviderSwitch(browser);
   return { browser };
 })();
+
+/**
+ * The provider switch (SPEC §3): on → connect the native port (hello, descriptor, MCP port);
+ * off → close it, and the native host removes its descriptor and closes its port as it exits.
+ * @param {import("./native_port.js").BrowserIdentity} browser
+ */
+function applyProviderSwitch(browser) {
+  if (settings.enabled) port.start(browser);
+  else port.stop();
+}
 
 // ---- listeners (top level, synchronous) -------------------------------------------------------
 
 api.onRuntimeMessage(routeRuntimeMessage);
+api.onSettingsChanged((stored) => {
+  void ready.then(({ browser }) => {
+    settings = normalizeSettings(stored);
+    applyProviderSwitch(browser);
+  });
+});
 // Tabs open before this extension was installed, updated, reloaded, enabled or the browser started
 // have no content scripts, or orphaned ones (SPEC §2). onInstalled/onStartup miss "enabled", so
 // decide by chrome.storage.session instead: the browser clears it in exactly those cases, and keeps
@@ -76,7 +97,8 @@ function routeRuntimeMessage(message, sender) {
   if (typeof message !== "object" || message === null) return undefined;
   const { type } = /** @type {{type?: unknown}} */ (message);
   if (sender.fromOwnPage) return undefined; // the popup reads chrome.storage.session directly
-  if (sender.tabId === undefined || sender.incognito) return undefined; // incognito: never reported
+  if (sender.tabId === undefined || (sender.incognito && !settings.incognito)) return undefined; // SPEC §2
+  if (isExcluded(sender.url ?? "", settings.excludedSites)) return undefined; // excluded site
   // Content scripts relay the page: parseSelection checks shape and size.
   switch (type) {
     case SELECTION_CHANGED:
@@ -93,14 +115,18 @@ function routeRuntimeMessage(message, sender) {
 async function answerCurrent() {
   const { browser } = await ready;
   const [windows, lastFocusedWindowId] = await Promise.all([api.normalWindows(), api.lastFocusedWindowId()]);
-  const shown = windows.filter((win) => !win.incognito);
+  const shown = windows
+    .filter((win) => settings.incognito || !win.incognito)
+    .map((win) => ({ ...win, tabs: (win.tabs ?? []).filter((tab) => !isExcluded(tab.url || tab.pendingUrl || "", settings.excludedSites)) }));
   const activeTabIds = shown.flatMap((win) =>
     (win.tabs ?? [])
       .filter((tab) => tab.active && tab.id !== undefined && !isInternalUrl(tab.url || tab.pendingUrl || ""))
       .map((tab) => /** @type {number} */ (tab.id)),
   );
   const reported = await selections.collect(activeTabIds);
-  return buildTree({ browser, windows: shown, lastFocusedWindowId, selections: reported }, ids);
+  const root = buildTree({ browser, windows: shown, lastFocusedWindowId, selections: reported }, ids);
+  void port.noteStatus({ pagesWithTools: countPagesWithTools(root) }); // the popup shows it
+  return root;
 }
 
 // ---- content scripts in tabs that were open before -------------------------------------------

@@ -5,7 +5,7 @@
 // port is retried with backoff. The status the popup shows goes to chrome.storage.session.
 
 import * as api from "./browser_api.js";
-import { CHUNK, ERROR, ERROR_CODES, HELLO, NATIVE_HOST_NAME, PROTOCOL_VERSION, RESULT } from "../protocol.js";
+import { CHUNK, ERROR, ERROR_CODES, HELLO, NATIVE_HOST_NAME, PROTOCOL_VERSION, PROVIDER_READY, RESULT } from "../protocol.js";
 
 /** @typedef {import("../protocol.js").NativeMessage} NativeMessage */
 /** @typedef {import("../protocol.js").HelloResult} HelloResult */
@@ -41,6 +41,7 @@ const INSTALL_BROWSER_NAMES = /** @type {Record<string, string>} */ ({
   "Google Chrome": "chrome",
   "Microsoft Edge": "edge",
   "Brave": "brave",
+  "Firefox": "firefox",
 });
 
 /** Brands in order of preference: the most specific product first, the engine last. */
@@ -58,6 +59,8 @@ export function pickBrowser(brands, userAgent) {
     const found = brands.find((b) => b.brand === name);
     if (found) return { name, version: found.version, userAgent };
   }
+  const firefox = /Firefox\/([\d.]+)/.exec(userAgent); // no UA Client Hints in Firefox
+  if (firefox && brands.length === 0) return { name: "Firefox", version: firefox[1], userAgent };
   const headless = brands.find((b) => b.brand === "HeadlessChrome");
   if (headless) return { name: "Chromium", version: headless.version, userAgent };
   const match = /(?:HeadlessChrome|Chrome|Chromium)\/([\d.]+)/.exec(userAgent);
@@ -115,6 +118,11 @@ export class NativePort {
   #chunks = new Map();
   #connectedAt = 0;
   #retryMs = RECONNECT_INITIAL_MS;
+  #stopped = true;
+  /** The connected host's instance and MCP port, for the status (reset per port). */
+  #instance = "";
+  /** @type {number | undefined} */ #instancePort;
+  /** @type {ReturnType<typeof setTimeout> | undefined} */ #retryTimer;
 
   /**
    * Connect now and keep reconnecting while the port drops.
@@ -122,7 +130,34 @@ export class NativePort {
    */
   start(browser) {
     this.#browser = browser;
+    if (!this.#stopped) return;
+    this.#stopped = false;
+    this.#retryMs = RECONNECT_INITIAL_MS;
     this.#connect();
+  }
+
+  /**
+   * The user switched the provider off (SPEC §3): close the port and stay closed until `start`.
+   * The native host sees stdin EOF, removes its descriptor and closes its MCP port.
+   */
+  stop() {
+    this.#stopped = true;
+    clearTimeout(this.#retryTimer);
+    const port = this.#port;
+    this.#port = null;
+    port?.disconnect(); // our own disconnect() fires no onDisconnect
+    this.#failPending();
+    void this.#setStatus({ state: "off" });
+  }
+
+  #failPending() {
+    for (const [, pending] of this.#pending) {
+      clearTimeout(pending.timer);
+      pending.reject(new RequestError(ERROR_CODES.portClosed, "the native port closed"));
+    }
+    this.#pending.clear();
+    for (const [, group] of this.#chunks) clearTimeout(group.timer);
+    this.#chunks.clear();
   }
 
   /**
@@ -150,6 +185,8 @@ export class NativePort {
 
   #connect() {
     this.#connectedAt = Date.now();
+    this.#instance = "";
+    this.#instancePort = undefined;
     this.options.onConnect();
     void this.#setStatus({ state: "connecting" });
     const port = api.connectNative(
@@ -174,7 +211,8 @@ export class NativePort {
       );
       if (typeof result?.instance !== "string") throw new Error("the hello reply names no instance");
       this.options.onInstance(result.instance);
-      await this.#setStatus({ state: "connected", instance: result.instance });
+      this.#instance = result.instance;
+      await this.#setStatus({ state: "connected", instance: result.instance, port: this.#instancePort });
       console.info("webctx: connected to the native host, protocol %s", result.protocol);
     } catch (error) {
       if (this.#port !== port) return; // the port dropped; onDisconnect already reported why
@@ -190,15 +228,9 @@ export class NativePort {
    * @param {string | null} error
    */
   #onDisconnect(port, error) {
-    if (this.#port !== port) return;
+    if (this.#port !== port || this.#stopped) return;
     this.#port = null;
-    for (const [, pending] of this.#pending) {
-      clearTimeout(pending.timer);
-      pending.reject(new RequestError(ERROR_CODES.portClosed, "the native port closed"));
-    }
-    this.#pending.clear();
-    for (const [, group] of this.#chunks) clearTimeout(group.timer);
-    this.#chunks.clear();
+    this.#failPending();
 
     if (Date.now() - this.#connectedAt >= STABLE_CONNECTION_MS) this.#retryMs = RECONNECT_INITIAL_MS;
     const delayMs = this.#retryMs;
@@ -208,7 +240,7 @@ export class NativePort {
     void this.#setStatus({ state: "disconnected", error: reason, fix: fixFor(reason, this.#browser.name), retryAt: Date.now() + delayMs });
     // The worker may be stopped before this fires (no port keeps it alive); the next event that
     // starts it connects again from main.js.
-    setTimeout(() => this.#connect(), delayMs);
+    this.#retryTimer = setTimeout(() => this.#connect(), delayMs);
   }
 
   /** @param {unknown} raw */
@@ -226,9 +258,20 @@ export class NativePort {
       case CHUNK:
         this.#onChunk(message);
         return;
+      case PROVIDER_READY:
+        void this.#onProviderReady(message);
+        return;
       default:
         void this.#answer(message);
     }
+  }
+
+  /** @param {NativeMessage} message `provider.ready {port}`: the popup shows the port */
+  async #onProviderReady(message) {
+    const { port } = message;
+    if (typeof port !== "number" || !Number.isInteger(port) || this.#stopped) return;
+    this.#instancePort = port;
+    if (this.#instance) await this.#setStatus({ state: "connected", instance: this.#instance, port });
   }
 
   /** @param {NativeMessage} message a `result` or `error` */
@@ -342,8 +385,20 @@ export class NativePort {
     }
   }
 
+  /**
+   * Add facts to the "connected" status (e.g. `pagesWithTools` after a `current`); ignored otherwise.
+   * @param {Partial<Omit<ConnectionStatus, "state" | "at">>} fields
+   */
+  async noteStatus(fields) {
+    if (this.#lastStatus.state !== "connected") return;
+    await this.#setStatus({ ...this.#lastStatus, ...fields });
+  }
+
+  /** @type {Omit<ConnectionStatus, "at">} */ #lastStatus = { state: "connecting" };
+
   /** @param {Omit<ConnectionStatus, "at">} status */
   async #setStatus(status) {
+    this.#lastStatus = status;
     try {
       await api.writeStatus({ ...status, at: Date.now() });
     } catch (error) {

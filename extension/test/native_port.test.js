@@ -20,6 +20,12 @@ test("the browser is named by its most specific brand, with the full version", (
   assert.equal(pickBrowser([{ brand: "Chromium", version: "156.0.8078.114" }], UA).name, "Chromium");
 });
 
+test("Firefox, which has no UA Client Hints, is named from its UA string", () => {
+  const ua = "Mozilla/5.0 (X11; Linux x86_64; rv:128.0) Gecko/20100101 Firefox/128.0";
+  assert.deepEqual(pickBrowser([], ua), { name: "Firefox", version: "128.0", userAgent: ua });
+  assert.equal(fixFor("Specified native messaging host not found.", "Firefox"), "webctx install --browser firefox");
+});
+
 test("headless Chromium is Chromium", () => {
   assert.deepEqual(pickBrowser([{ brand: "HeadlessChrome", version: "156.0.8078.114" }], UA), {
     name: "Chromium",
@@ -56,5 +62,5 @@ test("NATIVE_MESSAGE_TYPES is a plain array of double-quoted strings (read by a 
   const match = /export const NATIVE_MESSAGE_TYPES = \[([^\]]*)\]/.exec(source);
   assert.ok(match);
   assert.deepEqual([...match[1].matchAll(/"([^"]+)"/g)].map((m) => m[1]), NATIVE_MESSAGE_TYPES);
-  assert.deepEqual(NATIVE_MESSAGE_TYPES, ["hello", "current", "chunk", "result", "error"]);
+  assert.deepEqual(NATIVE_MESSAGE_TYPES, ["hello", "current", "chunk", "result", "error", "provider.ready"]);
 });

@@ -16,7 +16,17 @@ from collections.abc import Callable, Sequence
 from typing import Final
 
 from native_host import __version__, paths
-from native_host.cli import conformance, context, demo, install, mcp, providers, uninstall
+from native_host.cli import (
+    conformance,
+    context,
+    demo,
+    doctor,
+    extension_path,
+    install,
+    mcp,
+    providers,
+    uninstall,
+)
 from native_host.cli.result import Result, emit
 from native_host.errors import WebctxError
 
@@ -25,7 +35,7 @@ log = logging.getLogger("native_host.cli")
 LOG_FILE_NAME: Final = "cli.log"
 """The CLI's log file inside `paths.log_dir()` (rotated at 1 MiB, 3 kept)."""
 
-COMMANDS: Final = (context, providers, mcp, conformance, install, uninstall, demo)
+COMMANDS: Final = (context, providers, mcp, conformance, install, uninstall, doctor, extension_path, demo)
 """The command modules, in the order `webctx --help` lists them."""
 
 

@@ -39,7 +39,7 @@ from native_host.demo.browsers import find_browser
 from native_host.demo.page import serve_demo_page
 from native_host.errors import ProvidersFolderError, ProviderUnavailable, WebctxError
 from native_host.host_client import CurrentResult, HostClient, ProviderInfo, iter_elements
-from native_host.install.manifests import install
+from native_host.install.installer import install
 from native_host.wire import Descriptor
 
 DEFAULT_DEMO_TIMEOUT_S: Final = 30.0

@@ -3,18 +3,24 @@
 Sources:
 - Chrome's native messaging docs, "Native messaging host location"
   (https://developer.chrome.com/docs/extensions/develop/concepts/native-messaging#native-messaging-host-location):
-  Chrome and Chromium folders on Linux and macOS, the `HKCU\\Software\\Google\\Chrome\\NativeMessagingHosts`
-  registry key on Windows. Edge, Brave and Vivaldi are Chromium builds that use the same scheme under
-  their own user data folders / registry keys (Edge: Microsoft's "Native messaging" page for
-  extensions).
-- Flatpak and Snap rows are the browsers' sandboxed config folders; a sandboxed browser can only
-  start a host that exists inside the sandbox, so those rows are not wired yet.
-- Firefox: MDN "Native manifests" (`~/.mozilla/native-messaging-hosts`, `allowed_extensions`).
+  Chrome and Chromium folders on Linux and macOS, `HKCU\\Software\\Google\\Chrome\\NativeMessagingHosts`
+  on Windows (its default value = the manifest file's full path). Chrome's beta/dev/canary channels
+  use their own user data folders (`google-chrome-beta`, `google-chrome-unstable`, …) on Linux and
+  macOS and share Chrome's registry key on Windows.
+- Edge, Brave and Vivaldi are Chromium builds that use the same scheme under their own user data
+  folders / registry keys (Edge: Microsoft's "Native messaging" page for extensions).
+- Opera reads Google Chrome's locations (it has no folder of its own); its rows repeat Chrome's.
+- Flatpak (`~/.var/app/<app-id>/config/…`, `~/.var/app/<app-id>/.mozilla/…`) and Snap
+  (`~/snap/<name>/common/…`) are the sandboxed browsers' own config folders. A sandboxed browser
+  cannot run a program outside its sandbox: `sandbox` and `note` say what webctx does about it.
+- Firefox: MDN "Native manifests" (`~/.mozilla/native-messaging-hosts`,
+  `~/Library/Application Support/Mozilla/NativeMessagingHosts`,
+  `HKCU\\Software\\Mozilla\\NativeMessagingHosts`; `allowed_extensions`).
 - Chromium 156 on Debian with `--user-data-dir=<udd>` reads `<udd>/NativeMessagingHosts/` and not
   `~/.config/chromium/NativeMessagingHosts/` (measured, chromium-recipe §4.1): `USER_DATA_DIR_FOLDER`.
 
-One reader (`manifests.py`) serves every row; a new browser is a new row. `wired=True` marks the
-rows `webctx install` writes today; the others are kept as data so the code is ready for them.
+One reader (`manifests.py`) serves every row; a new browser is a new row. Paths use `~` for the
+user's home and `/` as separator on every OS (Windows rows' `profile` included).
 """
 
 from __future__ import annotations
@@ -27,91 +33,201 @@ from typing import Final, Literal
 OsName = Literal["linux", "macos", "windows"]
 ManifestKind = Literal["chromium", "firefox"]
 """`chromium`: `allowed_origins: ["chrome-extension://<id>/"]`; `firefox`: `allowed_extensions: [<id>]`."""
+Sandbox = Literal["flatpak", "snap"]
 
 USER_DATA_DIR_FOLDER: Final = "NativeMessagingHosts"
 """Folder inside a Chromium `--user-data-dir` that the browser reads host manifests from."""
 
+FLATPAK_NOTE: Final = (
+    "A Flatpak browser cannot start programs outside its sandbox: webctx writes a launcher inside "
+    "the sandbox that runs the host through `flatpak-spawn --host`. Allow that once with "
+    "`flatpak override --user --talk-name=org.freedesktop.Flatpak {app_id}`, then restart the browser."
+)
+SNAP_NOTE: Final = (
+    "Snap confinement lets the {app_id} snap start only programs inside the snap, so it may refuse to "
+    "start the webctx host (\"Native host has exited.\"). If `webctx doctor` reports that, use the "
+    "browser from a .deb or Flatpak instead."
+)
+
 
 @dataclass(frozen=True)
 class Location:
-    """Where `browser` looks for user-level host manifests on `os`: a `folder` (`~` = home) or,
-    on Windows, a `registry` key under which `<host name>` holds the manifest path."""
+    """Where `browser` looks for user-level host manifests on `os`.
+
+    `folder` (`~` = home): the manifest goes there (Linux, macOS). `registry`: on Windows, the key
+    under which the subkey `<host name>` has the manifest file's full path as its default value.
+    `profile`: the browser's own user data folder (`~`-relative); its existence, or one of
+    `programs` (names on PATH or absolute paths), shows the browser is installed.
+    `sandbox`/`app_id`: the Flatpak app id or Snap name of a sandboxed browser.
+    """
 
     browser: str
     os: OsName
     folder: str | None = None
     registry: str | None = None
     kind: ManifestKind = "chromium"
-    wired: bool = False
-    """True when `webctx install` writes this row today."""
+    profile: str | None = None
     programs: tuple[str, ...] = ()
-    """Executables (names on PATH or absolute paths) whose presence shows the browser is installed."""
+    sandbox: Sandbox | None = None
+    app_id: str | None = None
 
     def path(self, home: Path | None = None) -> Path | None:
         """The folder with `~` expanded against `home` (default: the user's home); None for registry rows."""
-        if self.folder is None:
-            return None
-        if self.folder.startswith("~/"):
-            return (home or Path.home()) / self.folder[2:]
-        return Path(self.folder)
+        return expand(self.folder, home)
+
+    def profile_path(self, home: Path | None = None) -> Path | None:
+        """The browser's user data folder with `~` expanded, or None when the row names none."""
+        return expand(self.profile, home)
+
+    @property
+    def note(self) -> str | None:
+        """What the user must know about this row's sandbox, or None."""
+        if self.sandbox == "flatpak":
+            return FLATPAK_NOTE.format(app_id=self.app_id)
+        if self.sandbox == "snap":
+            return SNAP_NOTE.format(app_id=self.app_id)
+        return None
+
+
+def expand(folder: str | None, home: Path | None = None) -> Path | None:
+    """`folder` with a leading `~/` replaced by `home` (default: the user's home)."""
+    if folder is None:
+        return None
+    if folder.startswith("~/"):
+        return (home or Path.home()) / folder[2:]
+    return Path(folder)
 
 
 BROWSER_NAMES: Final[dict[str, str]] = {
-    "chromium": "Chromium",
     "chrome": "Google Chrome",
+    "chrome-beta": "Google Chrome Beta",
+    "chrome-dev": "Google Chrome Dev",
+    "chrome-canary": "Google Chrome Canary",
+    "chromium": "Chromium",
     "edge": "Microsoft Edge",
     "brave": "Brave",
     "vivaldi": "Vivaldi",
+    "opera": "Opera",
+    "firefox": "Firefox",
     "chromium-flatpak": "Chromium (Flatpak)",
     "chrome-flatpak": "Google Chrome (Flatpak)",
+    "edge-flatpak": "Microsoft Edge (Flatpak)",
+    "brave-flatpak": "Brave (Flatpak)",
+    "firefox-flatpak": "Firefox (Flatpak)",
     "chromium-snap": "Chromium (Snap)",
-    "firefox": "Firefox",
+    "firefox-snap": "Firefox (Snap)",
 }
 """Display names for the `browser` keys below."""
 
+def load_steps(browser: str) -> str:
+    """How to load the unpacked extension in `browser` (a key of BROWSER_NAMES), as one sentence
+    ending with where the folder comes from. Chromium-family browsers open their own
+    `<scheme>://extensions` page; Firefox loads the Firefox build as a temporary add-on."""
+    family = browser.split("-", 1)[0]
+    if family == "firefox":
+        return ("about:debugging#/runtime/this-firefox → Load Temporary Add-on… → manifest.json in the "
+                "folder `webctx extension-path --firefox` prints")
+    page = EXTENSIONS_PAGES.get(family, "chrome://extensions")
+    return f"{page} → Developer mode → Load unpacked → the folder `webctx extension-path` prints"
+
+
+EXTENSIONS_PAGES: Final[dict[str, str]] = {
+    "edge": "edge://extensions",
+    "brave": "brave://extensions",
+    "vivaldi": "vivaldi://extensions",
+    "opera": "opera://extensions",
+}
+"""Each Chromium-family browser's own extensions page (all of them also accept chrome://extensions)."""
+
+_MAC: Final = "~/Library/Application Support"
+_WIN: Final = "~/AppData/Local"
+
 LOCATIONS: Final[tuple[Location, ...]] = (
-    # Linux
-    Location(
-        "chromium", "linux", folder="~/.config/chromium/NativeMessagingHosts", wired=True,
-        programs=("/usr/lib/chromium/chromium", "chromium", "chromium-browser"),
-    ),
-    Location(
-        "chrome", "linux", folder="~/.config/google-chrome/NativeMessagingHosts", wired=True,
-        programs=("google-chrome", "google-chrome-stable", "/opt/google/chrome/chrome"),
-    ),
-    Location("edge", "linux", folder="~/.config/microsoft-edge/NativeMessagingHosts"),
-    Location("brave", "linux", folder="~/.config/BraveSoftware/Brave-Browser/NativeMessagingHosts"),
-    Location("vivaldi", "linux", folder="~/.config/vivaldi/NativeMessagingHosts"),
-    Location(
-        "chromium-flatpak", "linux",
-        folder="~/.var/app/org.chromium.Chromium/config/chromium/NativeMessagingHosts",
-    ),
-    Location(
-        "chrome-flatpak", "linux",
-        folder="~/.var/app/com.google.Chrome/config/google-chrome/NativeMessagingHosts",
-    ),
-    Location("chromium-snap", "linux", folder="~/snap/chromium/common/chromium/NativeMessagingHosts"),
-    Location("firefox", "linux", folder="~/.mozilla/native-messaging-hosts", kind="firefox"),
-    # macOS
-    Location("chromium", "macos", folder="~/Library/Application Support/Chromium/NativeMessagingHosts"),
-    Location("chrome", "macos", folder="~/Library/Application Support/Google/Chrome/NativeMessagingHosts"),
-    Location("edge", "macos", folder="~/Library/Application Support/Microsoft Edge/NativeMessagingHosts"),
-    Location(
-        "brave", "macos",
-        folder="~/Library/Application Support/BraveSoftware/Brave-Browser/NativeMessagingHosts",
-    ),
-    Location("vivaldi", "macos", folder="~/Library/Application Support/Vivaldi/NativeMessagingHosts"),
-    Location(
-        "firefox", "macos",
-        folder="~/Library/Application Support/Mozilla/NativeMessagingHosts", kind="firefox",
-    ),
-    # Windows: HKCU\<key>\<host name> (default value) = full path of the manifest file
-    Location("chromium", "windows", registry=r"HKCU\Software\Chromium\NativeMessagingHosts"),
-    Location("chrome", "windows", registry=r"HKCU\Software\Google\Chrome\NativeMessagingHosts"),
-    Location("edge", "windows", registry=r"HKCU\Software\Microsoft\Edge\NativeMessagingHosts"),
-    Location("brave", "windows", registry=r"HKCU\Software\BraveSoftware\Brave-Browser\NativeMessagingHosts"),
-    Location("vivaldi", "windows", registry=r"HKCU\Software\Vivaldi\NativeMessagingHosts"),
-    Location("firefox", "windows", registry=r"HKCU\Software\Mozilla\NativeMessagingHosts", kind="firefox"),
+    # Linux ----------------------------------------------------------------------------------
+    Location("chrome", "linux", folder="~/.config/google-chrome/NativeMessagingHosts",
+             profile="~/.config/google-chrome",
+             programs=("google-chrome", "google-chrome-stable", "/opt/google/chrome/chrome")),
+    Location("chrome-beta", "linux", folder="~/.config/google-chrome-beta/NativeMessagingHosts",
+             profile="~/.config/google-chrome-beta", programs=("google-chrome-beta",)),
+    Location("chrome-dev", "linux", folder="~/.config/google-chrome-unstable/NativeMessagingHosts",
+             profile="~/.config/google-chrome-unstable", programs=("google-chrome-unstable",)),
+    Location("chrome-canary", "linux", folder="~/.config/google-chrome-canary/NativeMessagingHosts",
+             profile="~/.config/google-chrome-canary", programs=("google-chrome-canary",)),
+    Location("chromium", "linux", folder="~/.config/chromium/NativeMessagingHosts",
+             profile="~/.config/chromium",
+             programs=("/usr/lib/chromium/chromium", "chromium", "chromium-browser")),
+    Location("edge", "linux", folder="~/.config/microsoft-edge/NativeMessagingHosts",
+             profile="~/.config/microsoft-edge", programs=("microsoft-edge", "microsoft-edge-stable")),
+    Location("brave", "linux", folder="~/.config/BraveSoftware/Brave-Browser/NativeMessagingHosts",
+             profile="~/.config/BraveSoftware/Brave-Browser", programs=("brave-browser", "brave")),
+    Location("vivaldi", "linux", folder="~/.config/vivaldi/NativeMessagingHosts",
+             profile="~/.config/vivaldi", programs=("vivaldi", "vivaldi-stable")),
+    Location("opera", "linux", folder="~/.config/google-chrome/NativeMessagingHosts",
+             profile="~/.config/opera", programs=("opera",)),
+    Location("firefox", "linux", folder="~/.mozilla/native-messaging-hosts", kind="firefox",
+             profile="~/.mozilla/firefox", programs=("firefox", "firefox-esr")),
+    Location("chromium-flatpak", "linux",
+             folder="~/.var/app/org.chromium.Chromium/config/chromium/NativeMessagingHosts",
+             profile="~/.var/app/org.chromium.Chromium", sandbox="flatpak", app_id="org.chromium.Chromium"),
+    Location("chrome-flatpak", "linux",
+             folder="~/.var/app/com.google.Chrome/config/google-chrome/NativeMessagingHosts",
+             profile="~/.var/app/com.google.Chrome", sandbox="flatpak", app_id="com.google.Chrome"),
+    Location("edge-flatpak", "linux",
+             folder="~/.var/app/com.microsoft.Edge/config/microsoft-edge/NativeMessagingHosts",
+             profile="~/.var/app/com.microsoft.Edge", sandbox="flatpak", app_id="com.microsoft.Edge"),
+    Location("brave-flatpak", "linux",
+             folder="~/.var/app/com.brave.Browser/config/BraveSoftware/Brave-Browser/NativeMessagingHosts",
+             profile="~/.var/app/com.brave.Browser", sandbox="flatpak", app_id="com.brave.Browser"),
+    Location("firefox-flatpak", "linux",
+             folder="~/.var/app/org.mozilla.firefox/.mozilla/native-messaging-hosts", kind="firefox",
+             profile="~/.var/app/org.mozilla.firefox", sandbox="flatpak", app_id="org.mozilla.firefox"),
+    Location("chromium-snap", "linux", folder="~/snap/chromium/common/chromium/NativeMessagingHosts",
+             profile="~/snap/chromium", programs=("/snap/bin/chromium",), sandbox="snap", app_id="chromium"),
+    Location("firefox-snap", "linux", folder="~/snap/firefox/common/.mozilla/native-messaging-hosts",
+             kind="firefox", profile="~/snap/firefox", programs=("/snap/bin/firefox",),
+             sandbox="snap", app_id="firefox"),
+    # macOS ----------------------------------------------------------------------------------
+    Location("chrome", "macos", folder=f"{_MAC}/Google/Chrome/NativeMessagingHosts",
+             profile=f"{_MAC}/Google/Chrome", programs=("/Applications/Google Chrome.app",)),
+    Location("chrome-beta", "macos", folder=f"{_MAC}/Google/Chrome Beta/NativeMessagingHosts",
+             profile=f"{_MAC}/Google/Chrome Beta", programs=("/Applications/Google Chrome Beta.app",)),
+    Location("chrome-dev", "macos", folder=f"{_MAC}/Google/Chrome Dev/NativeMessagingHosts",
+             profile=f"{_MAC}/Google/Chrome Dev", programs=("/Applications/Google Chrome Dev.app",)),
+    Location("chrome-canary", "macos", folder=f"{_MAC}/Google/Chrome Canary/NativeMessagingHosts",
+             profile=f"{_MAC}/Google/Chrome Canary", programs=("/Applications/Google Chrome Canary.app",)),
+    Location("chromium", "macos", folder=f"{_MAC}/Chromium/NativeMessagingHosts",
+             profile=f"{_MAC}/Chromium", programs=("/Applications/Chromium.app",)),
+    Location("edge", "macos", folder=f"{_MAC}/Microsoft Edge/NativeMessagingHosts",
+             profile=f"{_MAC}/Microsoft Edge", programs=("/Applications/Microsoft Edge.app",)),
+    Location("brave", "macos", folder=f"{_MAC}/BraveSoftware/Brave-Browser/NativeMessagingHosts",
+             profile=f"{_MAC}/BraveSoftware/Brave-Browser", programs=("/Applications/Brave Browser.app",)),
+    Location("vivaldi", "macos", folder=f"{_MAC}/Vivaldi/NativeMessagingHosts",
+             profile=f"{_MAC}/Vivaldi", programs=("/Applications/Vivaldi.app",)),
+    Location("opera", "macos", folder=f"{_MAC}/Google/Chrome/NativeMessagingHosts",
+             profile=f"{_MAC}/com.operasoftware.Opera", programs=("/Applications/Opera.app",)),
+    Location("firefox", "macos", folder=f"{_MAC}/Mozilla/NativeMessagingHosts", kind="firefox",
+             profile=f"{_MAC}/Firefox", programs=("/Applications/Firefox.app",)),
+    # Windows: HKCU\<key>\<host name> (default value) = full path of the manifest file ---------
+    Location("chrome", "windows", registry=r"HKCU\Software\Google\Chrome\NativeMessagingHosts",
+             profile=f"{_WIN}/Google/Chrome/User Data"),
+    Location("chrome-beta", "windows", registry=r"HKCU\Software\Google\Chrome\NativeMessagingHosts",
+             profile=f"{_WIN}/Google/Chrome Beta/User Data"),
+    Location("chrome-dev", "windows", registry=r"HKCU\Software\Google\Chrome\NativeMessagingHosts",
+             profile=f"{_WIN}/Google/Chrome Dev/User Data"),
+    Location("chrome-canary", "windows", registry=r"HKCU\Software\Google\Chrome\NativeMessagingHosts",
+             profile=f"{_WIN}/Google/Chrome SxS/User Data"),
+    Location("chromium", "windows", registry=r"HKCU\Software\Chromium\NativeMessagingHosts",
+             profile=f"{_WIN}/Chromium/User Data"),
+    Location("edge", "windows", registry=r"HKCU\Software\Microsoft\Edge\NativeMessagingHosts",
+             profile=f"{_WIN}/Microsoft/Edge/User Data"),
+    Location("brave", "windows", registry=r"HKCU\Software\BraveSoftware\Brave-Browser\NativeMessagingHosts",
+             profile=f"{_WIN}/BraveSoftware/Brave-Browser/User Data"),
+    Location("vivaldi", "windows", registry=r"HKCU\Software\Vivaldi\NativeMessagingHosts",
+             profile=f"{_WIN}/Vivaldi/User Data"),
+    Location("opera", "windows", registry=r"HKCU\Software\Google\Chrome\NativeMessagingHosts",
+             profile="~/AppData/Roaming/Opera Software/Opera Stable"),
+    Location("firefox", "windows", registry=r"HKCU\Software\Mozilla\NativeMessagingHosts", kind="firefox",
+             profile="~/AppData/Roaming/Mozilla/Firefox"),
 )
 
 
@@ -125,14 +241,16 @@ def current_os() -> OsName:
 
 
 def locations_for(browser: str, os: OsName | None = None) -> list[Location]:
-    """The rows for `browser` on `os` (default: this OS); `browser="all"` gives every wired row."""
+    """The rows for `browser` on `os` (default: this OS); `browser="all"` gives every row of `os`."""
     os = os or current_os()
-    if browser == "all":
-        return [loc for loc in LOCATIONS if loc.os == os and loc.wired]
-    return [loc for loc in LOCATIONS if loc.os == os and loc.browser == browser]
+    return [loc for loc in LOCATIONS if loc.os == os and browser in ("all", loc.browser)]
 
 
-def wired_browsers(os: OsName | None = None) -> list[str]:
-    """Browser keys `webctx install --browser` accepts on `os` today (in table order)."""
-    os = os or current_os()
-    return [loc.browser for loc in LOCATIONS if loc.os == os and loc.wired]
+def browsers(os: OsName | None = None) -> list[str]:
+    """Browser keys `webctx install --browser` accepts on `os` (in table order)."""
+    return [loc.browser for loc in locations_for("all", os)]
+
+
+def all_browsers() -> list[str]:
+    """Every browser key of any OS, in table order without repeats (argparse's choices)."""
+    return list(dict.fromkeys(loc.browser for loc in LOCATIONS))

@@ -3,14 +3,21 @@
 What `install` writes, and exactly what `uninstall` removes again:
 
     <data_dir>/webctx-native-host          #!/bin/sh launcher, 0755: exec <sys.executable> -m native_host "$@"
-    <data_dir>/install-record.json         which manifests and folders install created
+    <data_dir>/webctx-native-host.cmd      on Windows instead: "<python.exe>" -m native_host %*
+    <data_dir>/install-record.json         which manifests, folders, files and registry keys install created
     <browser folder>/webctx.native_host.json   one per browser (locations.py), or
     <user-data-dir>/NativeMessagingHosts/webctx.native_host.json   with --user-data-dir
+    ~/.var/app/<app-id>/data/webctx/webctx-native-host   Flatpak: runs the launcher via flatpak-spawn --host
+    Windows: <data_dir>/webctx.native_host[.firefox].json and HKCU\\<key>\\webctx.native_host = its path
+
+Every row of `locations.py` goes through the same code; `os_name` and `registry` are parameters so
+the tests check every OS's rows on Linux (the Windows registry through `MemoryRegistry`).
 
 The manifest's `allowed_origins` holds the extension id derived from the public `key` in
 `extension/manifest.json` (base64 → SHA-256 → first 32 hex digits, 0-f mapped to a-p), so the id
-is stable without the Chrome Web Store. Browsers start native hosts with a minimal PATH, which is
-why the launcher names the exact interpreter webctx runs under.
+is stable without the Chrome Web Store; `--extension-id` adds store-published ids beside it.
+Firefox manifests carry `allowed_extensions: [GECKO_ID]` instead. Browsers start native hosts with a
+minimal PATH, which is why the launcher names the exact interpreter webctx runs under.
 """
 
 from __future__ import annotations
@@ -26,7 +33,8 @@ import shlex
 import shutil
 import stat
 import sys
-from dataclasses import dataclass, field
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Final
 
@@ -37,9 +45,10 @@ from native_host.install.locations import (
     USER_DATA_DIR_FOLDER,
     Location,
     ManifestKind,
+    OsName,
+    browsers,
     current_os,
     locations_for,
-    wired_browsers,
 )
 
 log = logging.getLogger(__name__)
@@ -47,26 +56,37 @@ log = logging.getLogger(__name__)
 MANIFEST_FILE: Final = f"{NATIVE_HOST_NAME}.json"
 """File name of the host manifest; browsers look it up by the host name (`connectNative`)."""
 
+FIREFOX_MANIFEST_FILE: Final = f"{NATIVE_HOST_NAME}.firefox.json"
+"""On Windows both kinds of manifest live in the launcher folder; Firefox's gets this name."""
+
 LAUNCHER_FILE: Final = "webctx-native-host"
 """File name of the launcher script in the launcher folder (default `paths.data_dir()`)."""
+
+WINDOWS_LAUNCHER_FILE: Final = "webctx-native-host.cmd"
+"""The launcher on Windows: a .cmd file (Chrome runs it through cmd.exe)."""
 
 RECORD_FILE: Final = "install-record.json"
 """What `install` created, kept beside the launcher so `uninstall` removes exactly that."""
 
 DESCRIPTION: Final = "webctx: makes this browser a context provider for desktop AI hosts"
 
+GECKO_ID: Final = "webctx@webctx.dev"
+"""The Firefox extension id (`browser_specific_settings.gecko.id` of the Firefox manifest)."""
+
+CHROMIUM_ID_RE: Final = re.compile(r"^[a-p]{32}$")
+"""A Chromium extension id: 32 letters a-p."""
+
+GECKO_ID_RE: Final = re.compile(r"^(\{[0-9A-Fa-f-]{36}\}|[A-Za-z0-9._+-]*@[A-Za-z0-9._-]+)$")
+"""A Firefox extension id: `name@domain` or a `{uuid}` (MDN, browser_specific_settings)."""
+
 
 # ---------------------------------------------------------------------------------------------
 # Extension id
 
 
-EXTENSION_ID_PATTERN: Final = re.compile(r"^[a-p]{32}$")
-"""A Chromium extension id: 32 letters a-p (the first 128 bits of a SHA-256, one letter a nibble)."""
-
-
 def check_extension_id(ext_id: str) -> str:
     """Return `ext_id` if it is a well-formed Chromium extension id; raise InstallError if not."""
-    if not EXTENSION_ID_PATTERN.fullmatch(ext_id):
+    if not CHROMIUM_ID_RE.fullmatch(ext_id):
         raise InstallError(
             f"{ext_id!r} is not a Chromium extension id (32 letters a-p, as chrome://extensions shows it). "
             "Pass the id shown for webctx on chrome://extensions, or leave --extension-id out.",
@@ -112,33 +132,64 @@ def extension_id(extension_dir: Path | None = None) -> str:
     return extension_id_from_key(key)
 
 
+def split_extension_ids(ids: Sequence[str]) -> tuple[list[str], list[str]]:
+    """Sort `--extension-id` values into (Chromium ids, Firefox ids). Raises InstallError for a
+    value that is neither 32 letters a-p nor `name@domain` / `{uuid}`."""
+    chromium: list[str] = []
+    firefox: list[str] = []
+    for value in ids:
+        if CHROMIUM_ID_RE.match(value):
+            chromium.append(value)
+        elif GECKO_ID_RE.match(value):
+            firefox.append(value)
+        else:
+            raise InstallError(
+                f"{value!r} is not an extension id: Chromium ids are 32 letters a-p (see "
+                "chrome://extensions), Firefox ids look like name@domain. Pass a valid --extension-id.",
+                fix="webctx install --extension-id <32 letters a-p>",
+            )
+    return chromium, firefox
+
+
 # ---------------------------------------------------------------------------------------------
 # The files
 
 
-def host_manifest(launcher: Path, ext_id: str, kind: ManifestKind = "chromium") -> dict[str, Any]:
+def host_manifest(
+    launcher: Path | str, ids: Sequence[str], kind: ManifestKind = "chromium"
+) -> dict[str, Any]:
     """The host manifest JSON: `{name, description, path, type: "stdio", allowed_origins}` for
-    Chromium-family browsers (`["chrome-extension://<id>/"]`), `allowed_extensions: [<id>]` for
-    Firefox. `launcher` must be absolute (Chromium reports a relative path as "not found")."""
+    Chromium-family browsers (`["chrome-extension://<id>/", …]`), `allowed_extensions: [<id>, …]`
+    for Firefox. `launcher` must be absolute (Chromium reports a relative path as "not found")."""
     manifest: dict[str, Any] = {
         "name": NATIVE_HOST_NAME,
         "description": DESCRIPTION,
         "path": str(launcher),
         "type": "stdio",
     }
+    unique = list(dict.fromkeys(ids))
     if kind == "firefox":
-        manifest["allowed_extensions"] = [ext_id]
+        manifest["allowed_extensions"] = unique
     else:
-        manifest["allowed_origins"] = [f"chrome-extension://{ext_id}/"]
+        manifest["allowed_origins"] = [f"chrome-extension://{i}/" for i in unique]
     return manifest
 
 
-def launcher_text(python: str | None = None) -> str:
-    """The launcher script: `exec`s the exact interpreter (`sys.executable`, not resolved, so a
-    venv stays a venv) with `-m native_host "$@"`; the package's folder goes first on PYTHONPATH
-    so the host runs the same code as this CLI."""
-    interpreter = os.path.abspath(python or sys.executable)
+def launcher_text(python: str | None = None, os_name: OsName | None = None) -> str:
+    """The launcher script: runs the exact interpreter (`sys.executable`, not resolved, so a venv
+    stays a venv) with `-m native_host` and the browser's arguments; the package's folder goes
+    first on PYTHONPATH so the host runs the same code as this CLI. A `#!/bin/sh` script, or a
+    `.cmd` batch file when `os_name` is "windows"."""
+    interpreter = python or sys.executable
     package_root = str(Path(__file__).resolve().parent.parent.parent)
+    if (os_name or current_os()) == "windows":
+        return (
+            "@echo off\r\n"
+            "rem webctx native messaging host launcher: written by `webctx install`.\r\n"
+            f'set "PYTHONPATH={package_root};%PYTHONPATH%"\r\n'
+            f'"{interpreter}" -m native_host %*\r\n'
+        )
+    interpreter = os.path.abspath(interpreter)
     return (
         "#!/bin/sh\n"
         "# webctx native messaging host launcher: written by `webctx install`, removed by `uninstall`.\n"
@@ -149,43 +200,67 @@ def launcher_text(python: str | None = None) -> str:
     )
 
 
-def write_launcher(folder: Path | None = None, *, python: str | None = None) -> Path:
+def flatpak_wrapper_text(launcher: Path) -> str:
+    """The launcher inside a Flatpak sandbox: runs the real one on the host (`flatpak-spawn --host`)."""
+    return (
+        "#!/bin/sh\n"
+        "# webctx: the browser runs in a Flatpak sandbox; run the native host outside it.\n"
+        f'exec flatpak-spawn --host {shlex.quote(str(launcher))} "$@"\n'
+    )
+
+
+def launcher_file(os_name: OsName | None = None) -> str:
+    """The launcher's file name on `os_name` (default: this OS)."""
+    return WINDOWS_LAUNCHER_FILE if (os_name or current_os()) == "windows" else LAUNCHER_FILE
+
+
+def write_launcher(
+    folder: Path | None = None, *, python: str | None = None, os_name: OsName | None = None
+) -> Path:
     """Write the launcher into `folder` (default `paths.data_dir()`) with mode 0755; return its path.
     Raises InstallError when the folder cannot be written."""
     folder = folder or paths.data_dir()
-    launcher = folder / LAUNCHER_FILE
-    if sys.platform == "win32":
-        raise InstallError(
-            "Installing on Windows (registry keys and a .bat launcher) is not wired yet. "
-            "Use Linux for now.",
-            fix="use Linux",
-        )
-    try:
-        folder.mkdir(parents=True, exist_ok=True)
-        tmp = launcher.with_name(launcher.name + ".tmp")
-        tmp.write_text(launcher_text(python), encoding="utf-8")
-        tmp.chmod(0o755)
-        tmp.replace(launcher)
-    except OSError as exc:
-        raise InstallError(
-            f"Cannot write the launcher {launcher}: {exc.strerror}. Check the folder's permissions.",
-            path=str(launcher),
-            fix=f"make {folder} writable",
-        ) from None
+    launcher = folder / launcher_file(os_name)
+    write_file(launcher, launcher_text(python, os_name), 0o755)
     return launcher
 
 
+def write_file(path: Path, text: str, mode: int) -> None:
+    """Write `text` to `path` through a temp file + rename, with `mode`. Raises InstallError."""
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        tmp = path.with_name(path.name + ".tmp")
+        tmp.write_text(text, encoding="utf-8", newline="")
+        tmp.chmod(mode)
+        tmp.replace(path)
+    except OSError as exc:
+        raise InstallError(
+            f"Cannot write {path}: {exc.strerror}. Make {path.parent} writable, or pass --user-data-dir.",
+            path=str(path),
+            fix=f"make {path.parent} writable",
+        ) from None
+
+
 # ---------------------------------------------------------------------------------------------
-# Install / uninstall
+# Where
 
 
 @dataclass(frozen=True)
 class Target:
-    """One place to put a host manifest: the browser key (or "user-data-dir"), and the folder."""
+    """One place to register the host: the browser key (or "user-data-dir"), where its manifest
+    goes, the registry key naming it (Windows), and the sandbox launcher it needs (Flatpak)."""
 
     browser: str
-    folder: Path
+    manifest: Path
     kind: ManifestKind = "chromium"
+    registry: str | None = None
+    wrapper: Path | None = None
+    note: str | None = None
+
+    @property
+    def folder(self) -> Path:
+        """The folder the manifest goes into."""
+        return self.manifest.parent
 
     @property
     def display_name(self) -> str:
@@ -193,240 +268,86 @@ class Target:
         return BROWSER_NAMES.get(self.browser, self.browser)
 
 
-@dataclass
-class InstallReport:
-    """What `install`/`uninstall` did: files written or removed, browsers skipped (with why)."""
-
-    launcher: Path | None = None
-    written: list[Path] = field(default_factory=list)
-    removed: list[Path] = field(default_factory=list)
-    skipped: list[str] = field(default_factory=list)
-    extension_id: str | None = None
-
-    def to_json(self) -> dict[str, Any]:
-        """`{launcher, written, removed, skipped, extensionId}` with paths as strings."""
-        return {
-            "launcher": str(self.launcher) if self.launcher else None,
-            "written": [str(p) for p in self.written],
-            "removed": [str(p) for p in self.removed],
-            "skipped": list(self.skipped),
-            "extensionId": self.extension_id,
-        }
-
-
-def _browser_present(location: Location) -> bool:
-    if not location.programs:
+def browser_present(row: Location, home: Path | None = None) -> bool:
+    """True when the browser of `row` looks installed: its user data folder exists, or (on this
+    machine's OS) one of its programs is on PATH / exists."""
+    profile = row.profile_path(home)
+    if profile is not None and profile.exists():
+        return True
+    if row.os != current_os():
         return False
-    for program in location.programs:
+    for program in row.programs:
         if os.path.isabs(program):
-            if os.access(program, os.X_OK):
+            if os.path.exists(program):
                 return True
         elif shutil.which(program):
             return True
     return False
 
 
+def target_for(
+    row: Location, *, home: Path | None = None, launcher_dir: Path | None = None
+) -> Target:
+    """The Target of one locations.py row: the manifest in `row.folder`, or on Windows in
+    `launcher_dir` (named by the registry key); Flatpak rows get a wrapper inside the sandbox."""
+    launcher_dir = launcher_dir or paths.data_dir()
+    if row.registry is not None:
+        name = FIREFOX_MANIFEST_FILE if row.kind == "firefox" else MANIFEST_FILE
+        key = f"{row.registry}\\{NATIVE_HOST_NAME}"
+        return Target(row.browser, launcher_dir / name, row.kind, registry=key, note=row.note)
+    folder = row.path(home)
+    assert folder is not None  # every row has a folder or a registry key (tested)
+    wrapper = None
+    if row.sandbox == "flatpak":
+        sandbox_home = row.profile_path(home)
+        assert sandbox_home is not None
+        wrapper = sandbox_home / "data" / "webctx" / LAUNCHER_FILE
+    return Target(row.browser, folder / MANIFEST_FILE, row.kind, wrapper=wrapper, note=row.note)
+
+
 def targets(
-    browser: str = "all", *, user_data_dir: Path | None = None, home: Path | None = None
+    browser: str = "all",
+    *,
+    user_data_dir: Path | None = None,
+    home: Path | None = None,
+    os_name: OsName | None = None,
+    launcher_dir: Path | None = None,
+    present: Callable[[Location], bool] | None = None,
 ) -> tuple[list[Target], list[str]]:
-    """Where to install for `browser` ("chromium", "chrome", … or "all"): the targets, and notes on
-    browsers skipped. `user_data_dir` replaces the table: `<dir>/NativeMessagingHosts/`. With "all",
-    only browsers found installed are targeted, or every wired one when none is found.
-    Raises InstallError for a browser with no wired row on this OS."""
+    """Where to install for `browser` ("chromium", "chrome", … or "all") on `os_name`: the targets,
+    and notes on browsers skipped. `user_data_dir` replaces the table: `<dir>/NativeMessagingHosts/`.
+    With "all", only browsers found installed (`present`, default `browser_present`) are targeted.
+    Raises InstallError for a browser with no row on this OS, or "all" when none is installed."""
     if user_data_dir is not None:
-        return [Target("user-data-dir", Path(user_data_dir).absolute() / USER_DATA_DIR_FOLDER)], []
-    rows = locations_for(browser)
-    if browser != "all":
-        wired = [row for row in rows if row.wired]
-        if not wired:
-            choices = ", ".join([*wired_browsers(), "all"])
-            raise InstallError(
-                f"Installing for {browser!r} on {current_os()} is not supported yet. "
-                f"Choose one of: {choices}.",
-                browser=browser,
-                fix=f"webctx install --browser {wired_browsers()[0] if wired_browsers() else 'all'}",
-            )
-        rows = wired
+        folder = Path(user_data_dir).absolute() / USER_DATA_DIR_FOLDER
+        return [Target("user-data-dir", folder / MANIFEST_FILE)], []
+    os_name = os_name or current_os()
+    rows = locations_for(browser, os_name)
+    if not rows:
+        choices = ", ".join([*browsers(os_name), "all"])
+        raise InstallError(
+            f"webctx knows no browser {browser!r} on {os_name}. Choose one of: {choices}.",
+            browser=browser,
+            fix="webctx install --browser all",
+        )
     skipped: list[str] = []
     if browser == "all":
-        present = [row for row in rows if _browser_present(row)]
-        if present:
-            skipped = [
-                f"{BROWSER_NAMES.get(r.browser, r.browser)} (not installed; "
-                f"use --browser {r.browser} to install anyway)"
-                for r in rows
-                if r not in present
-            ]
-            rows = present
-    found: list[Target] = []
-    for row in rows:
-        folder = row.path(home)
-        if folder is not None:
-            found.append(Target(row.browser, folder, row.kind))
-    return found, skipped
-
-
-def _record_path(launcher_dir: Path) -> Path:
-    return launcher_dir / RECORD_FILE
-
-
-def _load_record(launcher_dir: Path) -> dict[str, list[str]]:
-    try:
-        data = json.loads(_record_path(launcher_dir).read_text(encoding="utf-8"))
-    except (OSError, ValueError):
-        return {"manifests": [], "dirs": []}
-    if not isinstance(data, dict):
-        return {"manifests": [], "dirs": []}
-    return {
-        "manifests": [str(p) for p in data.get("manifests", []) if isinstance(p, str)],
-        "dirs": [str(p) for p in data.get("dirs", []) if isinstance(p, str)],
-    }
-
-
-def _save_record(launcher_dir: Path, record: dict[str, list[str]]) -> None:
-    path = _record_path(launcher_dir)
-    tmp = path.with_name(path.name + ".tmp")
-    tmp.write_text(json.dumps(record, indent=2) + "\n", encoding="utf-8")
-    tmp.replace(path)
-
-
-def _make_dirs(folder: Path) -> list[Path]:
-    """mkdir -p `folder`; return the folders that did not exist before, outermost first."""
-    missing: list[Path] = []
-    current = folder
-    while not current.exists():
-        missing.append(current)
-        if current.parent == current:
-            break
-        current = current.parent
-    folder.mkdir(parents=True, exist_ok=True)
-    return list(reversed(missing))
-
-
-def install(
-    browser: str = "all",
-    *,
-    user_data_dir: Path | None = None,
-    ext_id: str | None = None,
-    launcher_dir: Path | None = None,
-    home: Path | None = None,
-    python: str | None = None,
-) -> InstallReport:
-    """Write the launcher and a host manifest for `browser` (SPEC §6); idempotent.
-
-    `ext_id` defaults to the id derived from the extension's `key`; `launcher_dir` defaults to
-    `paths.data_dir()`; `home` (for `~` in locations.py) to the user's home; `python` to
-    `sys.executable`. Raises InstallError (message ending with the fix) when nothing can be written.
-    """
-    ext_id = check_extension_id(ext_id) if ext_id else extension_id()
-    launcher_dir = (launcher_dir or paths.data_dir()).absolute()
-    chosen, skipped = targets(browser, user_data_dir=user_data_dir, home=home)
-    created_launcher_dirs = [] if launcher_dir.exists() else _make_dirs(launcher_dir)
-    record = _load_record(launcher_dir)
-    record["dirs"].extend(str(d) for d in created_launcher_dirs if str(d) not in record["dirs"])
-    launcher = write_launcher(launcher_dir, python=python)
-    report = InstallReport(launcher=launcher, skipped=skipped, extension_id=ext_id)
-    for target in chosen:
-        manifest_path = target.folder / MANIFEST_FILE
-        try:
-            created = _make_dirs(target.folder)
-            text = json.dumps(host_manifest(launcher, ext_id, target.kind), indent=2) + "\n"
-            tmp = manifest_path.with_name(manifest_path.name + ".tmp")
-            tmp.write_text(text, encoding="utf-8")
-            tmp.chmod(0o644)
-            tmp.replace(manifest_path)
-        except OSError as exc:
-            _save_record(launcher_dir, record)
+        is_present = present or (lambda row: browser_present(row, home))
+        found = [row for row in rows if is_present(row)]
+        if not found:
             raise InstallError(
-                f"Cannot write the host manifest for {target.display_name} at {manifest_path}: "
-                f"{exc.strerror}. Check the folder's permissions, or pass --user-data-dir.",
-                browser=target.browser,
-                path=str(manifest_path),
-                fix=f"make {target.folder} writable",
-            ) from None
-        record["dirs"].extend(str(d) for d in created if str(d) not in record["dirs"])
-        if str(manifest_path) not in record["manifests"]:
-            record["manifests"].append(str(manifest_path))
-        report.written.append(manifest_path)
-        log.info("wrote host manifest %s", manifest_path)
-    _save_record(launcher_dir, record)
-    return report
-
-
-def _is_our_manifest(path: Path) -> bool:
-    try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, ValueError):
-        return False
-    return isinstance(data, dict) and data.get("name") == NATIVE_HOST_NAME
-
-
-def uninstall(
-    browser: str = "all",
-    *,
-    user_data_dir: Path | None = None,
-    launcher_dir: Path | None = None,
-    home: Path | None = None,
-) -> InstallReport:
-    """Remove what `install` wrote for `browser`: its host manifests, the folders install created
-    for them (when empty), and — once no manifest is left — the launcher and the install record.
-    With "all", every manifest the record lists goes. Missing files are fine (idempotent).
-    Raises InstallError when a file exists but cannot be removed."""
-    launcher_dir = (launcher_dir or paths.data_dir()).absolute()
-    record = _load_record(launcher_dir)
-    report = InstallReport()
-    if user_data_dir is not None or browser != "all":
-        chosen, _ = targets(browser, user_data_dir=user_data_dir, home=home)
-        wanted = [t.folder / MANIFEST_FILE for t in chosen]
-    else:  # everything the record lists, plus every wired location (in case the record was lost)
-        wanted = [Path(p) for p in record["manifests"]]
-        for row in locations_for("all"):
-            folder = row.path(home)
-            if folder is not None:
-                wanted.append(folder / MANIFEST_FILE)
-    seen: set[Path] = set()
-    for manifest_path in wanted:
-        if manifest_path in seen:
-            continue
-        seen.add(manifest_path)
-        if manifest_path.is_file() and _is_our_manifest(manifest_path):
-            _remove(manifest_path)
-            report.removed.append(manifest_path)
-        if str(manifest_path) in record["manifests"]:
-            record["manifests"].remove(str(manifest_path))
-    # Folders install created, innermost first, only when empty now.
-    for folder in sorted((Path(d) for d in record["dirs"]), key=lambda p: len(p.parts), reverse=True):
-        if folder == launcher_dir or launcher_dir in folder.parents or folder in launcher_dir.parents:
-            continue  # the launcher's own folders go with it, below
-        if folder.is_dir() and not any(folder.iterdir()):
-            folder.rmdir()
-            report.removed.append(folder)
-            record["dirs"].remove(str(folder))
-    if record["manifests"]:
-        _save_record(launcher_dir, record)
-        return report
-    for leftover in (launcher_dir / LAUNCHER_FILE, _record_path(launcher_dir)):
-        if leftover.exists():
-            _remove(leftover)
-            report.removed.append(leftover)
-    for d in sorted((Path(d) for d in record["dirs"]), key=lambda p: len(p.parts), reverse=True):
-        if d.is_dir() and not any(d.iterdir()):
-            d.rmdir()
-            report.removed.append(d)
-    return report
-
-
-def _remove(path: Path) -> None:
-    try:
-        path.unlink()
-    except FileNotFoundError:
-        return
-    except OSError as exc:
-        raise InstallError(
-            f"Cannot remove {path}: {exc.strerror}. Remove it by hand.",
-            path=str(path),
-            fix=f"rm {shlex.quote(str(path))}",
-        ) from None
+                f"No supported browser was found on this {os_name} machine. Install one (e.g. "
+                "`sudo apt install chromium`), or name it: `webctx install --browser chromium`.",
+                fix="webctx install --browser chromium",
+            )
+        skipped = [BROWSER_NAMES.get(r.browser, r.browser) for r in rows if r not in found]
+        rows = found
+    chosen: list[Target] = []
+    for row in rows:
+        target = target_for(row, home=home, launcher_dir=launcher_dir)
+        if target not in chosen:
+            chosen.append(target)
+    return chosen, skipped
 
 
 def is_executable(path: Path) -> bool:

@@ -74,6 +74,7 @@ class Host:
         self.stdout_closed = asyncio.Event()
         self.current_requests = 0
         self.answer_current = True
+        self.provider_ready: list[dict[str, Any]] = []
         self._reader = asyncio.create_task(self._read_stdout())
 
     async def _read_stdout(self) -> None:
@@ -97,6 +98,9 @@ class Host:
                 except ValueError:
                     self.garbage.append(f"not JSON: {body[:80]!r}")
                     return
+                if frame.get("type") == "provider.ready":  # an event; kept aside from the replies
+                    self.provider_ready.append(frame)
+                    continue
                 if frame.get("type") == "current" and self.answer_current:
                     self.current_requests += 1
                     await self.send({"type": "result", "id": frame["id"], "result": {"root": ROOT}})
@@ -454,3 +458,14 @@ def test_claimed_stdout_carries_only_frames(tmp_path: Path) -> None:
     assert b"stray print" in completed.stderr
     assert b"raw fd 1 write" in completed.stderr
     assert b"child output" in completed.stderr
+
+
+async def test_provider_ready_names_the_descriptor_s_port_and_never_the_token(
+    spawn: Callable[[], Any],
+) -> None:
+    host: Host = await spawn()
+    await host.hello()
+    descriptor = await ready_descriptor(host)
+    await wait_until(lambda: bool(host.provider_ready), what="provider.ready")
+    port = int(descriptor["endpoint"].split(":")[2].split("/")[0])
+    assert host.provider_ready == [{"type": "provider.ready", "port": port}]

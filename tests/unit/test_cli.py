@@ -21,7 +21,17 @@ from native_host.demo import browsers
 from native_host.demo.runner import browser_command
 from native_host.wire import Element
 
-COMMAND_NAMES = ["context", "providers", "mcp", "conformance", "install", "uninstall", "demo"]
+COMMAND_NAMES = [
+    "context",
+    "providers",
+    "mcp",
+    "conformance",
+    "install",
+    "uninstall",
+    "doctor",
+    "extension-path",
+    "demo",
+]
 
 
 @pytest.fixture(autouse=True)

@@ -14,7 +14,7 @@ import pytest
 
 from native_host import NATIVE_HOST_NAME, paths
 from native_host.errors import InstallError
-from native_host.install import locations, manifests
+from native_host.install import installer, locations, manifests
 
 EXPECTED_EXTENSION_ID = "kbmgfelnojabkebealaikmhmkcjnbgpl"
 
@@ -73,7 +73,7 @@ def test_a_missing_key_is_an_install_error_ending_with_the_fix(tmp_path: Path) -
 
 def test_install_into_a_user_data_dir_writes_the_host_manifest(tmp_path: Path) -> None:
     udd = tmp_path / "udd"
-    report = manifests.install(user_data_dir=udd, ext_id=EXPECTED_EXTENSION_ID)
+    report = installer.install(user_data_dir=udd, ext_id=EXPECTED_EXTENSION_ID)
     manifest_path = udd / "NativeMessagingHosts" / f"{NATIVE_HOST_NAME}.json"
     assert report.written == [manifest_path]
     data = json.loads(manifest_path.read_text())
@@ -89,7 +89,7 @@ def test_install_into_a_user_data_dir_writes_the_host_manifest(tmp_path: Path) -
 
 
 def test_the_launcher_is_executable_and_pins_this_interpreter(tmp_path: Path) -> None:
-    report = manifests.install(user_data_dir=tmp_path / "udd", ext_id=EXPECTED_EXTENSION_ID)
+    report = installer.install(user_data_dir=tmp_path / "udd", ext_id=EXPECTED_EXTENSION_ID)
     launcher = report.launcher
     assert launcher is not None
     mode = stat.S_IMODE(launcher.stat().st_mode)
@@ -103,7 +103,7 @@ def test_the_launcher_execs_the_pinned_interpreter_with_the_browser_s_arguments(
     fake_python = tmp_path / "fake python"  # a space, to prove the quoting
     fake_python.write_text('#!/bin/sh\nprintf "%s|" "$@"\nprintf "\\n%s" "$PYTHONPATH"\n')
     fake_python.chmod(0o755)
-    report = manifests.install(
+    report = installer.install(
         user_data_dir=tmp_path / "udd", ext_id=EXPECTED_EXTENSION_ID, python=str(fake_python)
     )
     assert report.launcher is not None
@@ -119,9 +119,9 @@ def test_the_launcher_execs_the_pinned_interpreter_with_the_browser_s_arguments(
 
 def test_install_is_idempotent(tmp_path: Path) -> None:
     udd = tmp_path / "udd"
-    manifests.install(user_data_dir=udd, ext_id=EXPECTED_EXTENSION_ID)
+    installer.install(user_data_dir=udd, ext_id=EXPECTED_EXTENSION_ID)
     first = snapshot(tmp_path)
-    manifests.install(user_data_dir=udd, ext_id=EXPECTED_EXTENSION_ID)
+    installer.install(user_data_dir=udd, ext_id=EXPECTED_EXTENSION_ID)
     assert snapshot(tmp_path) == first
 
 
@@ -132,23 +132,23 @@ def test_uninstall_removes_exactly_what_install_wrote(
     (private_home / ".config" / "chromium").mkdir(parents=True)  # the browser's own folder exists
     (private_home / ".config" / "chromium" / "Local State").write_text("{}")
     before = snapshot(tmp_path)
-    report = manifests.install(browser, ext_id=EXPECTED_EXTENSION_ID, home=private_home)
+    report = installer.install(browser, ext_id=EXPECTED_EXTENSION_ID, home=private_home)
     assert report.written
     for path in report.written:
         assert json.loads(path.read_text())["name"] == NATIVE_HOST_NAME
     assert snapshot(tmp_path) != before
-    manifests.uninstall(browser, home=private_home)
+    installer.uninstall(browser, home=private_home)
     assert snapshot(tmp_path) == before
 
 
 def test_uninstall_of_one_browser_keeps_the_other_and_the_launcher(private_home: Path) -> None:
-    manifests.install("chromium", ext_id=EXPECTED_EXTENSION_ID, home=private_home)
-    chrome = manifests.install("chrome", ext_id=EXPECTED_EXTENSION_ID, home=private_home)
-    manifests.uninstall("chromium", home=private_home)
+    installer.install("chromium", ext_id=EXPECTED_EXTENSION_ID, home=private_home)
+    chrome = installer.install("chrome", ext_id=EXPECTED_EXTENSION_ID, home=private_home)
+    installer.uninstall("chromium", home=private_home)
     assert not (private_home / ".config" / "chromium").exists()
     assert chrome.written[0].is_file()
     assert chrome.launcher is not None and chrome.launcher.is_file()
-    manifests.uninstall("chrome", home=private_home)
+    installer.uninstall("chrome", home=private_home)
     assert not chrome.launcher.exists()
 
 
@@ -156,8 +156,8 @@ def test_uninstall_with_a_user_data_dir_removes_what_install_wrote_there(tmp_pat
     udd = tmp_path / "udd"
     udd.mkdir()
     before = snapshot(tmp_path)
-    manifests.install(user_data_dir=udd, ext_id=EXPECTED_EXTENSION_ID)
-    manifests.uninstall(user_data_dir=udd)
+    installer.install(user_data_dir=udd, ext_id=EXPECTED_EXTENSION_ID)
+    installer.uninstall(user_data_dir=udd)
     assert snapshot(tmp_path) == before
 
 
@@ -166,20 +166,21 @@ def test_uninstall_leaves_someone_else_s_manifest_alone(private_home: Path) -> N
     folder.mkdir(parents=True)
     foreign = folder / f"{NATIVE_HOST_NAME}.json"
     foreign.write_text(json.dumps({"name": "something.else"}))
-    manifests.uninstall("chromium", home=private_home)
+    installer.uninstall("chromium", home=private_home)
     assert foreign.is_file()
 
 
 def test_uninstall_when_nothing_was_installed_is_fine(private_home: Path) -> None:
-    assert manifests.uninstall("all", home=private_home).removed == []
+    assert installer.uninstall("all", home=private_home).removed == []
 
 
-def test_locations_data_covers_every_os_and_the_wired_linux_rows() -> None:
+def test_locations_data_covers_every_os() -> None:
     linux = {loc.browser: loc for loc in locations.LOCATIONS if loc.os == "linux"}
-    assert linux["chromium"].folder == "~/.config/chromium/NativeMessagingHosts" and linux["chromium"].wired
-    assert linux["chrome"].folder == "~/.config/google-chrome/NativeMessagingHosts" and linux["chrome"].wired
+    assert linux["chromium"].folder == "~/.config/chromium/NativeMessagingHosts"
+    assert linux["chrome"].folder == "~/.config/google-chrome/NativeMessagingHosts"
     assert {loc.os for loc in locations.LOCATIONS} == {"linux", "macos", "windows"}
-    for browser in ("edge", "brave", "vivaldi", "firefox"):
+    for browser in ("chrome", "chrome-beta", "chrome-dev", "chrome-canary", "chromium", "edge", "brave",
+                    "vivaldi", "opera", "firefox"):
         assert {loc.os for loc in locations.LOCATIONS if loc.browser == browser} == {
             "linux",
             "macos",
@@ -188,11 +189,20 @@ def test_locations_data_covers_every_os_and_the_wired_linux_rows() -> None:
     for loc in locations.LOCATIONS:
         assert (loc.folder is None) != (loc.registry is None)
         assert loc.browser in locations.BROWSER_NAMES
+        assert (loc.registry is not None) == (loc.os == "windows")
+        assert (loc.sandbox is None) == (loc.app_id is None)
+        assert loc.profile is not None, "every row can tell whether its browser is installed"
 
 
-def test_a_browser_that_is_not_wired_yet_is_an_install_error() -> None:
-    with pytest.raises(InstallError, match="not supported yet"):
-        manifests.install("firefox", ext_id=EXPECTED_EXTENSION_ID)
+def test_an_unknown_browser_is_an_install_error_naming_the_choices() -> None:
+    with pytest.raises(InstallError, match=r"Choose one of: .*chromium"):
+        installer.install("netscape", ext_id=EXPECTED_EXTENSION_ID)
+
+
+def test_all_with_no_browser_found_is_an_install_error_ending_with_the_fix() -> None:
+    with pytest.raises(InstallError) as info:
+        installer.install("all", ext_id=EXPECTED_EXTENSION_ID, present=lambda _row: False)
+    assert str(info.value).endswith("`webctx install --browser chromium`.")
 
 
 @pytest.mark.parametrize("bad", ["bad id!", "ABC", "kbmgfelnojabkebealaikmhmkcjnbgp", "z" * 32])
@@ -202,5 +212,5 @@ def test_an_extension_id_that_cannot_be_valid_is_refused_and_nothing_is_written(
     """Regression (fresh-user report B3): `--extension-id 'bad id!'` was written into allowed_origins."""
     udd = tmp_path / "udd"
     with pytest.raises(InstallError, match="not a Chromium extension id"):
-        manifests.install("chromium", user_data_dir=udd, ext_id=bad)
+        installer.install("chromium", user_data_dir=udd, ext_id=bad)
     assert not (udd / "NativeMessagingHosts").exists()

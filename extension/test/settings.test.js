@@ -1,0 +1,72 @@
+// node --test: the settings' pure logic (service_worker/settings.js).
+import assert from "node:assert/strict";
+import test from "node:test";
+
+import {
+  DEFAULT_SETTINGS,
+  MAX_EXCLUDED_SITES,
+  countPagesWithTools,
+  describeStatus,
+  isExcluded,
+  normalizeSettings,
+  parseSiteList,
+} from "../service_worker/settings.js";
+
+test("missing or mistyped settings fall back to the defaults", () => {
+  assert.deepEqual(normalizeSettings(undefined), { ...DEFAULT_SETTINGS });
+  assert.deepEqual(normalizeSettings({ enabled: "no", incognito: 1, excludedSites: "x" }), { ...DEFAULT_SETTINGS });
+  const off = normalizeSettings({ enabled: false, excludedSites: ["Example.COM", 7], exposePageTools: false });
+  assert.equal(off.enabled, false);
+  assert.deepEqual(off.excludedSites, ["example.com"]);
+  assert.equal(off.exposePageTools, false);
+  assert.equal(off.confirmConsequential, true);
+});
+
+test("a site list is reduced to unique host names", () => {
+  assert.deepEqual(
+    parseSiteList("https://Mail.Example.com/inbox\n*.bank.test, bank.test  localhost:8080\n\n-bad- ../x .dot"),
+    ["mail.example.com", "bank.test", "localhost"],
+  );
+  assert.equal(parseSiteList(Array.from({ length: 600 }, (_, i) => `s${i}.test`).join(" ")).length, MAX_EXCLUDED_SITES);
+});
+
+test("a site excludes itself and its subdomains, nothing else", () => {
+  const sites = ["bank.test"];
+  assert.equal(isExcluded("https://bank.test/login", sites), true);
+  assert.equal(isExcluded("https://www.bank.test/", sites), true);
+  assert.equal(isExcluded("https://notbank.test/", sites), false);
+  assert.equal(isExcluded("not a url", sites), false);
+  assert.equal(isExcluded("https://bank.test/", []), false);
+});
+
+test("the popup's words for each state", () => {
+  assert.equal(describeStatus({ state: "connected", at: 0 }, false).label, "Provider off");
+  assert.equal(describeStatus({ state: "connected", at: 0 }, true).label, "Provider on: connected");
+  assert.equal(describeStatus({ state: "connected", port: 53817, at: 0 }, true).detail, "MCP endpoint on 127.0.0.1:53817");
+  assert.equal(
+    describeStatus({ state: "connected", port: 1, pagesWithTools: 2, at: 0 }, true).detail,
+    "MCP endpoint on 127.0.0.1:1 · 2 pages with tools",
+  );
+  const missing = describeStatus(
+    { state: "disconnected", error: "Specified native messaging host not found.", fix: "webctx install --browser chromium", at: 0 },
+    true,
+  );
+  assert.equal(missing.label, "Provider on: native host not installed");
+  assert.equal(missing.fix, "webctx install --browser chromium");
+  assert.equal(missing.detail, "Specified native messaging host not found.");
+  const exited = describeStatus({ state: "disconnected", error: "Native host has exited.", fix: "webctx doctor", at: 0 }, true);
+  assert.equal(exited.label, "Provider on: native host error");
+  assert.equal(describeStatus({ state: "off", at: 0 }, true).label, "Provider on: connecting…");
+  assert.equal(describeStatus(undefined, true).label, "Provider on: not started");
+});
+
+test("pages with tools are counted from the tree", () => {
+  const page = (/** @type {string[] | undefined} */ tools) => ({ id: "p", role: "Page", attributes: tools ? { tools } : {} });
+  const root = {
+    id: "app",
+    role: "Application",
+    children: [{ id: "win-1", role: "Window", children: [page(["a"]), page([]), page(undefined), page(["b", "c"])] }],
+  };
+  assert.equal(countPagesWithTools(root), 2);
+  assert.equal(countPagesWithTools({ id: "app", role: "Application" }), 0);
+});

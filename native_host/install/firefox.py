@@ -1,0 +1,70 @@
+"""The Firefox build of the extension: the same files with a manifest.json made for Firefox.
+
+Differences from `extension/manifest.json` (Chromium), made by `firefox_manifest()` so the two never
+drift apart (a test compares them key by key):
+
+- no `key` (Firefox ids come from `browser_specific_settings.gecko.id` = GECKO_ID, which the Firefox
+  host manifest's `allowed_extensions` names);
+- `background.scripts` (an ES-module event page) instead of `background.service_worker`, which
+  Firefox's MV3 does not run (MDN "background");
+- content scripts without `match_origin_as_fallback` (Chromium-only; `match_about_blank` stays);
+- `browser_specific_settings.gecko.strict_min_version` = FIREFOX_MIN_VERSION (storage.session,
+  scripting and module background scripts are all there in ESR 128).
+
+`build_firefox(dest)` copies the extension into `dest` with that manifest; load it in Firefox from
+about:debugging → This Firefox → Load Temporary Add-on… → `dest/manifest.json`. Firefox asks the
+user to grant `<all_urls>` host access in MV3 (Extensions → webctx → Permissions).
+"""
+
+from __future__ import annotations
+
+import copy
+import json
+import shutil
+from pathlib import Path
+from typing import Any, Final
+
+from native_host import paths
+from native_host.install.manifests import GECKO_ID
+
+FIREFOX_MIN_VERSION: Final = "128.0"
+"""Oldest Firefox the build declares (ESR 128: MV3 module background scripts, storage.session)."""
+
+CHROMIUM_ONLY_CONTENT_SCRIPT_KEYS: Final = ("match_origin_as_fallback",)
+"""Content-script keys Firefox does not know; dropped from the Firefox manifest."""
+
+
+def firefox_manifest(chromium: dict[str, Any]) -> dict[str, Any]:
+    """The Firefox manifest for the Chromium `manifest.json` object `chromium` (not modified)."""
+    manifest = copy.deepcopy(chromium)
+    manifest.pop("key", None)
+    background = manifest.get("background", {})
+    worker = background.pop("service_worker", None)
+    if worker:
+        background["scripts"] = [worker]
+    manifest["background"] = background
+    for entry in manifest.get("content_scripts", []):
+        for name in CHROMIUM_ONLY_CONTENT_SCRIPT_KEYS:
+            entry.pop(name, None)
+    manifest["browser_specific_settings"] = {
+        "gecko": {"id": GECKO_ID, "strict_min_version": FIREFOX_MIN_VERSION}
+    }
+    return manifest
+
+
+def build_firefox(dest: Path, extension_dir: Path | None = None) -> Path:
+    """Copy the extension (default `paths.extension_dir()`, without its `test/` folder) into `dest`
+    (replaced if it exists) with the Firefox manifest; return `dest`. Raises OSError on failure."""
+    source = extension_dir or paths.extension_dir()
+    chromium = json.loads((source / "manifest.json").read_text(encoding="utf-8"))
+    if dest.exists():
+        shutil.rmtree(dest)
+    shutil.copytree(source, dest, ignore=shutil.ignore_patterns("test", "manifest*.json"))
+    text = json.dumps(firefox_manifest(chromium), indent=2, ensure_ascii=False) + "\n"
+    (dest / "manifest.json").write_text(text, encoding="utf-8")
+    return dest
+
+
+def firefox_build_dir() -> Path:
+    """Where `webctx extension-path --firefox` puts the Firefox build: `<data dir>/firefox-extension`."""
+    return paths.data_dir() / "firefox-extension"

@@ -1,0 +1,134 @@
+"""The popup's provider switch and the options page, in a real Chromium (SPEC §3 "switched off", §5).
+
+Switching the provider off closes the native port: the native host removes its descriptor and closes
+its MCP port as it exits; switching it on starts a new native host and instance. The popup is
+screenshotted in each state and each screenshot is checked to render: not blank, and the state line
+drawn in its state's colour, beside the same text in the DOM.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import socket
+from pathlib import Path
+from typing import Any
+from urllib.parse import urlsplit
+
+import psutil
+from playwright.async_api import Page, async_playwright, expect
+
+from native_host.install import doctor
+from tests.e2e.conftest import BROWSER_ARGS, CHROMIUM, EXTENSION_ID
+from tests.e2e.harness import RunningBrowser, seed_profile
+from tests.e2e.png import background_share, has_colour_near, read_png
+from tests.e2e.tree import walk
+
+POPUP = f"chrome-extension://{EXTENSION_ID}/popup/popup.html"
+OPTIONS = f"chrome-extension://{EXTENSION_ID}/options/options.html"
+GREEN, GREY, RED = (0x13, 0x73, 0x33), (0x5F, 0x63, 0x68), (0xB3, 0x26, 0x1E)
+
+
+async def _gone(path: Path, pid: int, limit_s: float) -> None:
+    async with asyncio.timeout(limit_s):
+        while path.exists() or _running(pid):
+            await asyncio.sleep(0.05)
+
+
+def _running(pid: int) -> bool:
+    try:
+        return psutil.Process(pid).status() != psutil.STATUS_ZOMBIE
+    except psutil.NoSuchProcess:
+        return False
+
+
+def _port_closed(endpoint: str) -> bool:
+    port = urlsplit(endpoint).port
+    assert port is not None
+    with socket.socket() as sock:
+        sock.settimeout(1.0)
+        return sock.connect_ex(("127.0.0.1", port)) != 0
+
+
+async def _check_screenshot(
+    page: Page, tmp_path: Path, name: str, text: str, colour: tuple[int, int, int]
+) -> None:
+    await expect(page.locator("#state")).to_have_text(text, timeout=10_000)
+    shot = await page.screenshot(path=str(tmp_path / f"popup-{name}.png"))
+    width, height, pixels = read_png(shot)
+    assert width >= 200 and height >= 50
+    assert background_share(pixels) < 0.97, f"the {name} popup screenshot is blank"
+    _, _, state_pixels = read_png(await page.locator("#state").screenshot())
+    assert has_colour_near(state_pixels, colour), f"the {name} state line is not drawn in its colour"
+
+
+async def test_switching_the_provider_off_and_on_removes_and_restores_the_descriptor(
+    browser: RunningBrowser, tmp_path: Path, ask_current: Any
+) -> None:
+    first = await browser.descriptor()
+    assert first.listener_pid is not None
+    path = browser.providers / f"{first.bundle_id}-{first.pid}.json"
+    popup = await browser.context.new_page()
+    await popup.set_viewport_size({"width": 380, "height": 220})
+    await popup.goto(POPUP)
+    await _check_screenshot(popup, tmp_path, "on", "Provider on: connected", GREEN)
+    port = urlsplit(first.endpoint).port
+    await expect(popup.locator("#detail")).to_have_text(f"MCP endpoint on 127.0.0.1:{port}", timeout=5_000)
+    await ask_current(first)  # the worker counts the pages with tools in each answer
+    detail = f"MCP endpoint on 127.0.0.1:{port} · 0 pages with tools"
+    await expect(popup.locator("#detail")).to_have_text(detail, timeout=5_000)
+
+    await popup.locator("#enabled").uncheck()
+    await _gone(path, first.listener_pid, 5.0)
+    assert _port_closed(first.endpoint)
+    await _check_screenshot(popup, tmp_path, "off", "Provider off", GREY)
+
+    await popup.locator("#enabled").check()
+    second = await browser.descriptor(not_instance=first.instance, timeout_s=15.0)
+    assert second.listener_pid != first.listener_pid
+    await _check_screenshot(popup, tmp_path, "on-again", "Provider on: connected", GREEN)
+    # The last link of `webctx doctor`, against this real provider.
+    live = await asyncio.to_thread(doctor.check_live, browser.providers)
+    assert live.ok, live.message
+
+
+async def test_doctor_reports_every_link_ok_for_a_working_browser(browser: RunningBrowser) -> None:
+    await browser.descriptor()
+    checks = await asyncio.to_thread(doctor.diagnose, user_data_dir=browser.user_data_dir)
+    assert [c for c in checks if not c.ok] == []
+    assert [c.name for c in checks][-1] == "provider.live"
+
+
+async def test_an_excluded_site_is_not_reported_and_settings_are_stored(
+    browser: RunningBrowser, page_server: str, ask_current: object
+) -> None:
+    descriptor = await browser.descriptor()
+    await browser.new_page(f"{page_server}/index.html")
+    options = await browser.context.new_page()
+    await options.goto(OPTIONS)
+    await options.locator("#excluded-sites").fill("127.0.0.1")
+    await options.locator("#incognito").check()  # any change saves the whole form
+    await expect(options.locator("#saved")).to_have_text("Saved; applied at once.", timeout=5_000)
+    stored = await browser.worker_eval("async () => (await chrome.storage.local.get('settings')).settings")
+    assert stored["excludedSites"] == ["127.0.0.1"] and stored["incognito"] is True
+    answer = await ask_current(descriptor)  # type: ignore[operator]
+    urls = [e.get("url", "") for e in walk(answer["root"])]
+    assert not any(url.startswith(page_server) for url in urls), urls
+
+
+async def test_without_the_host_the_popup_names_the_install_command(tmp_path: Path) -> None:
+    profile = tmp_path / "udd"
+    seed_profile(profile)  # no `webctx install`: Chromium finds no host manifest
+    async with async_playwright() as pw:
+        context = await pw.chromium.launch_persistent_context(
+            str(profile), executable_path=CHROMIUM, headless=True, args=BROWSER_ARGS
+        )
+        try:
+            popup = await context.new_page()
+            await popup.set_viewport_size({"width": 380, "height": 220})
+            await popup.goto(POPUP)
+            label = "Provider on: native host not installed"
+            await _check_screenshot(popup, tmp_path, "not-installed", label, RED)
+            await expect(popup.locator("#detail")).to_have_text("Specified native messaging host not found.")
+            await expect(popup.locator("#fix-command")).to_have_text("webctx install --browser chromium")
+        finally:
+            await context.close()
