@@ -34,7 +34,7 @@ from native_host.host_client import HostClient
 from native_host.wire import Descriptor
 from tests.e2e.conftest import BROWSER_ARGS, CHROMIUM
 from tests.e2e.harness import end_leftovers, install_host_manifest
-from tests.e2e.transitions import DescriptorWatch, process_alive
+from tests.e2e.transitions import DescriptorWatch, DesktopCaller, process_alive
 from tests.e2e.tree import walk
 
 pytestmark = pytest.mark.skipif(shutil.which("Xvfb") is None, reason="needs Xvfb (apt-get install xvfb)")
@@ -194,7 +194,8 @@ async def test_two_profiles_start_two_native_hosts_and_publish_one_descriptor_th
         check_unique_ids(raw)
 
         # The provider's host goes away for good (crash: no chance to clean up): the other takes over.
-        async with DescriptorWatch(providers, browser_pid).running() as watch:
+        caller = DesktopCaller(providers)
+        async with DescriptorWatch(providers, browser_pid).running() as watch, caller.running():
             killed_at = time.monotonic()
             os.kill(first, signal.SIGKILL)
             took = await until(
@@ -208,9 +209,13 @@ async def test_two_profiles_start_two_native_hosts_and_publish_one_descriptor_th
               f"(limit {TAKEOVER_LIMIT_S * 1e3:.0f} ms; {time.monotonic() - killed_at:.1f} s watched)")
         assert took <= TAKEOVER_LIMIT_S
         assert watch.most_at_once == 1
+        # A desktop host calling throughout got answers from the published instance or clean errors.
+        caller.check()
+        print(f"desktop host meanwhile: {caller.summary()}")
         taken = read_descriptors(providers)
         assert [d.listener_pid for d in taken] == [second]
         assert taken[0].instance != published[0].instance, "a new instance, a new descriptor"
+        assert {o.instance for o in caller.answered} <= {published[0].instance, taken[0].instance}
         # The first profile's new host follows the new provider: both profiles are in the tree again.
         raw = await tree_until(
             host, browser_pid, lambda raw: any(w["id"].startswith("f") for w in raw["root"]["children"])
