@@ -13,8 +13,10 @@ and appends each follower's windows to its own Application element. A follower's
 the prefix `f<k>-`, where `k` numbers follower connections for the provider's instance (never
 reused), so ids stay unique in the tree and never repeat within the instance, also when a
 follower reconnects. A follower that fails or misses the deadline is left out of that answer.
-The provider's focus path wins: follower windows lose `focused` unless the provider's own tree
-has no focused window. Requests other than `current` go to the provider's own extension.
+One focus path survives: the profile whose window really has the browser's focus now (each
+extension's `windowFocused`, from `chrome.windows.getLastFocused().focused`) keeps its `focused`
+marks, the others lose theirs; when none has focus, the provider's own tree keeps its marks.
+Requests other than `current` go to the provider's own extension.
 """
 
 from __future__ import annotations
@@ -69,17 +71,19 @@ def drop_focus(element: dict[str, Any]) -> dict[str, Any]:
     return copy
 
 
-def merge_windows(own: Any, others: list[list[dict[str, Any]]]) -> Any:
-    """`own` (`{root: Application}`) with the follower windows in `others` appended to its root's
-    children; the provider's focus path wins (see the module docstring)."""
-    if not isinstance(own, dict) or not isinstance(own.get("root"), dict) or not any(others):
+def merge_windows(own: Any, others: list[tuple[list[dict[str, Any]], bool]]) -> Any:
+    """`own` (`{root: Application, windowFocused?}`) with the follower windows in `others` (each
+    `(windows, windowFocused)`) appended to its root's children. One focus path survives: the
+    profile whose window really has the focus (`windowFocused`), else the provider's own."""
+    if not isinstance(own, dict) or not isinstance(own.get("root"), dict) or not any(w for w, _ in others):
         return own
     root = dict(own["root"])
-    children = [c for c in root.get("children") or [] if isinstance(c, dict)]
-    focused_here = any(c.get("focused") for c in children)
-    for windows in others:
-        children.extend(drop_focus(w) if focused_here else w for w in windows)
-        focused_here = focused_here or any(w.get("focused") for w in windows)
+    own_windows = [c for c in root.get("children") or [] if isinstance(c, dict)]
+    groups = [(own_windows, own.get("windowFocused") is True), *others]
+    winner = next((n for n, (_, focused) in enumerate(groups) if focused), 0)
+    children: list[dict[str, Any]] = []
+    for n, (windows, _) in enumerate(groups):
+        children.extend(windows if n == winner else [drop_focus(w) for w in windows])
     root["children"] = children
     return {**own, "root": root}
 
@@ -92,7 +96,7 @@ class _Follower:
         self.connection = connection
         self.pending: dict[str, asyncio.Future[Any]] = {}
 
-    async def current(self, request_id: str, deadline_ms: int) -> list[dict[str, Any]]:
+    async def current(self, request_id: str, deadline_ms: int) -> tuple[list[dict[str, Any]], bool]:
         future: asyncio.Future[Any] = asyncio.get_running_loop().create_future()
         self.pending[request_id] = future
         try:
@@ -103,7 +107,8 @@ class _Follower:
             self.pending.pop(request_id, None)
         root = result.get("root") if isinstance(result, dict) else None
         windows = root.get("children") if isinstance(root, dict) else None
-        return [prefix_ids(w, self.prefix) for w in windows or [] if isinstance(w, dict)]
+        focused = isinstance(result, dict) and result.get("windowFocused") is True
+        return [prefix_ids(w, self.prefix) for w in windows or [] if isinstance(w, dict)], focused
 
 
 class HandoffServer:
@@ -178,8 +183,9 @@ class HandoffServer:
                     future.set_exception(ProviderUnavailable("The follower disconnected."))
             log.info("follower %d disconnected", number)
 
-    async def follower_windows(self, deadline_ms: int) -> list[list[dict[str, Any]]]:
-        """Every follower's windows (ids prefixed), asked at once; a failing follower gives []."""
+    async def follower_windows(self, deadline_ms: int) -> list[tuple[list[dict[str, Any]], bool]]:
+        """Every follower's `(windows, windowFocused)` (ids prefixed), asked at once; a failing
+        follower gives `([], False)`."""
         followers = list(self.followers.values())
         if not followers:
             return []
@@ -187,11 +193,11 @@ class HandoffServer:
             *(f.current(f"p-{next(self._request_ids)}", deadline_ms) for f in followers),
             return_exceptions=True,
         )
-        out: list[list[dict[str, Any]]] = []
+        out: list[tuple[list[dict[str, Any]], bool]] = []
         for follower, result in zip(followers, results, strict=True):
             if isinstance(result, BaseException):
                 log.info("follower %s left out of current: %s", follower.prefix, type(result).__name__)
-                out.append([])
+                out.append(([], False))
             else:
                 out.append(result)
         return out

@@ -67,6 +67,20 @@ export async function lastFocusedWindowId() {
 }
 
 /**
+ * Whether one of this profile's windows has the browser's focus now. `getLastFocused` is per
+ * profile; its `focused` is true only while that window really is the focused one, so across the
+ * profiles of one browser at most one says true (handoff.py picks the focus path by it).
+ * @returns {Promise<boolean>}
+ */
+export async function windowFocusedNow() {
+  try {
+    return (await chrome.windows.getLastFocused({ windowTypes: ["normal"] })).focused;
+  } catch {
+    return false;
+  }
+}
+
+/**
  * Send `message` to the content script in a tab's top frame and return its reply.
  * @param {number} tabId
  * @param {object} message

@@ -81,8 +81,11 @@ api.onTabLoading((tabId) => selections.forget(tabId));
  */
 async function routeNativeRequest(message) {
   switch (message.type) {
-    case CURRENT:
-      return { root: await answerCurrent() };
+    case CURRENT: {
+      // windowFocused: for the native host that merges several profiles' trees (SPEC §3).
+      const [root, windowFocused] = await Promise.all([answerCurrent(), api.windowFocusedNow()]);
+      return { root, windowFocused };
+    }
     default:
       throw new RequestError(ERROR_CODES.unknownType, `unknown message type ${JSON.stringify(message.type)}`);
   }

@@ -24,14 +24,16 @@ def window(id_: str, *, focused: bool = False, tab: str = "tab-1") -> dict[str, 
 
 
 class FakeExtension:
-    """Answers `current` with a root holding `windows`."""
+    """Answers `current` with a root holding `windows`; `focused` is its `windowFocused`."""
 
-    def __init__(self, *windows: dict[str, Any]) -> None:
+    def __init__(self, *windows: dict[str, Any], focused: bool = False) -> None:
         self.windows = list(windows)
+        self.focused = focused
 
     async def request(self, type_: str, body: Mapping[str, Any] | None = None, *, deadline_ms: int) -> Any:
         assert type_ == "current"
-        return {"root": {"id": "app", "role": "Application", "children": self.windows}}
+        root = {"id": "app", "role": "Application", "children": self.windows}
+        return {"root": root, "windowFocused": self.focused}
 
 
 def test_follower_ids_are_prefixed_all_the_way_down() -> None:
@@ -40,19 +42,26 @@ def test_follower_ids_are_prefixed_all_the_way_down() -> None:
     }
 
 
-def test_merging_keeps_one_focus_path_the_providers() -> None:
+def test_merging_keeps_the_providers_focus_path_when_no_profile_has_focus() -> None:
     own = {"root": {"id": "app", "role": "Application", "children": [window("win-1", focused=True)]}}
-    merged = merge_windows(own, [[prefix_ids(window("win-1", focused=True), "f1-")]])
+    merged = merge_windows(own, [([prefix_ids(window("win-1", focused=True), "f1-")], False)])
     children = merged["root"]["children"]
     assert [w["id"] for w in children] == ["win-1", "f1-win-1"]
     assert children[0]["focused"] and "focused" not in children[1]
     assert "focused" not in children[1]["children"][0]
 
 
-def test_a_follower_focus_counts_when_the_provider_has_none() -> None:
-    own = {"root": {"id": "app", "role": "Application", "children": [window("win-1")]}}
-    merged = merge_windows(own, [[window("f1-win-1", focused=True)]])
-    assert merged["root"]["children"][1]["focused"] is True
+def test_the_profile_whose_window_really_has_focus_keeps_the_focus_path() -> None:
+    own = {
+        "root": {"id": "app", "role": "Application", "children": [window("win-1", focused=True)]},
+        "windowFocused": False,
+    }
+    merged = merge_windows(
+        own, [([window("f1-win-1", focused=True)], False), ([window("f2-win-1", focused=True)], True)]
+    )
+    focused = [w["id"] for w in merged["root"]["children"] if w.get("focused")]
+    assert focused == ["f2-win-1"]
+    assert "focused" not in merged["root"]["children"][0]["children"][0]
 
 
 async def test_the_server_refuses_origin_and_wrong_tokens() -> None:
@@ -74,7 +83,8 @@ async def test_the_server_refuses_origin_and_wrong_tokens() -> None:
 
 async def test_a_standby_host_follows_the_provider_and_its_windows_join_current(tmp_path: Path) -> None:
     provider = ProfileHandoff(FakeExtension(window("win-1", focused=True)), instance="A")
-    follower = ProfileHandoff(FakeExtension(window("win-1", tab="tab-7")), instance="B")
+    focused_window = window("win-1", tab="tab-7", focused=True)
+    follower = ProfileHandoff(FakeExtension(focused_window, focused=True), instance="B")
     descriptor = tmp_path / "org.chromium.Chromium-1.json"
     url = await provider.start("token-A")
     await follower.start("token-B")
@@ -90,6 +100,8 @@ async def test_a_standby_host_follows_the_provider_and_its_windows_join_current(
         ids = [w["id"] for w in answer["root"]["children"]]
         assert ids == ["win-1", "f1-win-1"]
         assert answer["root"]["children"][1]["children"][0]["id"] == "f1-tab-7"
+        # the follower's window has the focus now: the focus path is its own
+        assert [w["id"] for w in answer["root"]["children"] if w.get("focused")] == ["f1-win-1"]
         # The follower's own endpoint (if asked) answers for its own profile only.
         own = await follower.requester.request("current", deadline_ms=2000)
         assert [w["id"] for w in own["root"]["children"]] == ["win-1"]
