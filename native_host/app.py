@@ -1,14 +1,17 @@
 """The native host's lifecycle, in one asyncio loop (SPEC §3, §4; docs/native-host.md).
 
 ```
-start      mint the instance · start importing mcp_server in a thread · read frames from stdin
-           · clean up stale descriptors
+start      (the first hello was usually answered already, by early_hello.py, with its instance)
+           start importing mcp_server in a thread · read frames from stdin · clean up stale
+           descriptors and unheld provider lock files
 hello      answer at once {instance, protocol, listening}; if settings.enabled is not false:
-           import done → start the MCP endpoint → write the descriptor → `provider.ready {port}`
+           import done → start the MCP endpoint and the hand-off server (handoff.py) → the
+           publisher (publisher.py) takes the browser's provider lock and writes the descriptor,
+           or stands by and follows the provider → `provider.ready {port}`
 result/    routed to the waiting request (bridge.py)
 error
-stop       stdin EOF, SIGTERM, SIGINT, fatal error → remove the descriptor FIRST, fail pending
-           requests, stop uvicorn (≤ 1 s), exit
+stop       stdin EOF, SIGTERM, SIGINT, fatal error → remove the descriptor FIRST (if still ours),
+           fail pending requests, stop the hand-off server and uvicorn (≤ 1 s each), exit
 ```
 """
 

@@ -49,6 +49,9 @@ MAX_MESSAGE_BYTES: Final = 16 << 20
 """Largest WebSocket message either side accepts, in bytes (a tree is small; SPEC §2 budgets)."""
 RECONNECT_S: Final = 0.2
 """A follower retries its connection to the provider this often, in seconds."""
+STOP_TIMEOUT_S: Final = 0.5
+"""Closing the hand-off server may take this long at exit, in seconds (the descriptor is already
+removed; the browser SIGKILLs a host ~2 s after closing its port)."""
 
 
 def prefix_ids(element: dict[str, Any], prefix: str) -> dict[str, Any]:
@@ -145,11 +148,11 @@ class HandoffServer:
         return self.url
 
     async def stop(self) -> None:
-        """Close every follower connection and stop listening (bounded: 1 s)."""
+        """Close every follower connection and stop listening (bounded: STOP_TIMEOUT_S)."""
         if self._server is not None:
             self._server.close()
             with contextlib.suppress(TimeoutError):
-                async with asyncio.timeout(1.0):
+                async with asyncio.timeout(STOP_TIMEOUT_S):
                     await self._server.wait_closed()
 
     async def _serve(self, connection: ServerConnection) -> None:
@@ -327,7 +330,7 @@ class ProfileHandoff:
             self._link.stop()
 
     async def stop(self) -> None:
-        """Stop following and serving (bounded: about 1 s)."""
+        """Stop following and serving (bounded: STOP_TIMEOUT_S)."""
         if self._link is not None:
             self._link.stop()
         await self.server.stop()
