@@ -223,3 +223,21 @@ async def test_two_profiles_start_two_native_hosts_and_publish_one_descriptor_th
         assert raw["instance"] == taken[0].instance
         assert OTHER_TITLE in tab_titles(raw)
         check_unique_ids(raw)
+
+        # A graceful exit this time (SIGTERM: descriptor withdrawn, lock released and unlinked):
+        # the first profile's new host takes over just as fast.
+        [standby] = [pid for pid in native_hosts(browser_pid) if pid != second]
+        stopped_at = time.monotonic()
+        os.kill(second, signal.SIGTERM)
+        took = await until(
+            lambda: [d.listener_pid for d in read_descriptors(providers)] == [standby],
+            5, "the first profile's host takes over after a graceful exit",
+        )
+        print(f"takeover {took * 1e3:.0f} ms after the provider host was sent SIGTERM "
+              f"({time.monotonic() - stopped_at:.2f} s)")
+        assert took <= TAKEOVER_LIMIT_S
+        raw = await tree_until(
+            host, browser_pid, lambda raw: any(w["id"].startswith("f") for w in raw["root"]["children"])
+        )
+        assert raw["instance"] == read_descriptors(providers)[0].instance
+        check_unique_ids(raw)
