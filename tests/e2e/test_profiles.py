@@ -168,6 +168,10 @@ async def tree_until(host: HostClient, pid: int, wanted: Callable[[dict[str, Any
             await asyncio.sleep(0.1)
 
 
+def focused_windows(raw: dict[str, Any]) -> list[dict[str, Any]]:
+    return [w for w in raw["root"].get("children", []) if w.get("focused")]
+
+
 def check_unique_ids(raw: dict[str, Any]) -> None:
     ids = [e["id"] for e in walk(raw["root"])]
     assert len(ids) == len(set(ids)), "ids are unique across profiles"
@@ -192,6 +196,10 @@ async def test_two_profiles_start_two_native_hosts_and_publish_one_descriptor_th
         raw = await tree_until(host, browser_pid, lambda raw: has_follower_tab(raw, OTHER_TITLE))
         assert raw["instance"] == published[0].instance
         check_unique_ids(raw)
+        # The second profile's window, opened last, has the browser's focus: the one focus path is
+        # there, although each profile marks its own last-focused window (windowFocused decides).
+        raw = await tree_until(host, browser_pid, lambda raw: focused_windows(raw) != [])
+        assert [w["id"][:1] for w in focused_windows(raw)] == ["f"]
 
         # The provider's host goes away for good (crash: no chance to clean up): the other takes over.
         caller = DesktopCaller(providers)
