@@ -567,7 +567,7 @@ def launched_browser(browser: str, tabs: int, workdir: Path) -> Iterator[Launche
     and the processes it started are stopped by pid afterwards."""
     from native_host import paths
     from native_host.demo.runner import DemoBrowser, _prepare_providers_folder, _stop_browser, browser_command
-    from native_host.install.manifests import install
+    from native_host.install.installer import install
 
     _prepare_providers_folder()
     user_data_dir = workdir / f"udd-{tabs}"
