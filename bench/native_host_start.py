@@ -146,6 +146,8 @@ async def answer_one_current(
 
     async def worker() -> None:
         request = await read_frame(stdout)
+        while request.get("type") != "current":  # events such as provider.ready {port}
+            request = await read_frame(stdout)
         stdin.write(frame({"type": "result", "id": request["id"], "result": {"root": ROOT}}))
         await stdin.drain()
 
