@@ -13,6 +13,9 @@ export const NATIVE_HOST_NAME = "webctx.native_host";
 
 export const HELLO = "hello";
 export const CURRENT = "current";
+export const TOOLS_CALL = "tools.call";
+export const TOOLS_CANCEL = "tools.cancel";
+export const TOOLS_CHANGED = "tools.changed";
 export const CHUNK = "chunk";
 export const RESULT = "result";
 export const ERROR = "error";
@@ -23,6 +26,9 @@ export const PROVIDER_READY = "provider.ready";
 export const NATIVE_MESSAGE_TYPES = [
   "hello",
   "current",
+  "tools.call",
+  "tools.cancel",
+  "tools.changed",
   "chunk",
   "result",
   "error",
@@ -31,6 +37,11 @@ export const NATIVE_MESSAGE_TYPES = [
 
 export const SELECTION_CHANGED = "selection.changed";
 export const SELECTION_GET = "selection.get";
+/** content → worker: the page's tools changed (docs/protocol.md "Page tools"). */
+export const TOOLS_REPORT = "tools.report";
+/** worker → content: run / abort a page tool in the top frame. */
+export const TOOLS_RUN = "tools.run";
+export const TOOLS_ABORT = "tools.abort";
 
 /** Error codes the worker puts in `error.code` (stable snake_case, as in native_host/errors.py). */
 export const ERROR_CODES = Object.freeze({
@@ -40,6 +51,10 @@ export const ERROR_CODES = Object.freeze({
   deadlineExceeded: "deadline_exceeded",
   /** The worker failed while answering; the message says why, never page content. */
   internal: "internal_error",
+  /** The tab of a page-tool call closed or navigated, or the tool is gone (SPEC §5). */
+  pageGone: "page_gone",
+  /** A `tools.call` named a Page id this worker never minted, or one that is not shown. */
+  unknownPage: "unknown_page",
   /** The port closed before a reply came (worker-side only; never sent). */
   portClosed: "port_closed",
 });

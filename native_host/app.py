@@ -10,6 +10,8 @@ hello      answer at once {instance, protocol, listening}; if settings.enabled i
            or stands by and follows the provider → `provider.ready {port}`
 result/    routed to the waiting request (bridge.py)
 error
+tools.     the exposed page tools → McpEndpoint.set_page_tools (kept until the endpoint exists)
+changed
 stop       stdin EOF, SIGTERM, SIGINT, fatal error → remove the descriptor FIRST (if still ours),
            fail pending requests, stop the hand-off server and uvicorn (≤ 1 s each), exit
 ```
@@ -51,6 +53,7 @@ from native_host.wire import (
     HelloReply,
     ProviderReady,
     ResultFrame,
+    ToolsChanged,
 )
 
 if TYPE_CHECKING:  # imported for real in a thread: it takes about a second
@@ -62,6 +65,9 @@ log = logging.getLogger(__name__)
 
 MCP_MODULE: Final = "native_host.mcp_server"
 """Imported in a thread at start, so `hello` is answered before `mcp` has loaded."""
+
+PAGE_TOOL_DEADLINE_ENV: Final = "WEBCTX_PAGE_TOOL_DEADLINE_MS"
+"""Environment variable overriding the page-tool call deadline (ms; SPEC §5 "default 60 s")."""
 
 STOP_TIMEOUT_S: Final = 1.0
 """How long stopping the MCP endpoint may take, in seconds (the browser SIGKILLs at ~2 s)."""
@@ -171,6 +177,7 @@ class NativeHost:
         self._tasks: set[asyncio.Task[None]] = set()
         self._provider_task: asyncio.Task[None] | None = None
         self._mcp_module: asyncio.Future[ModuleType] | None = None
+        self._page_tools: ToolsChanged | None = None
 
     def _ms_since_start(self) -> float:
         return (time.monotonic() - self.started_at) * 1e3
@@ -262,7 +269,7 @@ class NativeHost:
 
     async def _dispatch(self, frame: dict[str, Any]) -> None:
         type_ = frame["type"]
-        if type_ not in ("hello", "result", "error"):
+        if type_ not in ("hello", "result", "error", "tools.changed"):
             what = "host-to-worker" if type_ in NATIVE_MESSAGE_TYPES else "unknown"
             log.warning("dropped a frame of %s type %r", what, type_[:40])
             return
@@ -275,6 +282,10 @@ class NativeHost:
             await self._on_hello(parsed)
         elif isinstance(parsed, ResultFrame | ErrorFrame):
             self.bridge.handle_reply(parsed)
+        elif isinstance(parsed, ToolsChanged):
+            self._page_tools = parsed
+            if self.endpoint is not None:
+                await self.endpoint.set_page_tools(parsed.tools)
 
     async def _on_hello(self, hello: Hello, *, answered: EarlyHello | None = None) -> None:
         """Answer `hello` (unless `answered` says early_hello.py did) and start the provider."""
@@ -338,7 +349,11 @@ class NativeHost:
 
         # Several profiles, one provider (SPEC §3): `current` also asks the hosts that follow us.
         self.handoff = handoff = ProfileHandoff(self.bridge, instance=self.instance)
-        self.endpoint = endpoint = module.McpEndpoint(handoff.requester, instance=self.instance)
+        self.endpoint = endpoint = module.McpEndpoint(
+            handoff.requester, instance=self.instance, page_tool_deadline_ms=page_tool_deadline_ms()
+        )
+        if self._page_tools is not None:
+            await endpoint.set_page_tools(self._page_tools.tools)
         url = await endpoint.start()
         handoff_url = await handoff.start(endpoint.token)
         identity = await identity_future
@@ -391,6 +406,17 @@ class NativeHost:
                 log.exception("stopping the MCP endpoint failed")
         for task in list(self._tasks):
             task.cancel()
+
+
+def page_tool_deadline_ms() -> int:
+    """The page-tool call deadline in ms: WEBCTX_PAGE_TOOL_DEADLINE_MS when it is a positive
+    integer, else 60 000 (SPEC §5)."""
+    from native_host.wire import PAGE_TOOL_DEADLINE_MS
+
+    raw = os.environ.get(PAGE_TOOL_DEADLINE_ENV, "")
+    if raw.isdigit() and int(raw) > 0:
+        return int(raw)
+    return PAGE_TOOL_DEADLINE_MS
 
 
 async def run(

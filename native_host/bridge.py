@@ -48,8 +48,21 @@ class Bridge:
         """How many requests are waiting for a reply."""
         return len(self._pending)
 
-    async def request(self, type_: str, body: Mapping[str, Any] | None = None, *, deadline_ms: int) -> Any:
+    def new_request_id(self) -> str:
+        """A fresh request id `h-<n>`, for a caller that must know the id before sending (a
+        page-tool call names it in a later `tools.cancel`)."""
+        return f"h-{next(self._ids)}"
+
+    async def request(
+        self,
+        type_: str,
+        body: Mapping[str, Any] | None = None,
+        *,
+        deadline_ms: int,
+        request_id: str | None = None,
+    ) -> Any:
         """Send `{type: type_, id: "h-<n>", **body}` and return the reply's `result` value.
+        `request_id` (from `new_request_id`) replaces the minted id.
 
         Waits at most `deadline_ms` milliseconds. Raises ValueError if `body` holds `type` or `id`
         (the bridge owns them), DeadlineExceeded when no reply comes in
@@ -61,7 +74,8 @@ class Bridge:
             raise ValueError("A request body must not contain `type` or `id`: the bridge sets them.")
         if self._closed_reason is not None:
             raise ProviderUnavailable(self._closed_reason)
-        request_id = f"h-{next(self._ids)}"
+        if request_id is None:
+            request_id = self.new_request_id()
         future: asyncio.Future[Any] = asyncio.get_running_loop().create_future()
         self._pending[request_id] = future
         message: dict[str, Any] = {"type": type_, "id": request_id, **(body or {})}

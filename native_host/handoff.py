@@ -214,11 +214,24 @@ class MergingRequester:
         self._server = server
         self._is_provider = is_provider
 
-    async def request(self, type_: str, body: Mapping[str, Any] | None = None, *, deadline_ms: int) -> Any:
+    def new_request_id(self) -> str:
+        """As `Bridge.new_request_id` (page-tool calls name their id for `tools.cancel`)."""
+        return self._own.new_request_id()
+
+    async def request(
+        self,
+        type_: str,
+        body: Mapping[str, Any] | None = None,
+        *,
+        deadline_ms: int,
+        request_id: str | None = None,
+    ) -> Any:
         """As `Bridge.request`; for `current` on the provider, follower windows are appended."""
         if type_ != "current" or not self._server.followers or not self._is_provider():
-            return await self._own.request(type_, body, deadline_ms=deadline_ms)
-        own_task = asyncio.ensure_future(self._own.request(type_, body, deadline_ms=deadline_ms))
+            return await self._own.request(type_, body, deadline_ms=deadline_ms, request_id=request_id)
+        own_task = asyncio.ensure_future(
+            self._own.request(type_, body, deadline_ms=deadline_ms, request_id=request_id)
+        )
         others = await self._server.follower_windows(max(100, deadline_ms - 200))
         return merge_windows(await own_task, others)
 

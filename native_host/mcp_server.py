@@ -5,12 +5,14 @@ desktop host ──HTTP──► uvicorn (pre-bound 127.0.0.1:0 socket, embedded
                        └─ LoopbackGuard (Origin 403 → Host 421 → bearer 401; security.py)
                           └─ SDK Streamable HTTP app at /mcp/<random> (its own Host allow-list too)
                              └─ ProviderServer: tools/list, tools/call, subscriptions/listen
-                                └─ ToolSpec table: `current` → Requester.request("current") → extension
+                                ├─ ToolSpec table: `current` → Requester.request("current") → extension
+                                └─ PageToolTable (page_tools.py): `p<n>_…` → tools.call → page (SPEC §5)
 ```
 
 This module imports `mcp` and `uvicorn` (about a second): `app.py` imports it in a thread while it
-answers the worker's `hello`. The tool table is data (`ToolSpec` rows); `location` and page tools
-(SPEC §1.2, §5) are later rows.
+answers the worker's `hello`. The tool table is data (`ToolSpec` rows); `location` (SPEC §1.2) is a
+later row. Page tools change at run time (`set_page_tools`); every change reaches clients of both
+eras as `notifications/tools/list_changed` (list_changed.py).
 """
 
 from __future__ import annotations
@@ -30,7 +32,7 @@ from mcp import types
 from mcp.server import Server, ServerRequestContext
 from mcp.server.context import CallNext, HandlerResult
 from mcp.server.lowlevel.server import NotificationOptions
-from mcp.server.subscriptions import InMemorySubscriptionBus, ListenHandler, ToolsListChanged
+from mcp.server.subscriptions import InMemorySubscriptionBus, ListenHandler
 from mcp.server.transport_security import TransportSecuritySettings
 from mcp.shared.exceptions import MCPError
 from mcp_types.jsonrpc import INVALID_PARAMS
@@ -38,8 +40,10 @@ from pydantic import ValidationError
 
 from native_host import PROTOCOL_VERSION, __version__
 from native_host.errors import DeadlineExceeded, ExtensionError, ProviderUnavailable
+from native_host.list_changed import ListChangedBroadcaster
+from native_host.page_tools import PageToolTable
 from native_host.security import LoopbackGuard
-from native_host.wire import CURRENT_DEADLINE_MS, CurrentAnswer
+from native_host.wire import CURRENT_DEADLINE_MS, PAGE_TOOL_DEADLINE_MS, CurrentAnswer, PageTool
 
 log = logging.getLogger(__name__)
 
@@ -77,7 +81,18 @@ START_TIMEOUT_S: Final = 10.0
 class Requester(Protocol):
     """What the endpoint needs from the native port: `bridge.Bridge` satisfies it."""
 
-    async def request(self, type_: str, body: Mapping[str, Any] | None = None, *, deadline_ms: int) -> Any:
+    def new_request_id(self) -> str:
+        """A fresh request id, for requests a later message refers to (`tools.cancel`)."""
+        ...
+
+    async def request(
+        self,
+        type_: str,
+        body: Mapping[str, Any] | None = None,
+        *,
+        deadline_ms: int,
+        request_id: str | None = None,
+    ) -> Any:
         """Send a request to the extension and return its `result`; raises DeadlineExceeded,
         ExtensionError or ProviderUnavailable."""
         ...
@@ -168,7 +183,8 @@ class McpEndpoint:
     """The MCP endpoint of one native-host instance (SPEC §1).
 
     `requester` reaches the extension (a `bridge.Bridge`); `instance` is the host's instance
-    (16 random bytes, URL-safe base64); `current_deadline_ms` bounds the `current` request.
+    (16 random bytes, URL-safe base64); `current_deadline_ms` bounds the `current` request and
+    `page_tool_deadline_ms` one page-tool call (default 60 s, SPEC §5).
     `token` (32 random bytes, URL-safe base64) is minted here, published only in the descriptor,
     never logged. Usage: `url = await endpoint.start()` … `await endpoint.stop()`.
     """
@@ -179,6 +195,7 @@ class McpEndpoint:
         *,
         instance: str,
         current_deadline_ms: int = CURRENT_DEADLINE_MS,
+        page_tool_deadline_ms: int = PAGE_TOOL_DEADLINE_MS,
         graceful_shutdown_s: float = GRACEFUL_SHUTDOWN_S,
     ) -> None:
         self.token: Final = secrets.token_urlsafe(32)
@@ -189,6 +206,8 @@ class McpEndpoint:
         self._graceful_shutdown_s = graceful_shutdown_s
         self._bus = InMemorySubscriptionBus()
         self._listen = ListenHandler(self._bus)
+        self.list_changed = ListChangedBroadcaster(self._bus)
+        self.page_tools = PageToolTable(requester, page_tool_deadline_ms, on_change=self.notify_tools_changed)
         self._tools: dict[str, ToolSpec] = {spec.tool.name: spec for spec in self._builtin_tools()}
         self.server = self._build_server()
         self._port: int | None = None
@@ -241,12 +260,20 @@ class McpEndpoint:
     def tool_input_schema(self, name: str) -> Mapping[str, Any] | None:
         """`inputSchema` of tool `name`, or None for an unknown tool (the SDK's header check hook)."""
         spec = self._tools.get(name)
-        return spec.tool.input_schema if spec else None
+        if spec is not None:
+            return spec.tool.input_schema
+        page_tool = self.page_tools.get(name)
+        return page_tool.input_schema if page_tool else None
+
+    async def set_page_tools(self, tools: list[PageTool]) -> None:
+        """Replace the exposed page tools with the worker's list (`tools.changed`, SPEC §5); when
+        the list changed, every connected client hears `tools/list_changed`."""
+        await self.page_tools.update(tools)
 
     async def notify_tools_changed(self) -> None:
-        """Tell 2026-07-28 clients listening on `subscriptions/listen` that the tool list changed.
-        (Handshake-era sessions get theirs with the page-tools work, SPEC §5.)"""
-        await self._bus.publish(ToolsListChanged())
+        """Tell every connected client, of both eras, that the tool list changed (coalesced:
+        list_changed.py)."""
+        self.list_changed.notify()
 
     # -- server ----------------------------------------------------------------------------------
 
@@ -254,14 +281,16 @@ class McpEndpoint:
         async def on_list_tools(
             ctx: ServerRequestContext[Any, Any], params: types.PaginatedRequestParams | None
         ) -> types.ListToolsResult:
-            return types.ListToolsResult(tools=[spec.tool for spec in self._tools.values()])
+            return types.ListToolsResult(
+                tools=[spec.tool for spec in self._tools.values()] + self.page_tools.tools()
+            )
 
         async def on_call_tool(
             ctx: ServerRequestContext[Any, Any], params: types.CallToolRequestParams
         ) -> types.CallToolResult:
             spec = self._tools.get(params.name)
             if spec is None:
-                raise MCPError(INVALID_PARAMS, f"Unknown tool: {params.name[:128]}")
+                return await call_page_tool(params)
             try:
                 return await spec.run(dict(params.arguments or {}))
             except (MCPError, asyncio.CancelledError):
@@ -271,6 +300,18 @@ class McpEndpoint:
                 return tool_error(
                     f"The tool `{spec.tool.name}` failed unexpectedly; the details are in the webctx log."
                 )
+
+        async def call_page_tool(params: types.CallToolRequestParams) -> types.CallToolResult:
+            try:
+                result = await self.page_tools.call(params.name, dict(params.arguments or {}))
+            except (MCPError, asyncio.CancelledError):
+                raise
+            except Exception:
+                log.exception("a page tool call failed unexpectedly")
+                return tool_error("The page tool failed unexpectedly; the details are in the webctx log.")
+            if result is None:
+                raise MCPError(INVALID_PARAMS, f"Unknown tool: {params.name[:128]}")
+            return result
 
         server = ProviderServer(
             SERVER_NAME,
@@ -282,6 +323,9 @@ class McpEndpoint:
         )
         server.extensions.update(EXTENSIONS)
         server.middleware.append(advertise_extensions)
+        server.add_notification_handler(
+            "notifications/initialized", types.NotificationParams, self.list_changed.on_initialized
+        )
         return server
 
     # -- lifecycle -------------------------------------------------------------------------------
@@ -371,6 +415,7 @@ class McpEndpoint:
         if task is None or server is None or task.done():
             return
         self._listen.close()
+        self.list_changed.close()
         server.should_exit = True
         done, _ = await asyncio.wait({task}, timeout=timeout_s)
         if not done:

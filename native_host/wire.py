@@ -95,8 +95,18 @@ class CurrentAnswer(WireModel):
 # ---------------------------------------------------------------------------------------------
 # Native-messaging frames (SPEC §4, docs/protocol.md) follow below.
 
-NATIVE_MESSAGE_TYPES: Final = ("hello", "current", "chunk", "result", "error", "provider.ready")
-"""Every `type` that crosses the native port in this slice (docs/protocol.md "Messages").
+NATIVE_MESSAGE_TYPES: Final = (
+    "hello",
+    "current",
+    "tools.call",
+    "tools.cancel",
+    "tools.changed",
+    "chunk",
+    "result",
+    "error",
+    "provider.ready",
+)
+"""Every `type` that crosses the native port (docs/protocol.md "Messages").
 `extension/protocol.js` exports the same list; `tests/unit/test_protocol_names.py` compares them."""
 
 CURRENT_DEADLINE_MS: Final = 3000
@@ -212,8 +222,90 @@ class ProviderReady(WireModel):
     port: int = Field(ge=1, le=65535)
 
 
-BrowserFrame = Annotated[Hello | ResultFrame | ErrorFrame, Field(discriminator="type")]
-"""Every frame the worker may send to the host in this slice."""
+# ---------------------------------------------------------------------------------------------
+# Page tools (SPEC §5, docs/protocol.md "Page tools").
 
-BROWSER_FRAME_ADAPTER: Final[TypeAdapter[Hello | ResultFrame | ErrorFrame]] = TypeAdapter(BrowserFrame)
+PAGE_TOOL_DEADLINE_MS: Final = 60_000
+"""Default limit for one page-tool call, in ms (SPEC §5); `WEBCTX_PAGE_TOOL_DEADLINE_MS` overrides it."""
+
+TOOLS_CANCEL_DEADLINE_MS: Final = 2000
+"""How long the host waits for the worker to acknowledge `tools.cancel`, in ms."""
+
+PAGE_TOOL_NAME_PATTERN: Final = re.compile(r"^[A-Za-z0-9_]{1,48}$")
+"""Exposed page-tool names (SPEC §5): what today's strictest MCP clients accept."""
+
+
+class PageToolAnnotations(IncomingFrame):
+    """The page's WebMCP `ToolAnnotations` (webmcp.md §1.2), each optional."""
+
+    read_only_hint: bool | None = None
+    untrusted_content_hint: bool | None = None
+    consequential_hint: bool | None = None
+
+
+class PageTool(IncomingFrame):
+    """One exposed page tool, as the worker lists it in `tools.changed` (SPEC §5).
+
+    `name` is the exposed MCP name (`p<n>_…`, at most 48 of `[A-Za-z0-9_]`); `tool_name` the
+    page's original WebMCP name; `page_id` the Page element id (`tab-<n>`); `page_title`,
+    `origin`, `url` describe the page; `input_schema` the page's JSON Schema (an object, or None).
+    """
+
+    name: str = Field(pattern=PAGE_TOOL_NAME_PATTERN.pattern)
+    tool_name: str = Field(min_length=1, max_length=128)
+    page_id: str = Field(pattern=ID_PATTERN.pattern)
+    description: str = ""
+    title: str | None = None
+    page_title: str = ""
+    origin: str = ""
+    url: str = ""
+    input_schema: dict[str, Any] | None = None
+    annotations: PageToolAnnotations | None = None
+
+
+class ToolsChanged(IncomingFrame):
+    """worker → host event (no id): the full list of exposed page tools, sent whenever it changes
+    (tab switch, navigation, minimize/restore, `toolchange`) and after every `hello`."""
+
+    type: Literal["tools.changed"]
+    tools: list[PageTool]
+
+
+class ToolCallRequest(WireModel):
+    """host → worker: run page tool `name` (the original WebMCP name) of Page `page_id` with
+    `input` (a JSON object). Reply: `result` with a ToolCallReply, or `error` with code
+    `page_gone` (tab closed or navigated, tool gone) or `unknown_page`."""
+
+    type: Literal["tools.call"] = "tools.call"
+    id: str
+    page_id: str
+    name: str
+    input: dict[str, Any]
+
+
+class ToolCancelRequest(WireModel):
+    """host → worker: abort the page's `signal` of call `call_id` (the `tools.call` request's
+    `id`). Reply: `result` with `{cancelled: bool}` (false when the call had already ended)."""
+
+    type: Literal["tools.cancel"] = "tools.cancel"
+    id: str
+    call_id: str
+
+
+class ToolCallReply(IncomingFrame):
+    """The `result` of `tools.call`: `ok` with the page's result string (`text`; None when the
+    call navigated the page), or not `ok` with the page's `error` message (execute threw, the result
+    was not serialisable, the call was aborted)."""
+
+    ok: bool
+    text: str | None = None
+    error: str = ""
+
+
+BrowserFrame = Annotated[Hello | ResultFrame | ErrorFrame | ToolsChanged, Field(discriminator="type")]
+"""Every frame the worker may send to the host."""
+
+BROWSER_FRAME_ADAPTER: Final[TypeAdapter[Hello | ResultFrame | ErrorFrame | ToolsChanged]] = TypeAdapter(
+    BrowserFrame
+)
 """Parses one decoded worker → host frame; raises pydantic.ValidationError on a wrong shape."""

@@ -3,6 +3,10 @@
 //   namespace.js   creates globalThis.__webctx once per document: the one namespace the parts share,
 //                  the guard against double injection, and the stop hook for orphaned scripts
 //   selection.js   selectionchange → `selection.changed` (throttled); answers `selection.get`
+//   webmcp_bridge.js  the page's WebMCP tools → `tools.report`; runs `tools.run` (top frame only)
+//
+// The main world has one script of ours, main_world/polyfill.js (document_start), which provides
+// document.modelContext where the browser has none; webmcp_bridge.js talks to it by postMessage.
 //
 // Thin on purpose: these scripts collect facts and keep the live Ranges; the tree, budgets, caps
 // and ids are built by the service worker (STYLE "Layout"). The worker injects these files again
@@ -18,6 +22,7 @@
  * @property {(cleanup: () => void) => void} onStop  run `cleanup` when this namespace is retired
  * @property {() => void} stop      retire: remove every listener the parts added
  * @property {WebctxSelectionPart} [selection]
+ * @property {{mode: "native" | "polyfill"}} [webmcp]  webmcp_bridge.js: where the page's tools come from
  */
 
 /**

@@ -109,19 +109,70 @@ export async function topDocumentId(tabId) {
  * @returns {Promise<void>}
  */
 export async function injectContentScriptsIntoOpenTabs() {
-  const files = (chrome.runtime.getManifest().content_scripts ?? []).flatMap((entry) => entry.js ?? []);
-  if (files.length === 0) return;
+  // Each manifest entry keeps its world: the main-world polyfill must not land in the isolated world.
+  const entries = (chrome.runtime.getManifest().content_scripts ?? [])
+    .map((entry) => ({
+      files: entry.js ?? [],
+      world: /** @type {chrome.scripting.ExecutionWorld} */ (/** @type {{world?: string}} */ (entry).world === "MAIN" ? "MAIN" : "ISOLATED"),
+    }))
+    .filter((entry) => entry.files.length > 0)
+    // The main world first, as at document_start.
+    .sort((a, b) => (a.world === b.world ? 0 : a.world === "MAIN" ? -1 : 1));
+  if (entries.length === 0) return;
   const tabs = await chrome.tabs.query({});
   await Promise.all(
     tabs.map(async (tab) => {
       if (tab.id === undefined || tab.incognito) return;
-      try {
-        await chrome.scripting.executeScript({ target: { tabId: tab.id, allFrames: true }, files });
-      } catch {
-        // Not injectable (internal page, discarded tab, no access): nothing to report there anyway.
+      for (const { files, world } of entries) {
+        try {
+          await chrome.scripting.executeScript({ target: { tabId: tab.id, allFrames: true }, files, world });
+        } catch {
+          // Not injectable (internal page, discarded tab, no access): nothing to report there anyway.
+        }
       }
     }),
   );
+}
+
+/**
+ * Send `message` to the content script of one document (a tab's top frame) and return its reply.
+ * Rejects when the document is gone (tab closed, navigated, put in the back/forward cache).
+ * @param {number} tabId
+ * @param {string} documentId
+ * @param {object} message
+ * @returns {Promise<unknown>}
+ */
+export function sendToDocument(tabId, documentId, message) {
+  return chrome.tabs.sendMessage(tabId, message, { documentId });
+}
+
+/**
+ * A short signature of every normal window's id and state ("normal", "minimized", …).
+ * @returns {Promise<string>}
+ */
+export async function windowStates() {
+  const windows = await chrome.windows.getAll({ windowTypes: ["normal"] });
+  return windows.map((win) => `${win.id}:${win.state}`).join(",");
+}
+
+/**
+ * Called whenever the set of visible pages may have changed: tab activated, moved, attached,
+ * detached or updated (url, title, status); window created, removed, focused or resized
+ * (minimize/restore shows as a bounds change).
+ * @param {() => void} listener
+ */
+export function onVisiblePagesMayChange(listener) {
+  const call = () => listener();
+  chrome.tabs.onActivated.addListener(call);
+  chrome.tabs.onAttached.addListener(call);
+  chrome.tabs.onDetached.addListener(call);
+  chrome.tabs.onUpdated.addListener((_tabId, change) => {
+    if (change.url !== undefined || change.title !== undefined || change.status !== undefined) listener();
+  });
+  chrome.windows.onCreated.addListener(call);
+  chrome.windows.onRemoved.addListener(call);
+  chrome.windows.onFocusChanged.addListener(call);
+  chrome.windows.onBoundsChanged.addListener(call);
 }
 
 /**

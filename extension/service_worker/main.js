@@ -7,6 +7,8 @@
 //     ▲ runtime.onMessage              ▲
 //     │ (selection.changed)            │ windows, tabs, selections
 //   content scripts ──────────► selections.js (pushed + pulled selections)
+//     │ tools.report / tools.run ─► page_tool_router.js ─► page_tools.js (pure), tool_names.js
+//     │                                 └─► tools.changed to the host; tools.call/cancel from it
 //                                      │
 //   browser_api.js: the only module that calls chrome.*
 //
@@ -21,7 +23,9 @@ import { NativePort, RequestError, pickBrowser } from "./native_port.js";
 import { SelectionStore } from "./selections.js";
 import { countPagesWithTools, isExcluded, normalizeSettings } from "./settings.js";
 import { buildTree, isInternalUrl } from "./tree.js";
-import { CURRENT, ERROR_CODES, SELECTION_CHANGED } from "../protocol.js";
+import { WINDOW_STATE_POLL_MS } from "./page_tools.js";
+import { PageToolRouter } from "./page_tool_router.js";
+import { CURRENT, ERROR_CODES, SELECTION_CHANGED, TOOLS_CALL, TOOLS_CANCEL, TOOLS_REPORT } from "../protocol.js";
 
 /** @typedef {import("../protocol.js").NativeMessage} NativeMessage */
 /** @typedef {import("../protocol.js").Element} Element */
@@ -30,8 +34,11 @@ const ids = new IdRegistry();
 const selections = new SelectionStore();
 const port = new NativePort({
   onRequest: routeNativeRequest,
-  onConnect: () => ids.reset(),
-  onInstance: (instance) => ids.useInstance(instance),
+  onConnect: () => {
+    ids.reset();
+    pageTools.onConnect();
+  },
+  onInstance: (instance) => pageTools.onInstance(ids.useInstance(instance)),
 });
 
 /** The user's settings (settings.js), followed live through storage.onChanged. */
@@ -45,6 +52,16 @@ const ready = (async () => {
   applyProviderSwitch(browser);
   return { browser };
 })();
+const pageTools = new PageToolRouter({
+  port: () => port,
+  ids,
+  ready,
+  // The options page's choices apply live: read at every exposure (SPEC §5 "User control").
+  policy: () => ({
+    exposePageTools: settings.exposePageTools,
+    isExcluded: (url) => isExcluded(url, settings.excludedSites),
+  }),
+});
 
 /**
  * The provider switch (SPEC §3): on → connect the native port (hello, descriptor, MCP port);
@@ -63,6 +80,7 @@ api.onSettingsChanged((stored) => {
   void ready.then(({ browser }) => {
     settings = normalizeSettings(stored);
     applyProviderSwitch(browser);
+    pageTools.scheduleChanged(); // exposure may differ now (page tools on/off, excluded sites)
   });
 });
 // Tabs open before this extension was installed, updated, reloaded, enabled or the browser started
@@ -70,8 +88,18 @@ api.onSettingsChanged((stored) => {
 // decide by chrome.storage.session instead: the browser clears it in exactly those cases, and keeps
 // it across a mere worker restart, when the content scripts are still alive.
 void ready.then(() => injectOncePerExtensionRun());
-api.onTabRemoved((tabId) => selections.forget(tabId));
-api.onTabLoading((tabId) => selections.forget(tabId));
+api.onTabRemoved((tabId) => {
+  selections.forget(tabId);
+  pageTools.tabGone(tabId);
+});
+api.onTabLoading((tabId) => {
+  selections.forget(tabId);
+  pageTools.tabGone(tabId);
+});
+api.onVisiblePagesMayChange(() => pageTools.scheduleChanged());
+// Minimize and restore fire no event in headless Chromium (and not on every window manager):
+// while some page has tools, compare window states every WINDOW_STATE_POLL_MS.
+setInterval(() => void pageTools.pollWindowStates(), WINDOW_STATE_POLL_MS);
 
 // ---- routers, by trust: the native port, then our own pages, then content scripts -------------
 
@@ -86,6 +114,10 @@ async function routeNativeRequest(message) {
       const [root, windowFocused] = await Promise.all([answerCurrent(), api.windowFocusedNow()]);
       return { root, windowFocused };
     }
+    case TOOLS_CALL:
+      return pageTools.call(message);
+    case TOOLS_CANCEL:
+      return pageTools.cancel(message);
     default:
       throw new RequestError(ERROR_CODES.unknownType, `unknown message type ${JSON.stringify(message.type)}`);
   }
@@ -107,6 +139,10 @@ function routeRuntimeMessage(message, sender) {
     case SELECTION_CHANGED:
       selections.push(sender, /** @type {{selection?: unknown}} */ (message).selection);
       return undefined;
+    case TOOLS_REPORT:
+      // page_tools.js checks shape and size; only a tab's top frame speaks for its page.
+      pageTools.report(sender, message);
+      return undefined;
     default:
       return undefined;
   }
@@ -127,7 +163,8 @@ async function answerCurrent() {
       .map((tab) => /** @type {number} */ (tab.id)),
   );
   const reported = await selections.collect(activeTabIds);
-  const root = buildTree({ browser, windows: shown, lastFocusedWindowId, selections: reported }, ids);
+  const pages = pageTools.exposedPages(shown);
+  const root = buildTree({ browser, windows: shown, lastFocusedWindowId, selections: reported, pageTools: pages }, ids);
   void port.noteStatus({ pagesWithTools: countPagesWithTools(root) }); // the popup shows it
   return root;
 }

@@ -183,10 +183,28 @@ export class NativePort {
     });
   }
 
+  /**
+   * Send an event (a message without an id; no reply), e.g. `tools.changed`.
+   * @param {string} type
+   * @param {Record<string, unknown>} body
+   * @returns {boolean} false when there is no port or the browser refused the message
+   */
+  notify(type, body) {
+    return this.#send({ ...body, type });
+  }
+
+  /** @returns {boolean} whether the port is open and hello has named the instance */
+  get connected() {
+    return this.#port !== null && this.#helloDone;
+  }
+
+  #helloDone = false;
+
   #connect() {
     this.#connectedAt = Date.now();
     this.#instance = "";
     this.#instancePort = undefined;
+    this.#helloDone = false;
     this.options.onConnect();
     void this.#setStatus({ state: "connecting" });
     const port = api.connectNative(
@@ -210,6 +228,7 @@ export class NativePort {
         )
       );
       if (typeof result?.instance !== "string") throw new Error("the hello reply names no instance");
+      this.#helloDone = true;
       this.options.onInstance(result.instance);
       this.#instance = result.instance;
       await this.#setStatus({ state: "connected", instance: result.instance, port: this.#instancePort });

@@ -71,6 +71,8 @@ export const INTERNAL_URL_PREFIXES = [
  * @property {WindowInfo[]} windows             in chrome.windows.getAll order
  * @property {number} [lastFocusedWindowId]     the browser's last-focused window
  * @property {Map<number, TabSelection>} selections  by browser tab id
+ * @property {Map<number, {names: string[], omitted: number}>} [pageTools]  exposed page-tool names
+ *   by browser tab id (SPEC §2 `attributes.tools`, §5)
  */
 
 /**
@@ -106,7 +108,16 @@ export function buildTree(snapshot, ids, options = {}) {
       .filter((tab) => tab.id !== undefined && (!tab.incognito || options.includeIncognito))
       .sort((a, b) => a.index - b.index);
     const { kept, omitted } = keepTabs(tabs, maxTabs);
-    const pages = kept.map((tab) => pageElement(tab, { focused, visible }, snapshot.selections, ids, maxBytes));
+    const pages = kept.map((tab) => {
+      const page = pageElement(tab, { focused, visible }, snapshot.selections, ids, maxBytes);
+      const tools = tab.id === undefined ? undefined : snapshot.pageTools?.get(tab.id);
+      if (tools && (tools.names.length > 0 || tools.omitted > 0)) {
+        page.attributes = { ...page.attributes, tools: tools.names };
+        // More tools than the per-page cap (page_tools.js MAX_TOOLS_PER_PAGE): say how many were left out.
+        if (tools.omitted > 0) page.attributes.toolsOmitted = tools.omitted;
+      }
+      return page;
+    });
     if (pages.length > 0) element.children = pages;
     if (omitted > 0) element.attributes = { tabsOmitted: omitted };
     windows.push(element);

@@ -62,5 +62,15 @@ test("NATIVE_MESSAGE_TYPES is a plain array of double-quoted strings (read by a 
   const match = /export const NATIVE_MESSAGE_TYPES = \[([^\]]*)\]/.exec(source);
   assert.ok(match);
   assert.deepEqual([...match[1].matchAll(/"([^"]+)"/g)].map((m) => m[1]), NATIVE_MESSAGE_TYPES);
-  assert.deepEqual(NATIVE_MESSAGE_TYPES, ["hello", "current", "chunk", "result", "error", "provider.ready"]);
+  assert.deepEqual(NATIVE_MESSAGE_TYPES, [
+    "hello",
+    "current",
+    "tools.call",
+    "tools.cancel",
+    "tools.changed",
+    "chunk",
+    "result",
+    "error",
+    "provider.ready",
+  ]);
 });

@@ -30,7 +30,17 @@ class FakeExtension:
         self.windows = list(windows)
         self.focused = focused
 
-    async def request(self, type_: str, body: Mapping[str, Any] | None = None, *, deadline_ms: int) -> Any:
+    def new_request_id(self) -> str:
+        return "h-1"
+
+    async def request(
+        self,
+        type_: str,
+        body: Mapping[str, Any] | None = None,
+        *,
+        deadline_ms: int,
+        request_id: str | None = None,
+    ) -> Any:
         assert type_ == "current"
         root = {"id": "app", "role": "Application", "children": self.windows}
         return {"root": root, "windowFocused": self.focused}

@@ -29,7 +29,16 @@ def test_extension_and_host_name_the_same_native_message_types() -> None:
 
 
 def test_every_frame_model_type_is_a_native_message_type() -> None:
-    models = (wire.Hello, wire.CurrentRequest, wire.ResultFrame, wire.ErrorFrame, wire.ChunkFrame)
+    models = (
+        wire.Hello,
+        wire.CurrentRequest,
+        wire.ToolCallRequest,
+        wire.ToolCancelRequest,
+        wire.ToolsChanged,
+        wire.ResultFrame,
+        wire.ErrorFrame,
+        wire.ChunkFrame,
+    )
     models += (wire.ProviderReady,)
     literals = {typing.get_args(model.model_fields["type"].annotation)[0] for model in models}
     assert literals == set(wire.NATIVE_MESSAGE_TYPES)

@@ -1,0 +1,306 @@
+// webctx content script, part 3 (see namespace.js for the map): the page's WebMCP tools (SPEC §5).
+//
+//   native WebMCP (document.modelContext visible here, Chromium --enable-features=WebMCP):
+//     toolchange ──► getTools() ──► tools.report ──► worker
+//     tools.run ──► executeTool(tool, input, {signal}) ──► {ok, text} | {ok:false, error}
+//   polyfill (no native API; main_world/polyfill.js owns document.modelContext in the main world):
+//     window.postMessage channel "webctx.webmcp": to-ext {kind: "tools" | "result"} is page input:
+//     only event.source === window, checked shape and size; to-page {kind: "hello" | "call" | "cancel"}
+//
+// Top frame only: the native getTools() already lists same-origin iframe tools, and a frame must
+// not speak for its parent. What the page sends here can only describe and answer its own tools.
+
+(function webctxWebmcpBridge() {
+  const scope = /** @type {{__webctx?: WebctxNamespace}} */ (/** @type {unknown} */ (globalThis));
+  const ns = scope.__webctx;
+  if (!ns || ns.webmcp || window !== window.top) return;
+
+  const CHANNEL = "webctx.webmcp";
+  /** Coalesce toolchange floods: at most one refresh per this many ms (trailing edge kept). */
+  const REFRESH_THROTTLE_MS = 25;
+  /** Pre-caps, so a hostile page never pushes megabytes through the extension's channel. */
+  const MAX_TOOLS = 128;
+  const MAX_DESCRIPTION_CHARS = 4096;
+  const MAX_SCHEMA_CHARS = 64 * 1024;
+  /** All schemas of one report together; later tools' schemas over the budget are dropped. */
+  const MAX_REPORT_SCHEMA_CHARS = 1024 * 1024;
+  const MAX_RESULT_CHARS = 48 * 1024 * 1024;
+  const MAX_ERROR_CHARS = 2000;
+  const NAME_PATTERN = /^[A-Za-z0-9_.-]{1,128}$/;
+
+  /**
+   * A tool as sent to the worker (service_worker/page_tools.js `parseToolReport` checks it again).
+   * @typedef {{name: string, description: string, title?: string, inputSchema?: string,
+   *   annotations?: Record<string, boolean>}} ToolSummary
+   */
+  /** @typedef {{ok: true, text: string | null} | {ok: false, error: string}} RunReply */
+
+  /** @type {any} */
+  const native = /** @type {any} */ (document).modelContext;
+  const isNative =
+    native !== undefined &&
+    native !== null &&
+    typeof native.getTools === "function" &&
+    typeof native.executeTool === "function";
+
+  /** Native RegisteredTool handles by name (never serialised: they hold a Window). @type {Map<string, any>} */
+  let nativeTools = new Map();
+  /** In-flight calls by callId. @type {Map<string, {abort: () => void, settle?: (reply: RunReply) => void}>} */
+  const calls = new Map();
+  let lastReport = "";
+  /** @type {ReturnType<typeof setTimeout> | 0} */
+  let timer = 0;
+  let lastRefresh = 0;
+
+  /** @param {string} text @param {number} max */
+  const cap = (text, max) => (text.length <= max ? text : `${text.slice(0, max - 1)}…`);
+
+  /**
+   * Summaries of up to MAX_TOOLS tools (sorted by name), and how many were left out.
+   * @param {unknown[]} list
+   * @returns {{tools: ToolSummary[], omitted: number}}
+   */
+  function summarise(list) {
+    /** @type {ToolSummary[]} */
+    const tools = [];
+    let omitted = 0;
+    let schemaBudget = MAX_REPORT_SCHEMA_CHARS;
+    const seen = new Set();
+    for (const raw of list) {
+      if (tools.length >= MAX_TOOLS) {
+        omitted += 1;
+        continue;
+      }
+      const tool = /** @type {Record<string, unknown>} */ (raw ?? {});
+      const { name, description, title, annotations } = tool;
+      if (typeof name !== "string" || !NAME_PATTERN.test(name) || seen.has(name)) {
+        omitted += 1;
+        continue;
+      }
+      if (typeof description !== "string" || description.length === 0) {
+        omitted += 1;
+        continue;
+      }
+      seen.add(name);
+      /** @type {ToolSummary} */
+      const summary = { name, description: cap(description, MAX_DESCRIPTION_CHARS) };
+      if (typeof title === "string" && title) summary.title = cap(title, 256);
+      const schema = schemaText(tool.inputSchema);
+      if (schema !== undefined && schema.length <= schemaBudget) {
+        summary.inputSchema = schema;
+        schemaBudget -= schema.length;
+      }
+      if (typeof annotations === "object" && annotations !== null) {
+        /** @type {Record<string, boolean>} */
+        const kept = {};
+        for (const key of ["readOnlyHint", "untrustedContentHint", "consequentialHint"]) {
+          const v = /** @type {Record<string, unknown>} */ (annotations)[key];
+          if (typeof v === "boolean") kept[key] = v;
+        }
+        summary.annotations = kept;
+      }
+      tools.push(summary);
+    }
+    return { tools, omitted };
+  }
+
+  /**
+   * The schema as JSON text (an object from Chromium ≥ 154, a string before, a string from the polyfill).
+   * @param {unknown} schema
+   * @returns {string | undefined}
+   */
+  function schemaText(schema) {
+    try {
+      const text = typeof schema === "string" ? schema : schema === undefined ? undefined : JSON.stringify(schema);
+      return typeof text === "string" && text.length <= MAX_SCHEMA_CHARS ? text : undefined;
+    } catch {
+      return undefined;
+    }
+  }
+
+  /** @param {{tools: ToolSummary[], omitted: number}} report */
+  function sendReport(report) {
+    const text = JSON.stringify(report);
+    if (text === lastReport) return;
+    lastReport = text;
+    ns?.send({ type: "tools.report", tools: report.tools, omitted: report.omitted });
+  }
+
+  // ---- native WebMCP --------------------------------------------------------------------------
+
+  async function refreshNative() {
+    /** @type {any[]} */
+    let list;
+    try {
+      list = await native.getTools();
+    } catch {
+      list = [];
+    }
+    if (!Array.isArray(list)) list = [];
+    /** @type {Map<string, any>} */
+    const byName = new Map();
+    // A name may appear twice (a same-origin iframe's tool): the top document's wins.
+    for (const tool of list) {
+      const name = tool?.name;
+      if (typeof name !== "string") continue;
+      const ours = tool.window === window || tool.source === window;
+      if (!byName.has(name) || ours) byName.set(name, tool);
+    }
+    nativeTools = byName;
+    const ordered = [...byName.values()].sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+    sendReport(summarise(ordered));
+  }
+
+  /**
+   * @param {string} callId
+   * @param {string} name
+   * @param {Record<string, unknown>} input
+   * @returns {Promise<RunReply>}
+   */
+  async function runNative(callId, name, input) {
+    const tool = nativeTools.get(name);
+    if (!tool) return { ok: false, error: `The page has no tool named ${name} any more.` };
+    const controller = new AbortController();
+    calls.set(callId, { abort: () => controller.abort() });
+    try {
+      const text = await native.executeTool(tool, input, { signal: controller.signal });
+      if (text !== null && typeof text !== "string") return { ok: true, text: String(text) };
+      if (typeof text === "string" && text.length > MAX_RESULT_CHARS) {
+        return { ok: false, error: "The tool's result is larger than 48 MiB; it was not sent." };
+      }
+      return { ok: true, text };
+    } catch (error) {
+      if (controller.signal.aborted) return { ok: false, error: "The call was cancelled." };
+      return { ok: false, error: errorText(error) };
+    } finally {
+      calls.delete(callId);
+    }
+  }
+
+  /** @param {unknown} error */
+  function errorText(error) {
+    if (error && typeof error === "object") {
+      const { name, message } = /** @type {{name?: unknown, message?: unknown}} */ (error);
+      const text = typeof message === "string" && message ? message : String(error);
+      return cap(typeof name === "string" && name !== "Error" ? `${name}: ${text}` : text, MAX_ERROR_CHARS);
+    }
+    return cap(String(error), MAX_ERROR_CHARS);
+  }
+
+  // ---- polyfill channel -----------------------------------------------------------------------
+
+  /** @param {Record<string, unknown>} message */
+  function toPage(message) {
+    window.postMessage({ channel: CHANNEL, dir: "to-page", ...message }, "*");
+  }
+
+  /** @param {MessageEvent} event */
+  function onWindowMessage(event) {
+    if (event.source !== window) return; // only this window's main world (or its page) speaks here
+    const data = event.data;
+    if (typeof data !== "object" || data === null || data.channel !== CHANNEL || data.dir !== "to-ext") return;
+    if (data.kind === "tools") {
+      if (!Array.isArray(data.tools) || data.tools.length > MAX_TOOLS * 2) return;
+      const report = summarise(data.tools);
+      if (Number.isSafeInteger(data.total) && data.total > data.tools.length) {
+        report.omitted += Math.min(data.total, 1e9) - data.tools.length;
+      }
+      sendReport(report);
+      return;
+    }
+    if (data.kind === "result" && typeof data.callId === "string") {
+      const call = calls.get(data.callId);
+      if (!call || !call.settle) return;
+      if (data.ok === true && (data.text === null || typeof data.text === "string")) {
+        if (typeof data.text === "string" && data.text.length > MAX_RESULT_CHARS) {
+          call.settle({ ok: false, error: "The tool's result is larger than 48 MiB; it was not sent." });
+        } else {
+          call.settle({ ok: true, text: data.text });
+        }
+      } else {
+        call.settle({ ok: false, error: typeof data.error === "string" ? cap(data.error, MAX_ERROR_CHARS) : "The tool failed." });
+      }
+    }
+  }
+
+  /**
+   * @param {string} callId
+   * @param {string} name
+   * @param {Record<string, unknown>} input
+   * @returns {Promise<RunReply>}
+   */
+  function runPolyfilled(callId, name, input) {
+    return new Promise((resolve) => {
+      const settle = (/** @type {RunReply} */ reply) => {
+        if (!calls.has(callId)) return;
+        calls.delete(callId);
+        resolve(reply);
+      };
+      calls.set(callId, {
+        settle,
+        abort: () => {
+          toPage({ kind: "cancel", callId });
+          settle({ ok: false, error: "The call was cancelled." });
+        },
+      });
+      toPage({ kind: "call", callId, name, input });
+    });
+  }
+
+  // ---- both -----------------------------------------------------------------------------------
+
+  function scheduleRefresh() {
+    if (timer) return;
+    const wait = Math.max(0, lastRefresh + REFRESH_THROTTLE_MS - Date.now());
+    timer = setTimeout(() => {
+      timer = 0;
+      lastRefresh = Date.now();
+      if (isNative) void refreshNative();
+      else toPage({ kind: "hello" });
+    }, wait);
+  }
+
+  /**
+   * chrome.runtime.onMessage from the worker: `tools.run` and `tools.abort`.
+   * @param {unknown} message
+   * @param {chrome.runtime.MessageSender} _sender
+   * @param {(reply: unknown) => void} sendResponse
+   */
+  function onRuntimeMessage(message, _sender, sendResponse) {
+    if (typeof message !== "object" || message === null) return false;
+    const { type, callId, name, input } = /** @type {Record<string, unknown>} */ (message);
+    if (type === "tools.abort" && typeof callId === "string") {
+      calls.get(callId)?.abort();
+      sendResponse({ aborted: true });
+      return false;
+    }
+    if (type !== "tools.run" || typeof callId !== "string" || typeof name !== "string") return false;
+    const args = /** @type {Record<string, unknown>} */ (typeof input === "object" && input !== null ? input : {});
+    const run = isNative ? runNative(callId, name, args) : runPolyfilled(callId, name, args);
+    run.then(sendResponse, (error) => sendResponse({ ok: false, error: errorText(error) }));
+    return true; // answered asynchronously
+  }
+
+  chrome.runtime.onMessage.addListener(onRuntimeMessage);
+  ns.onStop(() => chrome.runtime.onMessage.removeListener(onRuntimeMessage));
+  if (isNative) {
+    native.addEventListener("toolchange", scheduleRefresh);
+    ns.onStop(() => native.removeEventListener("toolchange", scheduleRefresh));
+  } else {
+    window.addEventListener("message", onWindowMessage);
+    ns.onStop(() => window.removeEventListener("message", onWindowMessage));
+  }
+  // Chromium 156 fires no toolchange in the parent when a frame with tools is removed: re-read
+  // when the number of child frames drops (an O(1) check, whatever the page's DOM churn).
+  let frameCount = window.frames.length;
+  const frames = new MutationObserver(() => {
+    const now = window.frames.length;
+    if (now < frameCount) scheduleRefresh();
+    frameCount = now;
+  });
+  frames.observe(document, { childList: true, subtree: true });
+  ns.onStop(() => frames.disconnect());
+  ns.webmcp = { mode: isNative ? "native" : "polyfill" };
+  scheduleRefresh();
+})();
+void 0;

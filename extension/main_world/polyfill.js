@@ -1,0 +1,679 @@
+// webctx WebMCP polyfill: the page's main world, document_start, every frame (SPEC §5).
+//
+//   document.modelContext (only where the browser has none; invisible where it has the real thing)
+//     registerTool(tool, {signal, exposedTo}) → Promise   validation and errors as Chromium 156
+//     getTools() → Promise<RegisteredTool[]> sorted by name
+//     executeTool(tool, input, {signal}) → Promise<string>
+//     events: toolchange, toolactivated, toolcancel
+//   declarative forms: <form toolname tooldescription [toolautosubmit]> → tools (MutationObserver),
+//     schema synthesised from the controls, SubmitEvent.agentInvoked + respondWith()
+//   bridge: window.postMessage channel "webctx.webmcp" with content/webmcp_bridge.js (isolated)
+//     to-page {kind: "hello" | "call" | "cancel"}   to-ext {kind: "tools" | "result"}
+//
+// Everything here runs beside page code, so the built-ins it uses are saved first. Whatever the
+// page posts on the channel can only describe or run the page's own tools.
+
+(function webctxWebmcpPolyfill() {
+  if ("modelContext" in Document.prototype || "modelContext" in document) return;
+  // Chromium has no document.modelContext in an insecure context (webmcp.md §1.3); neither do we.
+  if (!window.isSecureContext) return;
+
+  const CHANNEL = "webctx.webmcp";
+  const NAME_PATTERN = /^[A-Za-z0-9_.-]{1,128}$/;
+  /** Most tools posted to the bridge; the bridge is told the total. */
+  const MAX_POSTED_TOOLS = 128;
+  /** Coalesce registry changes into one post per this many ms. */
+  const POST_THROTTLE_MS = 20;
+
+  // Built-ins saved before page code can replace them (STYLE "Content scripts and the polyfill").
+  const stringify = JSON.stringify;
+  const parse = JSON.parse;
+  const defineProperty = Object.defineProperty;
+  const addListener = EventTarget.prototype.addEventListener;
+  const dispatch = EventTarget.prototype.dispatchEvent;
+  const postMessage = window.postMessage.bind(window);
+  const setTimer = window.setTimeout.bind(window);
+  const DOMExceptionCtor = DOMException;
+  const EventCtor = Event;
+  const AbortControllerCtor = AbortController;
+  const URLCtor = URL;
+
+  /**
+   * @typedef {object} Entry
+   * @property {string} name
+   * @property {string} title
+   * @property {string} description
+   * @property {string | undefined} schemaText  JSON text of inputSchema
+   * @property {(input: object, options: {signal: AbortSignal}) => unknown} execute
+   * @property {Record<string, boolean> | undefined} annotations
+   * @property {HTMLFormElement} [form]  a declarative tool's form
+   */
+
+  /** @type {Map<string, Entry>} */
+  const registry = new Map();
+
+  /**
+   * Same-origin frames see each other's tools (webmcp.md §1.4: getTools() walks the tab's
+   * documents). Each polyfill instance hangs this small API on its window under a registered
+   * symbol; only same-origin script can reach it, and what it offers is that origin's own tools.
+   * @typedef {object} FrameApi
+   * @property {() => Entry[]} entries
+   * @property {(name: string, input: unknown, signal: AbortSignal) => ReturnType<typeof run>} run
+   * @property {() => void} childChanged
+   */
+  const FRAME_KEY = Symbol.for("webctx.webmcp.frame");
+
+  /**
+   * Every tool this document can see, by name: its own first, then those of same-origin
+   * descendant frames in document order (the first of a name wins).
+   * @returns {Map<string, {entry: Entry, win: Window, api: FrameApi | null}>}
+   */
+  function visibleTools() {
+    /** @type {Map<string, {entry: Entry, win: Window, api: FrameApi | null}>} */
+    const all = new Map();
+    for (const [name, entry] of registry) all.set(name, { entry, win: window, api: null });
+    /** @param {Window} parent @param {number} depth */
+    const walk = (parent, depth) => {
+      if (depth > 8) return;
+      for (let i = 0; i < parent.frames.length; i++) {
+        try {
+          const frame = parent.frames[i];
+          if (frame.location.origin !== location.origin) continue;
+          const api = /** @type {FrameApi | undefined} */ (/** @type {any} */ (frame)[FRAME_KEY]);
+          if (api) {
+            for (const entry of api.entries()) {
+              if (!all.has(entry.name)) all.set(entry.name, { entry, win: frame, api });
+            }
+          }
+          walk(frame, depth + 1);
+        } catch {
+          // A cross-origin frame: its tools are not ours to list (no exposedTo support here).
+        }
+      }
+    };
+    walk(window, 0);
+    return all;
+  }
+
+  /** Tell a same-origin parent that this document's tools changed (it fires its own toolchange). */
+  function notifyParent() {
+    try {
+      if (window.parent === window) return;
+      /** @type {FrameApi | undefined} */ (/** @type {any} */ (window.parent)[FRAME_KEY])?.childChanged();
+    } catch {
+      // A cross-origin parent cannot see our tools anyway.
+    }
+  }
+
+  /**
+   * The JSON text of a tool's inputSchema; a declarative tool's is synthesised from its form now.
+   * @param {Entry} entry
+   * @returns {string | undefined}
+   */
+  function schemaTextOf(entry) {
+    return entry.form ? stringify(formSchema(entry.form)) : entry.schemaText;
+  }
+
+  /**
+   * @param {Entry} entry
+   * @returns {object | undefined} a fresh object, as getTools() returns in Chromium ≥ 154
+   */
+  function schemaOf(entry) {
+    const text = schemaTextOf(entry);
+    return text === undefined ? undefined : parse(text);
+  }
+
+  /** @param {string} name @param {string} message */
+  const domError = (name, message) => new DOMExceptionCtor(message, name);
+
+  /** @param {string} type @param {string} [toolName] */
+  function fire(type, toolName) {
+    const event = new EventCtor(type);
+    if (toolName !== undefined) defineProperty(event, "toolName", { value: toolName, enumerable: true });
+    dispatch.call(context, event);
+  }
+
+  let postPending = false;
+  let lastPost = 0;
+  /**
+   * A registry change: toolchange (a task, as in Chromium) and a post to the bridge, throttled:
+   * the first change of a quiet period is posted in the next task, later ones at most every
+   * POST_THROTTLE_MS (the last change is always posted).
+   */
+  function changed() {
+    notifyParent();
+    return new Promise((resolve) => {
+      setTimer(() => {
+        fire("toolchange");
+        resolve(undefined);
+      }, 0);
+      if (!postPending) {
+        postPending = true;
+        setTimer(() => {
+          postPending = false;
+          lastPost = performance.now();
+          postTools();
+        }, Math.max(0, lastPost + POST_THROTTLE_MS - performance.now()));
+      }
+    });
+  }
+
+  function postTools() {
+    const visible = visibleTools();
+    const names = [...visible.keys()].sort();
+    const tools = names.slice(0, MAX_POSTED_TOOLS).map((name) => {
+      const { entry } = /** @type {{entry: Entry}} */ (visible.get(name));
+      return {
+        name: entry.name,
+        title: entry.title,
+        description: entry.description,
+        inputSchema: schemaTextOf(entry),
+        annotations: entry.annotations,
+      };
+    });
+    postMessage({ channel: CHANNEL, dir: "to-ext", kind: "tools", tools, total: names.length }, "*");
+  }
+
+  /**
+   * @param {unknown} value
+   * @returns {Record<string, boolean> | undefined}
+   */
+  function annotationsOf(value) {
+    if (typeof value !== "object" || value === null) return undefined;
+    const a = /** @type {Record<string, unknown>} */ (value);
+    return {
+      readOnlyHint: Boolean(a.readOnlyHint),
+      untrustedContentHint: Boolean(a.untrustedContentHint),
+      consequentialHint: Boolean(a.consequentialHint),
+      debugging: Boolean(a.debugging),
+    };
+  }
+
+  /**
+   * Validate and store a tool (webmcp.md §1.3, in the spec's order). Throws as Chromium rejects.
+   * @param {unknown} tool
+   * @param {{signal?: AbortSignal, exposedTo?: unknown}} options
+   * @param {HTMLFormElement} [form]
+   * @returns {Entry}
+   */
+  function validate(tool, options, form) {
+    if (typeof tool !== "object" || tool === null) throw new TypeError("The tool must be an object.");
+    const t = /** @type {Record<string, unknown>} */ (tool);
+    const name = String(t.name ?? "");
+    const description = t.description === undefined ? "" : String(t.description);
+    if (typeof t.execute !== "function") throw new TypeError("The tool's execute must be a function.");
+    let schemaText;
+    if (t.inputSchema !== undefined) {
+      if (typeof t.inputSchema !== "object" || t.inputSchema === null) {
+        throw new TypeError("The tool's inputSchema must be an object.");
+      }
+      schemaText = stringify(t.inputSchema); // throws TypeError on a circular schema
+      if (schemaText === undefined) throw new TypeError("The tool's inputSchema cannot be serialised.");
+    }
+    if (registry.has(name)) throw domError("InvalidStateError", "Duplicate tool name");
+    if (!NAME_PATTERN.test(name)) {
+      throw domError("InvalidStateError", "Tool names are 1 to 128 characters of A-Z, a-z, 0-9, '_', '.' and '-'.");
+    }
+    if (description.length === 0) throw domError("InvalidStateError", "The tool's description must not be empty.");
+    if (options.exposedTo !== undefined) {
+      for (const origin of /** @type {Iterable<unknown>} */ (options.exposedTo)) {
+        const url = new URLCtor(String(origin));
+        const trustworthy = url.protocol === "https:" || url.hostname === "localhost" || url.hostname === "127.0.0.1";
+        if (!trustworthy) throw domError("SecurityError", `${String(origin)} is not a potentially trustworthy origin.`);
+      }
+    }
+    return {
+      name,
+      title: t.title === undefined ? "" : String(t.title),
+      description,
+      schemaText,
+      execute: /** @type {Entry["execute"]} */ (t.execute),
+      annotations: annotationsOf(t.annotations),
+      form,
+    };
+  }
+
+  /**
+   * Run a registered tool; the bridge needs the real error message, executeTool the browser's error.
+   * @param {string} name
+   * @param {unknown} input
+   * @param {AbortSignal} signal
+   * @returns {Promise<{ok: true, text: string | null} | {ok: false, error: string}>}
+   */
+  async function run(name, input, signal) {
+    const entry = registry.get(name);
+    if (!entry) return { ok: false, error: `The page has no tool named ${name}.` };
+    let inputObject;
+    try {
+      inputObject = parse(stringify(input ?? {}));
+    } catch {
+      return { ok: false, error: "The input is not JSON-serialisable." };
+    }
+    fire("toolactivated", name);
+    let value;
+    try {
+      value = await entry.execute.call(undefined, inputObject, { signal });
+    } catch (error) {
+      const message = error && typeof error === "object" && "message" in error ? String(error.message) : String(error);
+      return { ok: false, error: message || "The tool failed." };
+    }
+    if (typeof value === "string") return { ok: true, text: value };
+    if (value === null && entry.form) return { ok: true, text: null }; // the form navigated
+    try {
+      const text = stringify(value);
+      return { ok: true, text: text === undefined ? "undefined" : text };
+    } catch (error) {
+      return { ok: false, error: `The tool's result is not JSON-serialisable (${error instanceof Error ? error.message : "unknown"}).` };
+    }
+  }
+
+  /**
+   * Run a tool this document can see: its own, or a same-origin frame's (run in that frame).
+   * @param {string} name
+   * @param {unknown} input
+   * @param {AbortSignal} signal
+   */
+  function runVisible(name, input, signal) {
+    const found = visibleTools().get(name);
+    if (found?.api) return found.api.run(name, input, signal);
+    return run(name, input, signal);
+  }
+
+  /** @type {FrameApi} */
+  const frameApi = {
+    entries: () => [...registry.values()],
+    run: (name, input, signal) => run(name, input, signal),
+    childChanged: () => {
+      void changed(); // a child's registration fires toolchange here too, then further up
+    },
+  };
+  defineProperty(window, FRAME_KEY, { value: frameApi });
+  addListener.call(window, "pagehide", () => {
+    if (registry.size > 0) notifyParent();
+  });
+
+  class ModelContext extends EventTarget {
+    /**
+     * @param {unknown} tool
+     * @param {{signal?: AbortSignal, exposedTo?: unknown}} [options]
+     * @returns {Promise<undefined>}
+     */
+    registerTool(tool, options = {}) {
+      let entry;
+      try {
+        entry = validate(tool, options ?? {});
+      } catch (error) {
+        return Promise.reject(error);
+      }
+      const signal = options?.signal;
+      if (signal?.aborted) return Promise.reject(signal.reason);
+      registry.set(entry.name, entry);
+      if (signal) {
+        addListener.call(signal, "abort", () => {
+          if (registry.get(entry.name) !== entry) return;
+          registry.delete(entry.name);
+          void changed();
+        }, { once: true });
+      }
+      return /** @type {Promise<undefined>} */ (changed());
+    }
+
+    /** @returns {Promise<object[]>} */
+    getTools() {
+      const visible = visibleTools();
+      const names = [...visible.keys()].sort();
+      return Promise.resolve(
+        names.map((name) => {
+          const { entry, win } = /** @type {{entry: Entry, win: Window}} */ (visible.get(name));
+          return {
+            name,
+            title: entry.title,
+            description: entry.description,
+            inputSchema: schemaOf(entry),
+            window: win,
+            origin: location.origin,
+            annotations: entry.annotations,
+          };
+        }),
+      );
+    }
+
+    /**
+     * @param {{name?: unknown}} tool
+     * @param {unknown} [input]
+     * @param {{signal?: AbortSignal}} [options]
+     * @returns {Promise<string | null>}
+     */
+    executeTool(tool, input = {}, options = {}) {
+      if (typeof input !== "object" || input === null) {
+        return Promise.reject(new TypeError("invalid input object: value is not an object"));
+      }
+      try {
+        stringify(input);
+      } catch (error) {
+        return Promise.reject(error);
+      }
+      const outer = options?.signal;
+      if (outer?.aborted) return Promise.reject(outer.reason);
+      const name = String(tool?.name ?? "");
+      const controller = new AbortControllerCtor();
+      return new Promise((resolve, reject) => {
+        let settled = false;
+        if (outer) {
+          addListener.call(outer, "abort", () => {
+            if (settled) return; // a late abort cancels nothing
+            settled = true;
+            controller.abort(domError("AbortError", "The tool call was cancelled."));
+            fire("toolcancel", name);
+            reject(outer.reason);
+          }, { once: true });
+        }
+        if (!visibleTools().has(name)) return reject(domError("UnknownError", "Tool not found."));
+        runVisible(name, input, controller.signal).then((reply) => {
+          if (settled) return; // cancelled: a late result is ignored (webmcp.md §1.5)
+          settled = true;
+          if (reply.ok) resolve(reply.text);
+          else reject(domError("UnknownError", "Tool was executed but the invocation failed. For example, the script function threw an error"));
+        });
+      });
+    }
+  }
+
+  // on<event> handler attributes, as EventHandler IDL attributes behave.
+  for (const type of ["toolchange", "toolactivated", "toolcancel"]) {
+    /** @type {WeakMap<object, EventListener | null>} */
+    const handlers = new WeakMap();
+    defineProperty(ModelContext.prototype, `on${type}`, {
+      configurable: true,
+      enumerable: true,
+      get() {
+        return handlers.get(this) ?? null;
+      },
+      set(value) {
+        handlers.set(this, typeof value === "function" ? value : null);
+      },
+    });
+  }
+
+  const context = new ModelContext();
+  for (const type of ["toolchange", "toolactivated", "toolcancel"]) {
+    addListener.call(context, type, (event) => {
+      const handler = /** @type {any} */ (context)[`on${type}`];
+      if (typeof handler === "function") handler.call(context, event);
+    });
+  }
+  defineProperty(Document.prototype, "modelContext", {
+    configurable: true,
+    enumerable: true,
+    get() {
+      return this === document ? context : undefined;
+    },
+  });
+
+  // ---- declarative forms (webmcp.md §2, as Chromium 156 behaves) -------------------------------
+  //
+  // <form toolname tooldescription [toolautosubmit]> is a tool while both attributes are set and
+  // the form is in the document. Invoking it fills the controls; with toolautosubmit the form is
+  // submitted (SubmitEvent.agentInvoked, respondWith(promise) gives the result), without it the
+  // call waits for the user's submit. reset() cancels the call.
+
+  const SKIPPED_TYPES = new Set(["hidden", "file", "button", "submit", "reset", "image"]);
+  /** @type {Map<HTMLFormElement, Entry>} */
+  const formEntries = new Map();
+  /**
+   * Calls waiting on a form's submit.
+   * @type {Map<HTMLFormElement, {resolve: (value: unknown) => void, reject: (error: unknown) => void, responded: boolean}>}
+   */
+  const pendingForms = new Map();
+
+  /**
+   * The description of a control: toolparamdescription, else its <label>'s text, else aria-description.
+   * @param {Element} control
+   * @returns {string | undefined}
+   */
+  function controlDescription(control) {
+    const own = control.getAttribute("toolparamdescription");
+    if (own) return own;
+    const labels = /** @type {HTMLInputElement} */ (control).labels;
+    if (labels && labels.length > 0) {
+      const text = labels[0].textContent?.trim();
+      if (text) return text;
+    }
+    return control.getAttribute("aria-description") || undefined;
+  }
+
+  /**
+   * The controls that become parameters, grouped by name, in document order.
+   * @param {HTMLFormElement} form
+   * @returns {Map<string, HTMLElement[]>}
+   */
+  function formControls(form) {
+    /** @type {Map<string, HTMLElement[]>} */
+    const byName = new Map();
+    for (const control of Array.from(form.elements)) {
+      if (!(control instanceof HTMLInputElement || control instanceof HTMLTextAreaElement || control instanceof HTMLSelectElement)) continue;
+      if (!control.name || control.disabled) continue;
+      if (control instanceof HTMLInputElement && (SKIPPED_TYPES.has(control.type) || control.readOnly)) continue;
+      if (control instanceof HTMLTextAreaElement && control.readOnly) continue;
+      const group = byName.get(control.name) ?? [];
+      group.push(control);
+      byName.set(control.name, group);
+    }
+    return byName;
+  }
+
+  /**
+   * The input schema of a declarative tool, synthesised from its form's controls (webmcp.md §2).
+   * @param {HTMLFormElement} form
+   * @returns {{type: "object", properties: Record<string, object>, required?: string[]}}
+   */
+  function formSchema(form) {
+    /** @type {Record<string, object>} */
+    const properties = {};
+    /** @type {string[]} */
+    const required = [];
+    for (const [name, group] of formControls(form)) {
+      const first = /** @type {HTMLInputElement} */ (group[0]);
+      /** @type {Record<string, unknown>} */
+      let property;
+      if (first instanceof HTMLSelectElement) {
+        const options = Array.from(first.options).filter((o) => !o.disabled);
+        const choice = {
+          type: "string",
+          enum: options.map((o) => o.value),
+          anyOf: options.map((o) => ({ type: "string", const: o.value, title: o.text })),
+        };
+        property = first.multiple ? { type: "array", items: choice, uniqueItems: true } : choice;
+      } else if (first.type === "checkbox") {
+        const values = group.map((c) => /** @type {HTMLInputElement} */ (c).value);
+        const items = { type: "string", enum: values, anyOf: values.map((value) => ({ type: "string", const: value })) };
+        property = group.length > 1 ? { type: "array", items, uniqueItems: true } : { type: "boolean" };
+      } else if (first.type === "radio") {
+        const values = group.map((c) => /** @type {HTMLInputElement} */ (c).value);
+        property = { type: "string", enum: values, anyOf: values.map((value) => ({ type: "string", const: value })) };
+      } else if (first.type === "number" || first.type === "range") {
+        property = { type: "number" };
+        if (first.min !== "") property.minimum = Number(first.min);
+        if (first.max !== "") property.maximum = Number(first.max);
+        const step = first.step || "1";
+        if (step !== "any" && Number(step) > 0) property.multipleOf = Number(step);
+      } else if (first.type === "date") {
+        property = { type: "string", format: "date", description: "Dates MUST be provided in 'YYYY-MM-DD' format." };
+      } else {
+        property = { type: "string" };
+        if (first instanceof HTMLInputElement && first.pattern) property.pattern = first.pattern;
+      }
+      const description = controlDescription(first);
+      if (description && property.description === undefined) property.description = description;
+      properties[name] = property;
+      if (group.some((c) => /** @type {HTMLInputElement} */ (c).required)) required.push(name);
+    }
+    return required.length > 0 ? { type: "object", properties, required } : { type: "object", properties };
+  }
+
+  /**
+   * Fill the form's controls from `input` (unknown keys are ignored), firing input and change.
+   * @param {HTMLFormElement} form
+   * @param {Record<string, unknown>} input
+   */
+  function fillForm(form, input) {
+    for (const [name, group] of formControls(form)) {
+      if (!(name in input)) continue;
+      const value = input[name];
+      for (const element of group) {
+        const control = /** @type {HTMLInputElement} */ (element);
+        if (control instanceof HTMLSelectElement) {
+          const wanted = Array.isArray(value) ? value.map(String) : [String(value)];
+          for (const option of Array.from(control.options)) option.selected = wanted.includes(option.value);
+        } else if (control.type === "checkbox") {
+          control.checked = Array.isArray(value) ? value.map(String).includes(control.value) : Boolean(value);
+        } else if (control.type === "radio") {
+          control.checked = control.value === String(value);
+        } else {
+          control.value = value === null || value === undefined ? "" : String(value);
+        }
+        control.dispatchEvent(new EventCtor("input", { bubbles: true }));
+        control.dispatchEvent(new EventCtor("change", { bubbles: true }));
+      }
+    }
+  }
+
+  /**
+   * Run a declarative tool: fill, then submit (toolautosubmit) or wait for the user's submit.
+   * @param {HTMLFormElement} form
+   * @param {Record<string, unknown>} input
+   * @param {AbortSignal} signal
+   * @returns {Promise<unknown>} the value given to respondWith (null when the form navigates)
+   */
+  function invokeForm(form, input, signal) {
+    pendingForms.get(form)?.reject(domError("UnknownError", "Another call to this form started."));
+    return new Promise((resolve, reject) => {
+      pendingForms.set(form, { resolve, reject, responded: false });
+      addListener.call(signal, "abort", () => {
+        if (pendingForms.get(form)?.reject === reject) pendingForms.delete(form);
+        reject(signal.reason);
+      }, { once: true });
+      fillForm(form, input);
+      if (form.hasAttribute("toolautosubmit")) form.requestSubmit();
+    });
+  }
+
+  // Capture at the window, before page listeners: mark the agent's submit, offer respondWith.
+  addListener.call(window, "submit", (/** @type {Event} */ event) => {
+    const form = event.target;
+    if (!(form instanceof HTMLFormElement)) return;
+    const pending = pendingForms.get(form);
+    if (!pending) return;
+    defineProperty(event, "agentInvoked", { value: true, configurable: true });
+    defineProperty(event, "respondWith", {
+      configurable: true,
+      value: (/** @type {unknown} */ promise) => {
+        pending.responded = true;
+        pendingForms.delete(form);
+        Promise.resolve(promise).then(pending.resolve, pending.reject);
+      },
+    });
+    // After every listener ran: no respondWith and no preventDefault → the form navigates.
+    setTimer(() => {
+      if (pending.responded || pendingForms.get(form) !== pending) return;
+      pendingForms.delete(form);
+      pending.resolve(event.defaultPrevented ? undefined : null);
+    }, 0);
+  }, true);
+
+  addListener.call(window, "reset", (/** @type {Event} */ event) => {
+    const form = event.target;
+    if (!(form instanceof HTMLFormElement)) return;
+    const pending = pendingForms.get(form);
+    if (!pending) return;
+    pendingForms.delete(form);
+    pending.reject(domError("UnknownError", "Tool execution cancelled by a form reset"));
+  }, true);
+
+  /** Register, update or drop the tools of declarative forms after DOM changes. */
+  function syncForms() {
+    let changedAny = false;
+    for (const [form, entry] of formEntries) {
+      const keep =
+        form.isConnected &&
+        form.getAttribute("toolname") === entry.name &&
+        form.getAttribute("tooldescription") === entry.description;
+      if (keep) continue;
+      formEntries.delete(form);
+      if (registry.get(entry.name) === entry) registry.delete(entry.name);
+      pendingForms.get(form)?.reject(domError("UnknownError", "The form's tool was removed."));
+      pendingForms.delete(form);
+      changedAny = true;
+    }
+    for (const form of Array.from(document.querySelectorAll("form[toolname][tooldescription]"))) {
+      const f = /** @type {HTMLFormElement} */ (form);
+      if (formEntries.has(f)) continue;
+      const name = f.getAttribute("toolname") ?? "";
+      const description = f.getAttribute("tooldescription") ?? "";
+      if (!NAME_PATTERN.test(name) || !description || registry.has(name)) continue;
+      /** @type {Entry} */
+      const entry = {
+        name,
+        title: "",
+        description,
+        schemaText: undefined,
+        execute: (input, { signal }) => invokeForm(f, /** @type {Record<string, unknown>} */ (input), signal),
+        annotations: undefined,
+        form: f,
+      };
+      formEntries.set(f, entry);
+      registry.set(name, entry);
+      changedAny = true;
+    }
+    if (changedAny) void changed();
+  }
+
+  let syncQueued = false;
+  const forms = document.forms; // live: reading its length costs nothing
+  const observer = new MutationObserver(() => {
+    if (syncQueued || (forms.length === 0 && formEntries.size === 0)) return;
+    syncQueued = true;
+    setTimer(() => {
+      syncQueued = false;
+      syncForms();
+    }, 0);
+  });
+  observer.observe(document, {
+    subtree: true,
+    childList: true,
+    attributes: true,
+    attributeFilter: ["toolname", "tooldescription"],
+  });
+
+  // ---- the bridge to the isolated world -------------------------------------------------------
+
+  /** In-flight bridge calls by callId. @type {Map<string, {controller: AbortController, name: string}>} */
+  const calls = new Map();
+
+  addListener.call(window, "message", (/** @type {Event} */ raw) => {
+    const event = /** @type {MessageEvent} */ (raw);
+    if (event.source !== window) return;
+    const data = event.data;
+    if (typeof data !== "object" || data === null || data.channel !== CHANNEL || data.dir !== "to-page") return;
+    if (data.kind === "hello") {
+      postTools();
+    } else if (data.kind === "call" && typeof data.callId === "string" && typeof data.name === "string") {
+      if (calls.has(data.callId)) return;
+      const controller = new AbortControllerCtor();
+      calls.set(data.callId, { controller, name: data.name });
+      const callId = data.callId;
+      runVisible(data.name, data.input, controller.signal).then((reply) => {
+        calls.delete(callId);
+        if (controller.signal.aborted) return;
+        postMessage({ channel: CHANNEL, dir: "to-ext", kind: "result", callId, ...reply }, "*");
+      });
+    } else if (data.kind === "cancel" && typeof data.callId === "string") {
+      const call = calls.get(data.callId);
+      if (!call) return;
+      calls.delete(data.callId);
+      call.controller.abort(domError("AbortError", "The tool call was cancelled."));
+      fire("toolcancel", call.name);
+    }
+  });
+})();
+void 0;

@@ -1,0 +1,167 @@
+// Page tools in the worker: the traffic (SPEC §5, docs/protocol.md "Page tools").
+//
+//   content script ── tools.report ──► report() ──► PageToolStore (page_tools.js, pure)
+//   tab/window events, window-state poll ──► scheduleChanged() ──► tools.changed to the host
+//   host ── tools.call {pageId, name, input} ──► call() ──► tools.run to that tab's top document
+//   host ── tools.cancel {callId} ──► cancel() ──► tools.abort to the same document
+//
+// main.js owns the listeners and hands the events here; browser_api.js does the chrome.* calls.
+
+import * as api from "./browser_api.js";
+import { RequestError } from "./native_port.js";
+import { PageToolStore, parseRunReply } from "./page_tools.js";
+import { ERROR_CODES, TOOLS_ABORT, TOOLS_CHANGED, TOOLS_RUN } from "../protocol.js";
+
+/** @typedef {import("../protocol.js").NativeMessage} NativeMessage */
+
+/** At most one `tools.changed` per this many ms, so a burst of changes becomes few messages. */
+export const TOOLS_CHANGED_INTERVAL_MS = 10;
+
+/**
+ * @typedef {object} RouterDeps
+ * @property {() => import("./native_port.js").NativePort} port  the native port (made after this router)
+ * @property {import("./ids.js").IdRegistry} ids
+ * @property {Promise<unknown>} ready  resolves once the worker has started the port
+ * @property {() => import("./page_tools.js").ExposurePolicy} [policy]  the user's settings, read
+ *   at each exposure (absent: everything is exposed); call scheduleChanged() when they change
+ */
+
+export class PageToolRouter {
+  /** @param {RouterDeps} deps */
+  constructor(deps) {
+    this.deps = deps;
+    this.store = new PageToolStore();
+  }
+
+  /** @type {ReturnType<typeof setTimeout> | 0} */ #timer = 0;
+  #lastSentAt = 0;
+  #lastSent = "";
+  #lastWindowStates = "";
+  /** In-flight `tools.call`s by request id. @type {Map<string, {tabId: number, documentId: string}>} */
+  #calls = new Map();
+
+  /** A new port (a new native host): it knows no tools yet, and names start over. */
+  onConnect() {
+    this.store.resetNames();
+    this.#lastSent = "";
+  }
+
+  /**
+   * hello named the instance: send the tools (again).
+   * @param {boolean} idsWereReset the id registry started over
+   */
+  onInstance(idsWereReset) {
+    if (idsWereReset) this.store.resetNames();
+    this.scheduleChanged();
+  }
+
+  /**
+   * A `tools.report` from a content script (checked by the store; top frames only).
+   * @param {{tabId?: number, frameId?: number, documentId?: string, url?: string}} sender
+   * @param {unknown} message
+   */
+  report(sender, message) {
+    if (this.store.report(sender, message)) this.scheduleChanged();
+  }
+
+  /**
+   * A tab closed or started loading another document: its tools and calls are gone.
+   * @param {number} tabId
+   */
+  tabGone(tabId) {
+    if (this.store.forget(tabId)) this.scheduleChanged();
+    for (const [id, call] of this.#calls) if (call.tabId === tabId) this.#calls.delete(id);
+  }
+
+  /**
+   * The exposed names per tab, for the Page elements of `current`.
+   * @param {import("./tree.js").WindowInfo[]} windows
+   */
+  exposedPages(windows) {
+    return this.store.exposed(windows, this.deps.ids, this.deps.policy?.()).pages;
+  }
+
+  /** Send `tools.changed` soon: in the next task after a quiet period, else at most every TOOLS_CHANGED_INTERVAL_MS. */
+  scheduleChanged() {
+    if (this.#timer) return;
+    const waitMs = Math.max(0, this.#lastSentAt + TOOLS_CHANGED_INTERVAL_MS - Date.now());
+    this.#timer = setTimeout(() => {
+      this.#timer = 0;
+      this.#lastSentAt = Date.now();
+      void this.#sendChanged();
+    }, waitMs);
+  }
+
+  /** Compare window states (minimize/restore fire no event in headless Chromium). */
+  async pollWindowStates() {
+    if (!this.store.hasAny() || !this.deps.port().connected) return;
+    const states = await api.windowStates();
+    if (states === this.#lastWindowStates) return;
+    this.#lastWindowStates = states;
+    this.scheduleChanged();
+  }
+
+  /** Send the exposed tools to the host when they differ from what it has. */
+  async #sendChanged() {
+    await this.deps.ready;
+    const port = this.deps.port();
+    if (!port.connected) return; // hello's reply schedules another one
+    const windows = (await api.normalWindows()).filter((win) => !win.incognito);
+    const { tools } = this.store.exposed(windows, this.deps.ids, this.deps.policy?.());
+    const text = JSON.stringify(tools);
+    if (text === this.#lastSent) return;
+    if (port.notify(TOOLS_CHANGED, { tools })) this.#lastSent = text;
+  }
+
+  /**
+   * `tools.call {id, pageId, name, input}`: run the page's tool in that tab's top document.
+   * @param {NativeMessage} message
+   * @returns {Promise<unknown>} `{ok, text}` or `{ok: false, error}` (native_host/wire.py ToolCallReply)
+   */
+  async call(message) {
+    const { id, pageId, name, input } = /** @type {Record<string, unknown>} */ (message);
+    if (typeof id !== "string" || typeof pageId !== "string" || typeof name !== "string") {
+      throw new RequestError(ERROR_CODES.internal, "tools.call needs a string pageId and name");
+    }
+    const target = this.deps.ids.resolve(pageId);
+    if (!target || target.kind !== "tab") throw new RequestError(ERROR_CODES.unknownPage, `no page ${pageId}`);
+    const tab = this.store.get(target.tabId);
+    if (!tab || !tab.tools.some((tool) => tool.name === name)) {
+      throw new RequestError(ERROR_CODES.pageGone, `page ${pageId} no longer offers that tool`);
+    }
+    this.#calls.set(id, { tabId: target.tabId, documentId: tab.documentId });
+    let reply;
+    try {
+      reply = await api.sendToDocument(target.tabId, tab.documentId, {
+        type: TOOLS_RUN,
+        callId: id,
+        name,
+        input: typeof input === "object" && input !== null ? input : {},
+      });
+    } catch {
+      throw new RequestError(ERROR_CODES.pageGone, `page ${pageId} closed or navigated during the call`);
+    } finally {
+      this.#calls.delete(id);
+    }
+    const parsed = parseRunReply(reply);
+    if (!parsed) throw new RequestError(ERROR_CODES.pageGone, `page ${pageId} gave no answer`);
+    return parsed;
+  }
+
+  /**
+   * `tools.cancel {id, callId}`: abort the page's signal of a running call.
+   * @param {NativeMessage} message
+   * @returns {Promise<{cancelled: boolean}>}
+   */
+  async cancel(message) {
+    const { callId } = /** @type {Record<string, unknown>} */ (message);
+    const call = typeof callId === "string" ? this.#calls.get(callId) : undefined;
+    if (!call) return { cancelled: false };
+    try {
+      await api.sendToDocument(call.tabId, call.documentId, { type: TOOLS_ABORT, callId });
+    } catch {
+      return { cancelled: false };
+    }
+    return { cancelled: true };
+  }
+}

@@ -1,0 +1,274 @@
+// Page tools in the worker (SPEC §5, docs/protocol.md "Page tools").
+//
+//   content script ── tools.report {tools, omitted} ──► PageToolStore.report()   (shape/size checked)
+//   windows + tabs + ids + names ──► exposedTools() ──► tools.changed {tools} to the native host
+//   tools.call {pageId, name, input} ──► target() ──► tools.run to that tab's top document
+//
+// Pure: no chrome.* here (main.js does the calls), so node tests cover the checks and the
+// exposure rules: only the tools of visible pages (the active tab of each non-minimized normal
+// window) are exposed, each under a name from tool_names.js.
+
+import { ToolNameRegistry } from "./tool_names.js";
+import { firstChars, isInternalUrl, wellFormed } from "./tree.js";
+
+/** Most tools listed per page; the rest are counted in the Page's `attributes.toolsOmitted`. */
+export const MAX_TOOLS_PER_PAGE = 128;
+/** A tool description longer than this many UTF-16 code units is cut (and ends with "…"). */
+export const MAX_DESCRIPTION_CHARS = 4096;
+/** A tool's title is cut to this many code units. */
+export const MAX_TITLE_CHARS = 256;
+/** An inputSchema whose JSON is longer than this many code units is replaced by `{type:"object"}`. */
+export const MAX_SCHEMA_CHARS = 64 * 1024;
+/** All schemas of one page together, in code units: a page cannot make every change cost megabytes. */
+export const MAX_PAGE_SCHEMA_CHARS = 1024 * 1024;
+/** The WebMCP name rule (webmcp.md §1.3 step 5). */
+export const TOOL_NAME_PATTERN = /^[A-Za-z0-9_.-]{1,128}$/;
+/** How often the worker compares window states while page tools exist, in ms: minimize and
+ * restore fire no event in headless Chromium, and a getAll without tabs is cheap. */
+export const WINDOW_STATE_POLL_MS = 100;
+/** Result text a content script may send back, in code units (results up to 32 MiB arrive whole). */
+export const MAX_RESULT_CHARS = 48 * 1024 * 1024;
+
+/**
+ * One page tool as a content script reports it (checked).
+ * @typedef {object} ReportedTool
+ * @property {string} name          the page's WebMCP name
+ * @property {string} description
+ * @property {string} [title]
+ * @property {Record<string, unknown>} [inputSchema]
+ * @property {{readOnlyHint?: boolean, untrustedContentHint?: boolean, consequentialHint?: boolean}} [annotations]
+ */
+
+/**
+ * What one tab's top document reported.
+ * @typedef {object} TabTools
+ * @property {string} documentId  the top frame's documentId (calls go to exactly this document)
+ * @property {string} origin      the reporting document's origin
+ * @property {ReportedTool[]} tools  at most MAX_TOOLS_PER_PAGE, distinct names, sorted by name
+ * @property {number} omitted     tools over the cap (or malformed) that were left out
+ */
+
+/**
+ * One exposed tool, as `tools.changed` carries it (native_host/wire.py `PageTool`).
+ * @typedef {object} ExposedTool
+ * @property {string} name       `p<n>_…`
+ * @property {string} toolName   the page's original name
+ * @property {string} pageId     `tab-<n>`
+ * @property {string} description
+ * @property {string} [title]
+ * @property {string} pageTitle
+ * @property {string} origin
+ * @property {string} url
+ * @property {Record<string, unknown>} [inputSchema]
+ * @property {ReportedTool["annotations"]} [annotations]
+ */
+
+/**
+ * Check a `tools.report` body sent by a content script (it relays the page: shape and size).
+ * Malformed tools are dropped and counted in `omitted`; duplicate names keep the first.
+ * @param {unknown} value
+ * @returns {{tools: ReportedTool[], omitted: number} | null} null when the body is not a report
+ */
+export function parseToolReport(value) {
+  if (typeof value !== "object" || value === null) return null;
+  const { tools, omitted } = /** @type {{tools?: unknown, omitted?: unknown}} */ (value);
+  if (!Array.isArray(tools)) return null;
+  let dropped = Number.isSafeInteger(omitted) && /** @type {number} */ (omitted) > 0 ? /** @type {number} */ (omitted) : 0;
+  /** @type {Map<string, ReportedTool>} */
+  const byName = new Map();
+  const budget = { schemaChars: MAX_PAGE_SCHEMA_CHARS };
+  for (const raw of tools.slice(0, MAX_TOOLS_PER_PAGE * 4)) {
+    const tool = parseTool(raw, budget);
+    if (!tool || byName.has(tool.name)) {
+      dropped += 1;
+      continue;
+    }
+    byName.set(tool.name, tool);
+  }
+  dropped += Math.max(0, tools.length - MAX_TOOLS_PER_PAGE * 4);
+  const sorted = [...byName.values()].sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+  dropped += Math.max(0, sorted.length - MAX_TOOLS_PER_PAGE);
+  return { tools: sorted.slice(0, MAX_TOOLS_PER_PAGE), omitted: dropped };
+}
+
+/**
+ * @param {unknown} raw
+ * @param {{schemaChars: number}} budget what is left of MAX_PAGE_SCHEMA_CHARS (updated)
+ * @returns {ReportedTool | null}
+ */
+function parseTool(raw, budget) {
+  if (typeof raw !== "object" || raw === null) return null;
+  const { name, description, title, inputSchema, annotations } = /** @type {Record<string, unknown>} */ (raw);
+  if (typeof name !== "string" || !TOOL_NAME_PATTERN.test(name)) return null;
+  if (typeof description !== "string" || description.length === 0) return null;
+  /** @type {ReportedTool} */
+  const tool = { name, description: capText(description, MAX_DESCRIPTION_CHARS) };
+  if (typeof title === "string" && title) tool.title = capText(title, MAX_TITLE_CHARS);
+  const schema = typeof inputSchema === "string" && inputSchema.length <= budget.schemaChars ? parseSchema(inputSchema) : null;
+  if (schema) {
+    tool.inputSchema = schema;
+    budget.schemaChars -= /** @type {string} */ (inputSchema).length;
+  }
+  if (typeof annotations === "object" && annotations !== null) {
+    const a = /** @type {Record<string, unknown>} */ (annotations);
+    /** @type {NonNullable<ReportedTool["annotations"]>} */
+    const kept = {};
+    for (const key of /** @type {const} */ (["readOnlyHint", "untrustedContentHint", "consequentialHint"])) {
+      if (typeof a[key] === "boolean") kept[key] = /** @type {boolean} */ (a[key]);
+    }
+    if (Object.keys(kept).length > 0) tool.annotations = kept;
+  }
+  return tool;
+}
+
+/**
+ * An inputSchema arrives as JSON text (the content script serialises it); keep it when it parses
+ * to an object and is not too large.
+ * @param {unknown} value
+ * @returns {Record<string, unknown> | null}
+ */
+function parseSchema(value) {
+  if (typeof value !== "string" || value.length > MAX_SCHEMA_CHARS) return null;
+  try {
+    const parsed = JSON.parse(value);
+    return typeof parsed === "object" && parsed !== null && !Array.isArray(parsed) ? parsed : null;
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * @param {string} text
+ * @param {number} max
+ */
+function capText(text, max) {
+  const clean = wellFormed(text);
+  return clean.length <= max ? clean : `${firstChars(clean, max - 1)}…`;
+}
+
+/**
+ * Check a content script's reply to `tools.run`.
+ * @param {unknown} value
+ * @returns {{ok: true, text: string | null} | {ok: false, error: string} | null}
+ */
+export function parseRunReply(value) {
+  if (typeof value !== "object" || value === null) return null;
+  const { ok, text, error } = /** @type {Record<string, unknown>} */ (value);
+  if (ok === true && (text === null || (typeof text === "string" && text.length <= MAX_RESULT_CHARS))) {
+    return { ok: true, text: text === null ? null : wellFormed(text) };
+  }
+  if (ok === true) return { ok: false, error: "The tool's result is larger than 48 MiB; it was not sent." };
+  if (ok === false) return { ok: false, error: typeof error === "string" ? capText(error, 2000) : "The tool failed." };
+  return null;
+}
+
+/**
+ * What the user decided about page tools (main's settings.js `exposePageTools`, `excludedSites`).
+ * @typedef {object} ExposurePolicy
+ * @property {boolean} [exposePageTools]        false: no page tool is exposed (default true)
+ * @property {(url: string) => boolean} [isExcluded]  true for a page of an excluded site
+ */
+
+export class PageToolStore {
+  /** @type {Map<number, TabTools>} by browser tab id */
+  #tabs = new Map();
+  /** Exposed names, remembered per (page, original name) for the instance. */
+  names = new ToolNameRegistry();
+
+  /**
+   * Record a `tools.report` from a tab's top frame. Returns whether the stored tools changed.
+   * @param {{tabId?: number, frameId?: number, documentId?: string, url?: string}} sender
+   * @param {unknown} body
+   * @returns {boolean}
+   */
+  report(sender, body) {
+    if (sender.tabId === undefined || sender.frameId !== 0 || !sender.documentId) return false;
+    const parsed = parseToolReport(body);
+    if (!parsed) return false;
+    let origin = "";
+    try {
+      origin = new URL(sender.url ?? "").origin;
+    } catch {
+      origin = "";
+    }
+    const before = this.#tabs.get(sender.tabId);
+    /** @type {TabTools} */
+    const next = { documentId: sender.documentId, origin, tools: parsed.tools, omitted: parsed.omitted };
+    if (parsed.tools.length === 0 && parsed.omitted === 0) this.#tabs.delete(sender.tabId);
+    else this.#tabs.set(sender.tabId, next);
+    return JSON.stringify(before ?? null) !== JSON.stringify(this.#tabs.get(sender.tabId) ?? null);
+  }
+
+  /**
+   * A tab closed or started loading another document. Returns whether it had tools.
+   * @param {number} tabId
+   */
+  forget(tabId) {
+    return this.#tabs.delete(tabId);
+  }
+
+  /**
+   * What a tab reported, if anything.
+   * @param {number} tabId
+   * @returns {TabTools | undefined}
+   */
+  get(tabId) {
+    return this.#tabs.get(tabId);
+  }
+
+  /** @returns {boolean} whether any tab reported tools */
+  hasAny() {
+    return this.#tabs.size > 0;
+  }
+
+  /** A new native-host instance: exposed names start over (page ids do too). */
+  resetNames() {
+    this.names.reset();
+  }
+
+  /**
+   * The exposed tools: those of the active tab of each non-minimized, non-incognito normal window.
+   * `policy` is the user's choice (SPEC §5 "User control"): `exposePageTools: false` exposes
+   * nothing, `isExcluded(url)` drops the pages of excluded sites.
+   * @param {import("./tree.js").WindowInfo[]} windows
+   * @param {import("./ids.js").IdRegistry} ids
+   * @param {ExposurePolicy} [policy]
+   * @returns {{tools: ExposedTool[], pages: Map<number, {names: string[], omitted: number}>}}
+   */
+  exposed(windows, ids, policy = {}) {
+    /** @type {ExposedTool[]} */
+    const tools = [];
+    /** @type {Map<number, {names: string[], omitted: number}>} */
+    const pages = new Map();
+    if (policy.exposePageTools === false) return { tools, pages };
+    for (const win of windows) {
+      if (win.incognito || win.state === "minimized" || (win.type !== undefined && win.type !== "normal")) continue;
+      const tab = (win.tabs ?? []).find((t) => t.active);
+      if (!tab || tab.id === undefined || tab.incognito) continue;
+      const reported = this.#tabs.get(tab.id);
+      const url = tab.url || tab.pendingUrl || "";
+      if (!reported || isInternalUrl(url) || policy.isExcluded?.(url)) continue;
+      const pageId = ids.tabId(tab.id);
+      const pageNumber = Number(pageId.slice("tab-".length));
+      const names = this.names.namesFor(pageNumber, reported.tools.map((t) => t.name));
+      reported.tools.forEach((tool, i) => {
+        /** @type {ExposedTool} */
+        const exposed = {
+          name: names[i],
+          toolName: tool.name,
+          pageId,
+          description: tool.description,
+          pageTitle: firstChars(wellFormed(tab.title ?? ""), 256),
+          origin: reported.origin,
+          url: firstChars(wellFormed(url), 4096),
+        };
+        if (tool.title) exposed.title = tool.title;
+        if (tool.inputSchema) exposed.inputSchema = tool.inputSchema;
+        if (tool.annotations) exposed.annotations = tool.annotations;
+        tools.push(exposed);
+      });
+      pages.set(tab.id, { names, omitted: reported.omitted });
+    }
+    return { tools, pages };
+  }
+}

@@ -1,0 +1,117 @@
+// node --test: the worker's page-tool checks and exposure rules (SPEC §5).
+import assert from "node:assert/strict";
+import test from "node:test";
+
+import { IdRegistry } from "../service_worker/ids.js";
+import {
+  MAX_DESCRIPTION_CHARS,
+  MAX_TOOLS_PER_PAGE,
+  PageToolStore,
+  parseRunReply,
+  parseToolReport,
+} from "../service_worker/page_tools.js";
+
+const TOP = { tabId: 5, frameId: 0, documentId: "doc-A", url: "http://127.0.0.1:8000/tools.html" };
+
+test("a report keeps valid tools, sorted, and counts the rest", () => {
+  const report = parseToolReport({
+    tools: [
+      { name: "b", description: "B", inputSchema: '{"type":"object"}', annotations: { readOnlyHint: true, x: 1 } },
+      { name: "a", description: "A" },
+      { name: "bad name", description: "x" },
+      { name: "nodesc", description: "" },
+      { name: "a", description: "duplicate" },
+      { name: "schema", description: "s", inputSchema: "[1]" },
+      null,
+    ],
+    omitted: 3,
+  });
+  assert.ok(report);
+  assert.deepEqual(report.tools.map((t) => t.name), ["a", "b", "schema"]);
+  assert.deepEqual(report.tools[1].inputSchema, { type: "object" });
+  assert.deepEqual(report.tools[1].annotations, { readOnlyHint: true });
+  assert.equal(report.tools[2].inputSchema, undefined);
+  assert.equal(report.omitted, 3 + 4);
+  assert.equal(parseToolReport({ tools: "no" }), null);
+  assert.equal(parseToolReport(null), null);
+});
+
+test("a report is capped per page and long descriptions are cut", () => {
+  const tools = Array.from({ length: 500 }, (_, i) => ({ name: `t${String(i).padStart(3, "0")}`, description: "d".repeat(i === 0 ? 1 << 20 : 1) }));
+  const report = parseToolReport({ tools });
+  assert.ok(report);
+  assert.equal(report.tools.length, MAX_TOOLS_PER_PAGE);
+  assert.equal(report.omitted, 500 - MAX_TOOLS_PER_PAGE);
+  assert.equal(report.tools[0].description.length, MAX_DESCRIPTION_CHARS);
+  assert.ok(report.tools[0].description.endsWith("…"));
+});
+
+test("only a tab's top frame reports its page's tools", () => {
+  const store = new PageToolStore();
+  assert.equal(store.report({ ...TOP, frameId: 3 }, { tools: [{ name: "a", description: "A" }] }), false);
+  assert.equal(store.report({ ...TOP, tabId: undefined }, { tools: [] }), false);
+  assert.equal(store.report(TOP, { tools: [{ name: "a", description: "A" }] }), true);
+  assert.equal(store.report(TOP, { tools: [{ name: "a", description: "A" }] }), false, "unchanged");
+  assert.equal(store.get(5)?.origin, "http://127.0.0.1:8000");
+  assert.equal(store.forget(5), true);
+  assert.equal(store.get(5), undefined);
+});
+
+test("only the active tab of each shown window is exposed", () => {
+  const store = new PageToolStore();
+  const ids = new IdRegistry("inst");
+  store.report(TOP, { tools: [{ name: "cart.add", description: "Add" }] });
+  store.report({ ...TOP, tabId: 6, documentId: "doc-B" }, { tools: [{ name: "hidden", description: "H" }] });
+  store.report({ ...TOP, tabId: 7, documentId: "doc-C" }, { tools: [{ name: "minimized", description: "M" }] });
+  const windows = [
+    { id: 1, incognito: false, type: "normal", state: "normal", tabs: [
+      { id: 5, index: 0, active: true, title: "Shop", url: TOP.url },
+      { id: 6, index: 1, active: false, title: "Other", url: TOP.url },
+    ] },
+    { id: 2, incognito: false, type: "normal", state: "minimized", tabs: [{ id: 7, index: 0, active: true, url: TOP.url }] },
+  ];
+  const { tools, pages } = store.exposed(windows, ids);
+  assert.equal(tools.length, 1);
+  const pageId = ids.tabId(5);
+  assert.deepEqual(tools[0], {
+    name: `p${pageId.slice(4)}_cart_add`,
+    toolName: "cart.add",
+    pageId,
+    description: "Add",
+    pageTitle: "Shop",
+    origin: "http://127.0.0.1:8000",
+    url: TOP.url,
+  });
+  assert.deepEqual(pages.get(5), { names: [tools[0].name], omitted: 0 });
+  assert.equal(pages.has(6), false);
+});
+
+test("run replies are checked", () => {
+  assert.deepEqual(parseRunReply({ ok: true, text: "x" }), { ok: true, text: "x" });
+  assert.deepEqual(parseRunReply({ ok: true, text: null }), { ok: true, text: null });
+  assert.deepEqual(parseRunReply({ ok: false, error: "boom" }), { ok: false, error: "boom" });
+  assert.equal(parseRunReply({ ok: "yes" }), null);
+  assert.equal(parseRunReply(null), null);
+  assert.equal(parseRunReply({ ok: true, text: 5 })?.ok, false);
+});
+
+test("all schemas of a page share a 1 MiB budget", () => {
+  const schema = JSON.stringify({ type: "object", description: "s".repeat(60 * 1024) });
+  const tools = Array.from({ length: 40 }, (_, i) => ({ name: `t${String(i).padStart(2, "0")}`, description: "d", inputSchema: schema }));
+  const report = parseToolReport({ tools });
+  assert.ok(report);
+  const withSchema = report.tools.filter((t) => t.inputSchema !== undefined).length;
+  assert.equal(withSchema, Math.floor((1024 * 1024) / schema.length));
+  assert.equal(report.tools.length, 40, "tools over the budget stay, without their schema");
+});
+
+test("the user's policy can switch page tools off or exclude sites", () => {
+  const store = new PageToolStore();
+  const ids = new IdRegistry("inst");
+  store.report(TOP, { tools: [{ name: "a", description: "A" }] });
+  const windows = [{ id: 1, incognito: false, type: "normal", state: "normal", tabs: [{ id: 5, index: 0, active: true, url: TOP.url }] }];
+  assert.equal(store.exposed(windows, ids).tools.length, 1);
+  assert.equal(store.exposed(windows, ids, { exposePageTools: false }).tools.length, 0);
+  assert.equal(store.exposed(windows, ids, { isExcluded: (url) => url.startsWith("http://127.0.0.1") }).tools.length, 0);
+  assert.equal(store.exposed(windows, ids, { isExcluded: () => false }).tools.length, 1);
+});

@@ -1,0 +1,207 @@
+"""Harness for the page-tools suite (SPEC §5): one browser per WebMCP mode, shared by a module.
+
+`native` starts Chromium with `--enable-features=WebMCP` (the browser's own document.modelContext,
+read by the isolated-world content script); `polyfill` starts it without (the extension's
+main-world polyfill). Every MCP call goes through the reference host (`host_client`) or the SDK
+client over real HTTP with the real token.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import shutil
+import time
+from collections.abc import AsyncIterator, Callable
+from contextlib import asynccontextmanager
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Literal
+
+import pytest
+from mcp import types
+from playwright.async_api import Page, async_playwright
+
+from native_host.host_client import HostClient, ProviderSession
+from native_host.wire import Descriptor
+from tests.e2e.conftest import BROWSER_ARGS, CHROMIUM
+from tests.e2e.harness import RunningBrowser, end_leftovers, install_host_manifest, seed_profile
+
+Mode = Literal["native", "polyfill"]
+
+DEADLINE_MS = 5000
+"""The page-tool deadline the suite's native host runs with (WEBCTX_PAGE_TOOL_DEADLINE_MS): short, so
+the never-answering page costs 5 s, yet twice what a 32 MiB result takes on a busy 2-vCPU machine."""
+
+
+@dataclass
+class ToolsBrowser:
+    """A running browser in one WebMCP mode, its provider descriptor and a reference host."""
+
+    mode: Mode
+    running: RunningBrowser
+    descriptor: Descriptor
+    host: HostClient
+
+    @asynccontextmanager
+    async def session(
+        self, *, legacy: bool = False, timeout_s: float = 15.0
+    ) -> AsyncIterator[ProviderSession]:
+        """An MCP session through the reference host (2026-07-28, or 2025-11-25 with `legacy`)."""
+        self.host.mode = "legacy" if legacy else "auto"
+        self.host.timeout_s = timeout_s
+        async with self.host.session(self.descriptor.pid) as session:
+            yield session
+
+    async def open(self, path: str, base: str) -> Page:
+        """Open `base + path` in a new tab and wait until its tools are registered."""
+        page = await self.running.new_page(f"{base}{path}")
+        await page.wait_for_function("window.registered === true || window.registerError", timeout=10_000)
+        error = await page.evaluate("window.registerError")
+        assert not error, error
+        return page
+
+
+def env_for(root: Path) -> dict[str, str]:
+    """HOME, XDG_* and CONTEXT_PROVIDERS_DIR under `root` (as tests/conftest.py's `isolated_home`),
+    plus the short page-tool deadline."""
+    home = root / "home"
+    env = {
+        "HOME": str(home),
+        "XDG_CONFIG_HOME": str(home / ".config"),
+        "XDG_DATA_HOME": str(home / ".local/share"),
+        "XDG_STATE_HOME": str(home / ".local/state"),
+        "XDG_CACHE_HOME": str(home / ".cache"),
+        "CONTEXT_PROVIDERS_DIR": str(root / "providers"),
+        "WEBCTX_PAGE_TOOL_DEADLINE_MS": str(DEADLINE_MS),
+    }
+    home.mkdir(parents=True, exist_ok=True)
+    return env
+
+
+@asynccontextmanager
+async def launch(mode: Mode, root: Path) -> AsyncIterator[ToolsBrowser]:
+    """Start Chromium in `mode` with the extension and its native host; yield once the provider
+    descriptor exists."""
+    with pytest.MonkeyPatch.context() as patch:
+        for name, value in env_for(root).items():
+            patch.setenv(name, value)
+        patch.delenv("XDG_RUNTIME_DIR", raising=False)
+        user_data_dir = root / "udd"
+        seed_profile(user_data_dir)
+        install_host_manifest(user_data_dir)
+        args = [*BROWSER_ARGS, *(["--enable-features=WebMCP"] if mode == "native" else [])]
+        running: RunningBrowser | None = None
+        async with async_playwright() as pw:
+            context = await pw.chromium.launch_persistent_context(
+                str(user_data_dir), executable_path=CHROMIUM, headless=True, args=args, env=dict(os.environ)
+            )
+            try:
+                worker = context.service_workers[0] if context.service_workers else None
+                if worker is None:
+                    worker = await context.wait_for_event("serviceworker", timeout=15_000)
+                running = RunningBrowser(context, worker, user_data_dir, root / "providers")
+                descriptor = await running.descriptor()
+                host = HostClient(folder=running.providers, timeout_s=15.0)
+                yield ToolsBrowser(mode, running, descriptor, host)
+            finally:
+                await context.close()
+        if running is not None:
+            end_leftovers(running.host_pids)
+        shutil.rmtree(user_data_dir, ignore_errors=True)
+
+
+async def wait_for_tools(
+    session: ProviderSession, predicate: Callable[[list[types.Tool]], bool], *, timeout_s: float = 5.0
+) -> list[types.Tool]:
+    """Poll `tools/list` until `predicate(tools)` holds (at most `timeout_s`); return the tools."""
+    async with asyncio.timeout(timeout_s):
+        while True:
+            tools = await session.list_tools()
+            if predicate(tools):
+                return tools
+            await asyncio.sleep(0.05)
+
+
+def page_tools_of(tools: list[types.Tool], url: str) -> dict[str, types.Tool]:
+    """The page tools exposed from the page at `url`, by their original WebMCP name."""
+    return {
+        t.meta["toolName"]: t for t in tools if t.meta and t.meta.get("url") == url and "toolName" in t.meta
+    }
+
+
+def text_of(result: types.CallToolResult) -> str:
+    """The text of a result's text blocks, joined."""
+    return "".join(block.text for block in result.content if isinstance(block, types.TextContent))
+
+
+async def wait_until(page: Page, expression: str, *, timeout_s: float = 5.0) -> Any:
+    """Wait until `expression` is truthy in the page (bounded); return its value."""
+    handle = await page.wait_for_function(expression, timeout=timeout_s * 1000)
+    return await handle.json_value()
+
+
+def monotonic_ms() -> float:
+    """time.monotonic() in milliseconds."""
+    return time.monotonic() * 1000
+
+
+@dataclass
+class ChangeWatcher:
+    """Arrival times (monotonic ms) of `notifications/tools/list_changed` on one SDK client."""
+
+    times: list[float]
+    arrived: asyncio.Event
+
+    async def next_after(self, count: int, *, timeout_s: float = 3.0) -> float:
+        """Wait until more than `count` notifications arrived; return the arrival time of number
+        `count` (0-based)."""
+        async with asyncio.timeout(timeout_s):
+            while len(self.times) <= count:
+                self.arrived.clear()
+                await self.arrived.wait()
+        return self.times[count]
+
+
+@asynccontextmanager
+async def watch_list_changed(descriptor: Descriptor, *, legacy: bool) -> AsyncIterator[ChangeWatcher]:
+    """An SDK client over real HTTP that records list_changed: on its session's GET stream
+    (2025-11-25, `legacy`) or on a `subscriptions/listen` stream (2026-07-28)."""
+    import httpx2
+    from mcp import Client
+    from mcp.client.streamable_http import streamable_http_client
+
+    watcher = ChangeWatcher([], asyncio.Event())
+
+    def record() -> None:
+        watcher.times.append(monotonic_ms())
+        watcher.arrived.set()
+
+    async def on_message(message: Any) -> None:
+        if isinstance(message, types.ToolListChangedNotification):
+            record()
+
+    headers = {"Authorization": f"Bearer {descriptor.token}"}
+    async with (
+        httpx2.AsyncClient(headers=headers, timeout=httpx2.Timeout(10.0, read=300.0)) as http,
+        Client(
+            streamable_http_client(descriptor.endpoint, http_client=http),
+            mode="legacy" if legacy else "auto",
+            message_handler=on_message if legacy else None,
+            read_timeout_seconds=10,
+        ) as client,
+    ):
+        if legacy:
+            yield watcher
+            return
+        async with client.listen(tools_list_changed=True) as subscription:
+
+            async def pump() -> None:
+                async for _event in subscription:
+                    record()
+
+            task = asyncio.create_task(pump())
+            try:
+                yield watcher
+            finally:
+                task.cancel()

@@ -1,0 +1,545 @@
+"""Page tools end to end (SPEC §5): a real Chromium's WebMCP tools, called as a desktop host would.
+
+The whole module runs twice: against the browser's native WebMCP (`--enable-features=WebMCP`) and
+against the extension's polyfill (flag off). One browser per mode serves every test of the
+module; each test opens its own tab and closes it. Scenarios follow research/webmcp.md §5.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import re
+from collections.abc import AsyncIterator
+from pathlib import Path
+
+import anyio
+import pytest
+import pytest_asyncio
+from playwright.async_api import Page
+
+from tests.e2e.page_tools_harness import (
+    DEADLINE_MS,
+    Mode,
+    ToolsBrowser,
+    launch,
+    monotonic_ms,
+    page_tools_of,
+    text_of,
+    wait_for_tools,
+    wait_until,
+    watch_list_changed,
+)
+
+pytestmark = pytest.mark.asyncio(loop_scope="module")
+
+EXPOSED = re.compile(r"^[A-Za-z0-9_]{1,48}$")
+LONG_NAME = "t" * 120 + ".long-12"
+TOOLS_PAGE = "/tools.html"
+REGISTER = "name => document.modelContext.registerTool({name, description: 'added', execute: () => name})"
+"""Register one more tool in the page (a `toolchange`)."""
+ACTIVATE_TAB = (
+    "async (url) => { const [tab] = await chrome.tabs.query({url});"
+    " await chrome.tabs.update(tab.id, {active: true}); }"
+)
+"""Switch to the tab showing `url`, as the user would (run in the service worker)."""
+
+
+@pytest_asyncio.fixture(scope="module", loop_scope="module", params=["native", "polyfill"])
+async def tb(
+    request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory
+) -> AsyncIterator[ToolsBrowser]:
+    """One browser per WebMCP mode for the whole module."""
+    mode: Mode = request.param
+    root: Path = tmp_path_factory.mktemp(f"page-tools-{mode}")
+    async with launch(mode, root) as running:
+        yield running
+
+
+@pytest_asyncio.fixture(loop_scope="module")
+async def tools_page(tb: ToolsBrowser, page_server: str) -> AsyncIterator[Page]:
+    """tests/pages/tools.html in a new tab, its tools registered; closed after the test."""
+    page = await tb.open(TOOLS_PAGE, page_server)
+    try:
+        yield page
+    finally:
+        await page.close()
+
+
+async def test_page_tools_are_exposed_under_valid_distinct_names_that_route_to_their_own_tool(
+    tb: ToolsBrowser, tools_page: Page, page_server: str
+) -> None:
+    url = f"{page_server}{TOOLS_PAGE}"
+    async with tb.session() as session:
+        tools = await wait_for_tools(session, lambda ts: "cart-add-item" in page_tools_of(ts, url))
+        ours = page_tools_of(tools, url)
+        assert {"add", "echo", "cart.add-item", "cart_add_item", "cart-add-item", LONG_NAME} <= set(ours)
+        names = [t.name for t in ours.values()]
+        assert len(set(names)) == len(names)
+        assert all(EXPOSED.match(n) for n in names), names
+        page_id = ours["add"].meta["pageId"]  # type: ignore[index]
+        n = page_id.removeprefix("tab-")
+        assert ours["cart_add_item"].name == f"p{n}_cart_add_item"
+        assert ours["add"].name == f"p{n}_add"
+        assert ours["add"].annotations is not None and ours["add"].annotations.read_only_hint is True
+        assert "webctx tools page" in (ours["add"].description or "")
+        assert page_server in (ours["add"].description or "")
+        meta = ours["add"].meta or {}
+        assert meta["origin"] == page_server and meta["url"] == url and meta["toolName"] == "add"
+        assert meta["dev.context-providers/untrusted"] is True
+        for original in ("cart.add-item", "cart_add_item", "cart-add-item", LONG_NAME):
+            result = await session.call_tool(ours[original].name, {})
+            assert not result.is_error, text_of(result)
+            assert text_of(result) == ("long" if original == LONG_NAME else original)
+
+        # Stable across a reload of the page.
+        before = {k: t.name for k, t in ours.items()}
+        await tools_page.reload()
+        await tools_page.wait_for_function("window.registered === true", timeout=10_000)
+        tools = await wait_for_tools(session, lambda ts: len(page_tools_of(ts, url)) == len(before))
+        assert {k: t.name for k, t in page_tools_of(tools, url).items()} == before
+
+        # The Page element lists them in attributes.tools.
+        current = await session.current()
+        pages = [e for e in _walk(current.raw["root"]) if e.get("id") == page_id]
+        assert len(pages) == 1
+        assert sorted(pages[0]["attributes"]["tools"]) == sorted(before.values())
+
+
+def _walk(element: dict[str, object]) -> list[dict[str, object]]:
+    out = [element]
+    for child in element.get("children", []) or []:  # type: ignore[union-attr]
+        out.extend(_walk(child))  # type: ignore[arg-type]
+    return out
+
+
+async def test_results_are_mapped_to_mcp_results(
+    tb: ToolsBrowser, tools_page: Page, page_server: str
+) -> None:
+    url = f"{page_server}{TOOLS_PAGE}"
+    async with tb.session() as session:
+        ours = page_tools_of(await wait_for_tools(session, lambda ts: "add" in page_tools_of(ts, url)), url)
+
+        result = await session.call_tool(ours["add"].name, {"a": 2, "b": 3})
+        assert not result.is_error and result.structured_content == {"result": 5} and text_of(result) == "5"
+
+        result = await session.call_tool(ours["echo"].name, {"q": [1, "two"]})
+        assert result.structured_content == {"youSent": {"q": [1, "two"]}}
+
+        result = await session.call_tool(ours["greet"].name, {})
+        assert text_of(result) == "hello from the page" and result.structured_content is None
+
+        result = await session.call_tool(ours["mcp_shape"].name, {})
+        assert result.is_error is True and text_of(result) == "shaped"
+
+        result = await session.call_tool(ours["boom"].name, {})
+        assert result.is_error is True
+        if tb.mode == "polyfill":
+            assert "boom happened" in text_of(result)
+
+        for name in ("circular", "bigint"):
+            result = await session.call_tool(ours[name].name, {})
+            assert result.is_error is True, name
+
+        result = await session.call_tool(ours["unregister_self"].name, {})
+        assert not result.is_error and text_of(result) == "still answered"
+        await wait_for_tools(session, lambda ts: "unregister_self" not in page_tools_of(ts, url))
+        # The tool stays usable after a failure.
+        result = await session.call_tool(ours["add"].name, {"a": 1, "b": 1})
+        assert result.structured_content == {"result": 2}
+
+
+async def test_input_that_violates_the_schema_is_an_error_naming_the_field_and_execute_does_not_run(
+    tb: ToolsBrowser, tools_page: Page, page_server: str
+) -> None:
+    url = f"{page_server}{TOOLS_PAGE}"
+    async with tb.session() as session:
+        ours = page_tools_of(await wait_for_tools(session, lambda ts: "order" in page_tools_of(ts, url)), url)
+        name = ours["order"].name
+        missing = await session.call_tool(name, {"item": "tea"})
+        assert missing.is_error is True and "qty" in text_of(missing)
+        wrong = await session.call_tool(name, {"item": "tea", "qty": "two"})
+        assert wrong.is_error is True and "qty" in text_of(wrong)
+        too_small = await session.call_tool(name, {"item": "tea", "qty": 0})
+        assert too_small.is_error is True and "qty" in text_of(too_small)
+        assert "order:ran" not in await tools_page.evaluate("window.events")
+        ok = await session.call_tool(name, {"item": "tea", "qty": 2})
+        assert not ok.is_error and ok.structured_content == {"ordered": {"item": "tea", "qty": 2}}
+
+
+@pytest.mark.parametrize("legacy", [True, False], ids=["2025-11-25", "2026-07-28"])
+async def test_client_cancellation_aborts_the_page_signal(
+    tb: ToolsBrowser, tools_page: Page, page_server: str, legacy: bool
+) -> None:
+    url = f"{page_server}{TOOLS_PAGE}"
+    async with tb.session(legacy=legacy) as session:
+        ours = page_tools_of(await wait_for_tools(session, lambda ts: "slow" in page_tools_of(ts, url)), url)
+        with anyio.move_on_after(3) as scope:
+            call = asyncio.ensure_future(session.call_tool(ours["slow"].name, {}))
+            await wait_until(tools_page, "window.events.includes('slow:started')")
+            call.cancel()
+            with pytest.raises(asyncio.CancelledError):
+                await call
+        assert not scope.cancelled_caught
+        await wait_until(tools_page, "window.events.includes('slow:aborted')")
+        if (
+            tb.mode == "polyfill"
+        ):  # Chromium fires toolcancel too (webmcp.md §1.5), checked here where we own it
+            await wait_until(tools_page, "window.events.includes('toolcancel:slow')")
+        # The session still works.
+        result = await session.call_tool(ours["greet"].name, {})
+        assert text_of(result) == "hello from the page"
+
+
+async def test_a_page_that_never_answers_is_an_error_after_the_deadline(
+    tb: ToolsBrowser, tools_page: Page, page_server: str
+) -> None:
+    url = f"{page_server}{TOOLS_PAGE}"
+    async with tb.session() as session:
+        ours = page_tools_of(await wait_for_tools(session, lambda ts: "never" in page_tools_of(ts, url)), url)
+        started = monotonic_ms()
+        result = await session.call_tool(ours["never"].name, {})
+        elapsed = monotonic_ms() - started
+        assert result.is_error is True and "did not answer" in text_of(result)
+        assert DEADLINE_MS <= elapsed < DEADLINE_MS + 2000
+
+
+async def test_navigation_mid_call_is_page_gone(tb: ToolsBrowser, tools_page: Page, page_server: str) -> None:
+    url = f"{page_server}{TOOLS_PAGE}"
+    async with tb.session() as session:
+        ours = page_tools_of(
+            await wait_for_tools(session, lambda ts: "navigate" in page_tools_of(ts, url)), url
+        )
+        started = monotonic_ms()
+        result = await session.call_tool(ours["navigate"].name, {})
+        assert result.is_error is True and "page gone" in text_of(result).lower()
+        assert monotonic_ms() - started < DEADLINE_MS
+        await wait_for_tools(session, lambda ts: not page_tools_of(ts, url))
+
+
+async def test_closing_the_tab_mid_call_is_page_gone(tb: ToolsBrowser, page_server: str) -> None:
+    url = f"{page_server}{TOOLS_PAGE}"
+    page = await tb.open(TOOLS_PAGE, page_server)
+    async with tb.session() as session:
+        ours = page_tools_of(await wait_for_tools(session, lambda ts: "slow" in page_tools_of(ts, url)), url)
+        call = asyncio.ensure_future(session.call_tool(ours["slow"].name, {}))
+        await wait_until(page, "window.events.includes('slow:started')")
+        await page.close()
+        async with asyncio.timeout(DEADLINE_MS / 1000):
+            result = await call
+        assert result.is_error is True and "page gone" in text_of(result).lower()
+
+
+async def test_large_results_and_arguments_travel_whole(
+    tb: ToolsBrowser, tools_page: Page, page_server: str
+) -> None:
+    url = f"{page_server}{TOOLS_PAGE}"
+    async with tb.session(timeout_s=30) as session:
+        ours = page_tools_of(await wait_for_tools(session, lambda ts: "big" in page_tools_of(ts, url)), url)
+        result = await session.call_tool(ours["big"].name, {"mib": 32})
+        assert not result.is_error, text_of(result)[:200]
+        assert len(text_of(result)) == 32 * 1024 * 1024
+        text = "é" * (1024 * 1024)  # 2 MiB of UTF-8: host → browser in chunks
+        result = await session.call_tool(ours["size"].name, {"text": text})
+        assert result.structured_content == {"length": 1024 * 1024}
+
+
+@pytest.mark.parametrize("legacy", [True, False], ids=["2025-11-25", "2026-07-28"])
+async def test_toolchange_and_tab_switch_reach_clients_as_list_changed_within_100_ms(
+    tb: ToolsBrowser, tools_page: Page, page_server: str, legacy: bool
+) -> None:
+    url = f"{page_server}{TOOLS_PAGE}"
+    async with tb.session() as session:
+        await wait_for_tools(session, lambda ts: "add" in page_tools_of(ts, url))
+    async with watch_list_changed(tb.descriptor, legacy=legacy) as watcher:
+        # The first change also proves the client's stream is up (a 2025 GET stream opens lazily).
+        seen = 0
+        async with asyncio.timeout(5):
+            while not watcher.times:
+                await tools_page.evaluate(REGISTER, f"warmup_{seen}")
+                seen += 1
+                with contextlib.suppress(TimeoutError):
+                    await watcher.next_after(0, timeout_s=0.5)
+        latencies = []
+        for i in range(5):
+            await asyncio.sleep(0.1)  # let the previous change's coalescing window pass
+            count = len(watcher.times)
+            started = monotonic_ms()
+            await tools_page.evaluate(REGISTER, f"added_{i}")
+            latencies.append(await watcher.next_after(count) - started)
+        assert sorted(latencies)[2] < 100, latencies  # the median of 5: one slow tick on a busy VM is noise
+        # A tab switch changes the visible page's tools too.
+        other = await tb.running.new_page(f"{page_server}/index.html")
+        try:
+            switches = []
+            for target in (url, f"{page_server}/index.html", url):
+                await asyncio.sleep(0.1)
+                count = len(watcher.times)
+                started = monotonic_ms()
+                await tb.running.worker_eval(ACTIVATE_TAB, target)
+                switches.append(await watcher.next_after(count) - started)
+            assert sorted(switches)[1] < 100, switches
+        finally:
+            await other.close()
+
+
+SCRIPTS = Path(__file__).parent / "scripts"
+WEBMCP_API_SCRIPT = (SCRIPTS / "webmcp_api.js").read_text(encoding="utf-8")
+TEN_THOUSAND_TOOLS_JS = (SCRIPTS / "ten_thousand_tools.js").read_text(encoding="utf-8")
+TOOLCHANGE_FLOOD_JS = (SCRIPTS / "toolchange_flood.js").read_text(encoding="utf-8")
+FAKE_BRIDGE_MESSAGES_JS = (SCRIPTS / "fake_bridge_messages.js").read_text(encoding="utf-8")
+
+EXPECTED_API_BEHAVIOUR = {
+    "changedBeforeResolve": True,
+    "visibleAfterAwait": True,
+    "duplicate": "InvalidStateError",
+    "duplicateFiredToolchange": False,
+    "names": {
+        '""': "InvalidStateError",
+        '"a b"': "InvalidStateError",
+        '"tool:x"': "InvalidStateError",
+        "129 chars": "InvalidStateError",
+    },
+    "emptyDescription": "InvalidStateError",
+    "name128": "resolved",
+    "circularSchema": "TypeError",
+    "stringSchema": "TypeError",
+    "abortFiredToolchange": 1,
+    "goneAfterAbort": True,
+    "preAborted": "raw:r0",
+    "preAbortedRegistered": False,
+    "reRegister": "resolved",
+    "sorted": True,
+    "results": {"obj": '{"a":1}', "str": "s", "num": "42", "undef": "undefined", "bigint": "UnknownError"},
+    "inputOmitted": "{}",
+    "inputNull": "TypeError",
+}
+
+
+async def test_the_imperative_api_behaves_as_chromium_156(tb: ToolsBrowser, page_server: str) -> None:
+    """research/webmcp.md §5 scenarios 1-4, 7, 8: the polyfill gives the answers Chromium gives."""
+    page = await tb.running.new_page(f"{page_server}/index.html")
+    try:
+        assert await page.evaluate(WEBMCP_API_SCRIPT) == EXPECTED_API_BEHAVIOUR
+    finally:
+        await page.close()
+
+
+# ---- hostile and broken pages --------------------------------------------------------------------
+
+
+async def test_ten_thousand_tools_are_capped_with_a_warning_and_a_huge_description_is_cut(
+    tb: ToolsBrowser, page_server: str
+) -> None:
+    url = f"{page_server}/index.html"
+    page = await tb.running.new_page(url)
+    try:
+        await page.evaluate(TEN_THOUSAND_TOOLS_JS)
+        async with tb.session() as session:
+            tools = await wait_for_tools(session, lambda ts: len(page_tools_of(ts, url)) >= 128, timeout_s=15)
+            ours = page_tools_of(tools, url)
+            assert len(ours) == 128
+            huge = ours["aaa_huge"].description or ""
+            assert len(huge) < 4096 + 200 and huge.endswith("…")
+            current = await session.current()
+            page_id = ours["aaa_huge"].meta["pageId"]  # type: ignore[index]
+            (element,) = [e for e in _walk(current.raw["root"]) if e.get("id") == page_id]
+            assert element["attributes"]["toolsOmitted"] == 10001 - 128  # type: ignore[index]
+            # The host stays responsive.
+            result = await session.call_tool(ours["t00000"].name, {})
+            assert text_of(result) == "0"
+    finally:
+        await page.close()
+
+
+async def test_a_toolchange_flood_is_coalesced_and_the_host_stays_responsive(
+    tb: ToolsBrowser, tools_page: Page, page_server: str
+) -> None:
+    url = f"{page_server}{TOOLS_PAGE}"
+    async with tb.session() as session:
+        ours = page_tools_of(await wait_for_tools(session, lambda ts: "greet" in page_tools_of(ts, url)), url)
+        async with watch_list_changed(tb.descriptor, legacy=False) as watcher:
+            # 1,000 toolchange events a second for one second: register + abort every 2 ms.
+            await tools_page.evaluate(TOOLCHANGE_FLOOD_JS)
+            started = monotonic_ms()
+            slowest = 0.0
+            while monotonic_ms() - started < 1000:
+                t0 = monotonic_ms()
+                result = await session.call_tool(ours["greet"].name, {})
+                assert text_of(result) == "hello from the page"
+                slowest = max(slowest, monotonic_ms() - t0)
+            assert slowest < 1000
+            during = len(watcher.times)
+        assert during <= 60, f"{during} list_changed notifications in ~1 s"
+
+
+async def test_fake_bridge_messages_from_the_page_or_its_frames_change_nothing_else(
+    tb: ToolsBrowser, page_server: str
+) -> None:
+    url = f"{page_server}/index.html"
+    page = await tb.running.new_page(url)
+    try:
+        await page.evaluate(REGISTER, "real_tool")
+        await page.evaluate(FAKE_BRIDGE_MESSAGES_JS)
+        await page.evaluate(REGISTER, "real_tool_2")  # a real change after the junk
+        async with tb.session() as session:
+            tools = await wait_for_tools(session, lambda ts: "real_tool_2" in page_tools_of(ts, url))
+            ours = page_tools_of(tools, url)
+            assert "from_frame" not in ours and "bad name!" not in ours and "ok_but_fake" not in ours
+            assert set(ours) == {"real_tool", "real_tool_2"}
+            result = await session.call_tool(ours["real_tool"].name, {})
+            assert text_of(result) == "real_tool"
+    finally:
+        await page.close()
+
+
+# ---- declarative forms ---------------------------------------------------------------------------
+
+
+async def test_declarative_forms_become_tools_that_fill_and_submit(
+    tb: ToolsBrowser, page_server: str
+) -> None:
+    url = f"{page_server}/forms.html"
+    page = await tb.open("/forms.html", page_server)
+    try:
+        async with tb.session() as session:
+            tools = await wait_for_tools(session, lambda ts: "search_flights" in page_tools_of(ts, url))
+            ours = page_tools_of(tools, url)
+            schema = ours["book_table"].input_schema
+            properties = schema["properties"]
+            assert set(properties) == {"guests", "name", "seating", "highchair"}, schema
+            assert sorted(schema["required"]) == ["guests", "name"]
+            assert properties["guests"]["type"] == "number"
+            assert (properties["guests"]["minimum"], properties["guests"]["maximum"]) == (1, 12)
+            assert properties["guests"]["description"] == "Number of guests"
+            assert properties["name"]["description"] == "Who the booking is for"
+            assert properties["seating"]["enum"] == ["inside", "terrace"]
+            assert properties["highchair"]["type"] == "boolean"
+
+            # toolautosubmit: filled, submitted with agentInvoked, answered through respondWith.
+            arguments = {"guests": 4, "name": "Ada", "seating": "terrace", "highchair": True}
+            result = await session.call_tool(ours["book_table"].name, arguments)
+            assert not result.is_error, text_of(result)
+            booked = {"guests": "4", "name": "Ada", "seating": "terrace", "highchair": "on", "secret": "s"}
+            assert result.structured_content == {"booked": booked}
+            assert await page.evaluate("window.submits") == [{"form": "auto", "agentInvoked": True}]
+
+            # Without toolautosubmit the call waits for the user's submit.
+            call = asyncio.ensure_future(session.call_tool(ours["search_flights"].name, {"to": "OSL"}))
+            await wait_until(page, "document.querySelector('#manual [name=to]').value === 'OSL'")
+            assert not call.done()
+            await page.click("#go")
+            async with asyncio.timeout(5):
+                result = await call
+            assert text_of(result) == "searched OSL"
+
+            # reset() cancels a waiting call.
+            call = asyncio.ensure_future(session.call_tool(ours["search_flights"].name, {"to": "BGO"}))
+            await wait_until(page, "document.querySelector('#manual [name=to]').value === 'BGO'")
+            await page.evaluate("document.getElementById('manual').reset()")
+            async with asyncio.timeout(5):
+                result = await call
+            assert result.is_error is True
+
+            # Removing tooldescription unregisters the tool.
+            await page.evaluate("document.getElementById('manual').removeAttribute('tooldescription')")
+            await wait_for_tools(session, lambda ts: "search_flights" not in page_tools_of(ts, url))
+    finally:
+        await page.close()
+
+
+async def test_same_origin_iframe_tools_are_the_pages_tools_and_run_in_the_frame(
+    tb: ToolsBrowser, page_server: str
+) -> None:
+    url = f"{page_server}/frames.html"
+    page = await tb.open("/frames.html", page_server)
+    try:
+        async with tb.session() as session:
+            tools = await wait_for_tools(session, lambda ts: "frame_tool" in page_tools_of(ts, url))
+            ours = page_tools_of(tools, url)
+            assert set(ours) == {"top_tool", "shared", "frame_tool"}
+            assert text_of(await session.call_tool(ours["frame_tool"].name, {})) == "/frame_child.html"
+            assert text_of(await session.call_tool(ours["shared"].name, {})) == "shared from top"
+            await page.evaluate("document.getElementById('child').remove()")
+            await wait_for_tools(session, lambda ts: set(page_tools_of(ts, url)) == {"top_tool", "shared"})
+    finally:
+        await page.close()
+
+
+async def test_minimizing_the_window_hides_its_page_tools_and_restoring_shows_them(
+    tb: ToolsBrowser, tools_page: Page, page_server: str
+) -> None:
+    url = f"{page_server}{TOOLS_PAGE}"
+    async with tb.session() as session:
+        await wait_for_tools(session, lambda ts: "add" in page_tools_of(ts, url))
+        async with watch_list_changed(tb.descriptor, legacy=False) as watcher:
+            window_id = await tb.running.worker_eval(
+                """async (url) => {
+                    const [tab] = await chrome.tabs.query({url});
+                    await chrome.windows.update(tab.windowId, {state: "minimized"});
+                    return tab.windowId;
+                }""",
+                url,
+            )
+            await watcher.next_after(0)
+            await wait_for_tools(session, lambda ts: not page_tools_of(ts, url))
+            await tb.running.worker_eval(
+                "async (id) => { await chrome.windows.update(id, {state: 'normal'}); }", window_id
+            )
+            await watcher.next_after(1)
+            await wait_for_tools(session, lambda ts: "add" in page_tools_of(ts, url))
+
+
+FORM_CONTROLS_SCHEMA = {
+    "properties": {
+        "bags": {"maximum": 3, "minimum": 0, "multipleOf": 1, "type": "number"},
+        "cities": {
+            "items": {
+                "anyOf": [
+                    {"const": "osl", "title": "Oslo", "type": "string"},
+                    {"const": "bgo", "title": "Bergen", "type": "string"},
+                ],
+                "enum": ["osl", "bgo"],
+                "type": "string",
+            },
+            "type": "array",
+            "uniqueItems": True,
+        },
+        "class": {
+            "anyOf": [{"const": "economy", "type": "string"}, {"const": "business", "type": "string"}],
+            "enum": ["economy", "business"],
+            "type": "string",
+        },
+        "code": {"description": "IATA code", "pattern": "[A-Z]{3}", "type": "string"},
+        "day": {
+            "description": "Dates MUST be provided in 'YYYY-MM-DD' format.",
+            "format": "date",
+            "type": "string",
+        },
+        "extras": {
+            "items": {
+                "anyOf": [{"const": "bag", "type": "string"}, {"const": "meal", "type": "string"}],
+                "enum": ["bag", "meal"],
+                "type": "string",
+            },
+            "type": "array",
+            "uniqueItems": True,
+        },
+    },
+    "required": ["class"],
+    "type": "object",
+}
+"""What Chromium 156 synthesises for tests/pages/form_controls.html (observed with native WebMCP)."""
+
+
+async def test_form_controls_give_the_schema_chromium_synthesises(tb: ToolsBrowser, page_server: str) -> None:
+    url = f"{page_server}/form_controls.html"
+    page = await tb.open("/form_controls.html", page_server)
+    try:
+        async with tb.session() as session:
+            tools = await wait_for_tools(session, lambda ts: "plan_trip" in page_tools_of(ts, url))
+            assert page_tools_of(tools, url)["plan_trip"].input_schema == FORM_CONTROLS_SCHEMA
+            result = await session.call_tool(page_tools_of(tools, url)["plan_trip"].name, {"class": "first"})
+            assert result.is_error is True and "class" in text_of(result)  # not in the enum: never filled
+    finally:
+        await page.close()
