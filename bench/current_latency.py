@@ -463,13 +463,16 @@ def _walk(element: Mapping[str, Any]) -> Iterator[Mapping[str, Any]]:
 
 
 def tree_ready(raw: Mapping[str, Any], tabs: int) -> str | None:
-    """None when the tree shows `tabs` loaded tabs of our page and the selected passage in the
-    focused one; else what is still missing."""
+    """None when the tree accounts for `tabs` tabs (listed, or counted in a Window's
+    `tabsOmitted` above the per-window budget, SPEC §2), every listed one loaded with our page, and
+    the selected passage in the focused one; else what is still missing."""
     root = raw.get("root") or {}
     pages = [e for e in _walk(root) if e.get("role") == "Page"]
+    windows = [e for e in _walk(root) if e.get("role") == "Window"]
+    omitted = sum(int((w.get("attributes") or {}).get("tabsOmitted", 0)) for w in windows)
     loaded = [p for p in pages if p.get("title") == PAGE_TITLE]
-    if len(pages) != tabs or len(loaded) != tabs:
-        return f"{len(loaded)} of {tabs} tabs loaded ({len(pages)} listed)"
+    if len(pages) + omitted != tabs or len(loaded) != len(pages):
+        return f"{len(loaded)} of {len(pages)} listed tabs loaded, {omitted} omitted, {tabs} opened"
     focused = [p for p in pages if p.get("focused")]
     if len(focused) != 1 or "?select" not in str(focused[0].get("url")):
         return "the tab with the selection is not the focused one"

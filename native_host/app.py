@@ -1,16 +1,19 @@
 """The native host's lifecycle, in one asyncio loop (SPEC §3, §4; docs/native-host.md).
 
 ```
-start      mint the instance · start importing mcp_server in a thread · read frames from stdin
-           · clean up stale descriptors
+start      (the first hello was usually answered already, by early_hello.py, with its instance)
+           start importing mcp_server in a thread · read frames from stdin · clean up stale
+           descriptors and unheld provider lock files
 hello      answer at once {instance, protocol, listening}; if settings.enabled is not false:
-           import done → start the MCP endpoint → write the descriptor → `provider.ready {port}`
+           import done → start the MCP endpoint and the hand-off server (handoff.py) → the
+           publisher (publisher.py) takes the browser's provider lock and writes the descriptor,
+           or stands by and follows the provider → `provider.ready {port}`
 result/    routed to the waiting request (bridge.py)
 error
 tools.     the exposed page tools → McpEndpoint.set_page_tools (kept until the endpoint exists)
 changed
-stop       stdin EOF, SIGTERM, SIGINT, fatal error → remove the descriptor FIRST, fail pending
-           requests, stop uvicorn (≤ 1 s), exit
+stop       stdin EOF, SIGTERM, SIGINT, fatal error → remove the descriptor FIRST (if still ours),
+           fail pending requests, stop the hand-off server and uvicorn (≤ 1 s each), exit
 ```
 """
 
@@ -37,14 +40,10 @@ from pydantic import ValidationError
 from native_host import PROTOCOL_VERSION, paths
 from native_host.bridge import Bridge
 from native_host.browser_identity import BrowserIdentity, identify_browser
-from native_host.descriptor import (
-    check_providers_folder,
-    remove_descriptor,
-    remove_stale_descriptors,
-    write_descriptor,
-)
+from native_host.descriptor import check_providers_folder, remove_stale_descriptors
 from native_host.errors import ProvidersFolderError, WebctxError
 from native_host.framing import FrameWriter, iter_frames
+from native_host.publisher import DescriptorPublisher, remove_stale_locks
 from native_host.wire import (
     BROWSER_FRAME_ADAPTER,
     NATIVE_MESSAGE_TYPES,
@@ -58,6 +57,8 @@ from native_host.wire import (
 )
 
 if TYPE_CHECKING:  # imported for real in a thread: it takes about a second
+    from native_host.early_hello import EarlyHello
+    from native_host.handoff import ProfileHandoff
     from native_host.mcp_server import McpEndpoint
 
 log = logging.getLogger(__name__)
@@ -111,11 +112,14 @@ def run_in_daemon_thread(function: Callable[..., _T], *args: Any) -> asyncio.Fut
     return future
 
 
-async def open_reader(stdin: BinaryIO) -> asyncio.StreamReader:
-    """An asyncio.StreamReader over `stdin` (a pipe from the browser). Falls back to a reading
-    thread when the loop cannot watch it (a regular file, Windows' proactor on a console)."""
+async def open_reader(stdin: BinaryIO, prefix: bytes = b"") -> asyncio.StreamReader:
+    """An asyncio.StreamReader over `stdin` (a pipe from the browser), yielding `prefix` first
+    (bytes already read from it). Falls back to a reading thread when the loop cannot watch it (a
+    regular file, Windows' proactor on a console)."""
     loop = asyncio.get_running_loop()
     reader = asyncio.StreamReader(limit=1 << 20)
+    if prefix:
+        reader.feed_data(prefix)
     try:
         await loop.connect_read_pipe(lambda: asyncio.StreamReaderProtocol(reader), stdin)
     except (ValueError, OSError, NotImplementedError):
@@ -154,13 +158,17 @@ class NativeHost:
         *,
         origin: str | None = None,
         started_at: float | None = None,
+        early: EarlyHello | None = None,
     ) -> None:
-        self.instance: Final = mint_instance()
+        self.instance: Final = early.instance if early is not None else mint_instance()
+        self._early = early
         self.started_at = time.monotonic() if started_at is None else started_at
         self.origin = origin
         self.bridge = Bridge(writer.send)
         self.endpoint: McpEndpoint | None = None
         self.descriptor_path: Path | None = None
+        self.publisher: DescriptorPublisher | None = None
+        self.handoff: ProfileHandoff | None = None
         self.exit_code = 0
         self._reader = reader
         self._writer = writer
@@ -183,6 +191,15 @@ class NativeHost:
         try:
             self._install_signal_handlers()
             self._mcp_module = run_in_daemon_thread(importlib.import_module, MCP_MODULE)
+            early = self._early
+            if early is not None and early.hello is not None:  # answered before our imports
+                try:
+                    hello = BROWSER_FRAME_ADAPTER.validate_python(early.hello)
+                except ValidationError:
+                    log.warning("the early-answered hello has the wrong shape; not serving")
+                else:
+                    if isinstance(hello, Hello):
+                        await self._on_hello(hello, answered=early)
             self._spawn(self._read_port(), "read-port")
             asyncio.get_running_loop().call_soon(self._clean_stale_descriptors)
             await self._stop.wait()
@@ -240,6 +257,8 @@ class NativeHost:
         removed = remove_stale_descriptors(paths.providers_dir())
         if removed:
             log.info("removed %d stale descriptor(s)", len(removed))
+        if paths.providers_dir().is_dir() and remove_stale_locks(paths.providers_dir()):
+            log.info("removed unheld provider lock file(s)")
 
     # -- the native port ---------------------------------------------------------------------------
 
@@ -268,7 +287,22 @@ class NativeHost:
             if self.endpoint is not None:
                 await self.endpoint.set_page_tools(parsed.tools)
 
-    async def _on_hello(self, hello: Hello) -> None:
+    async def _on_hello(self, hello: Hello, *, answered: EarlyHello | None = None) -> None:
+        """Answer `hello` (unless `answered` says early_hello.py did) and start the provider."""
+        if answered is not None:
+            log.info(
+                "hello %s from extension %s (protocol %s) answered %.0f ms after start (early); listening=%s",
+                hello.id,
+                hello.extension.id if hello.extension else "?",
+                hello.protocol,
+                (answered.answered_at - self.started_at) * 1e3,
+                answered.listening,
+            )
+            if answered.problem:
+                log.error("not serving: %s", answered.problem)
+            if answered.listening and self._provider_task is None:
+                self._provider_task = self._spawn(self._start_provider(hello), "start-provider")
+            return
         listening = hello.settings.enabled
         problem = None
         if listening and self._provider_task is None:
@@ -311,12 +345,17 @@ class NativeHost:
         )
         module = await self._mcp_module
         log.info("mcp imported %.0f ms after start", self._ms_since_start())
+        from native_host.handoff import ProfileHandoff  # websockets: only when serving
+
+        # Several profiles, one provider (SPEC §3): `current` also asks the hosts that follow us.
+        self.handoff = handoff = ProfileHandoff(self.bridge, instance=self.instance)
         self.endpoint = endpoint = module.McpEndpoint(
-            self.bridge, instance=self.instance, page_tool_deadline_ms=page_tool_deadline_ms()
+            handoff.requester, instance=self.instance, page_tool_deadline_ms=page_tool_deadline_ms()
         )
         if self._page_tools is not None:
             await endpoint.set_page_tools(self._page_tools.tools)
         url = await endpoint.start()
+        handoff_url = await handoff.start(endpoint.token)
         identity = await identity_future
         descriptor = Descriptor(
             protocol=PROTOCOL_VERSION,
@@ -328,11 +367,20 @@ class NativeHost:
             endpoint=url,
             token=endpoint.token,
             listener_pid=os.getpid(),
+            handoff=handoff_url,  # our addition: where this browser's other native hosts connect
         )
         if self._stop.is_set():
             return
-        self.descriptor_path = write_descriptor(paths.providers_dir(), descriptor)
-        log.info("provider ready %.0f ms after start", self._ms_since_start())
+        # One descriptor per browser process: the publisher takes the browser's provider lock,
+        # keeps the descriptor written (a deleted folder is recreated) and takes over when the
+        # provider host of another profile exits (publisher.py).
+        self.publisher = DescriptorPublisher(
+            paths.providers_dir(), descriptor, on_role_change=handoff.on_role_change
+        )
+        handoff.descriptor_path = self.publisher.path
+        role = self.publisher.start()
+        self.descriptor_path = self.publisher.path
+        log.info("provider ready %.0f ms after start (%s)", self._ms_since_start(), role)
         port = urlsplit(url).port
         if port is not None:  # the popup shows it (SPEC §3 leaves this to us)
             await self._writer.send(ProviderReady(port=port).to_wire())
@@ -344,10 +392,13 @@ class NativeHost:
         if provider is not None and not provider.done():
             provider.cancel()
             await asyncio.wait({provider}, timeout=0.2)
-        if self.descriptor_path is not None:
-            remove_descriptor(self.descriptor_path)
+        if self.publisher is not None:
+            self.publisher.withdraw()  # only if it still names our instance
             self.descriptor_path = None
         self.bridge.close()
+        if self.handoff is not None:
+            with contextlib.suppress(Exception):
+                await self.handoff.stop()
         if self.endpoint is not None:
             try:
                 await self.endpoint.stop(STOP_TIMEOUT_S)
@@ -369,17 +420,26 @@ def page_tool_deadline_ms() -> int:
 
 
 async def run(
-    stdin: BinaryIO, frames_out: BinaryIO, *, origin: str | None = None, started_at: float | None = None
+    stdin: BinaryIO,
+    frames_out: BinaryIO,
+    *,
+    origin: str | None = None,
+    started_at: float | None = None,
+    early: EarlyHello | None = None,
 ) -> int:
     """Run one native host reading frames from `stdin` and writing frames to `frames_out`;
-    return the exit code."""
-    reader = await open_reader(stdin)
-    host = NativeHost(reader, FrameWriter(frames_out), origin=origin, started_at=started_at)
+    return the exit code. `early`: what `early_hello.answer_first_hello` already did."""
+    reader = await open_reader(stdin, early.unread if early is not None else b"")
+    host = NativeHost(reader, FrameWriter(frames_out), origin=origin, started_at=started_at, early=early)
     return await host.run()
 
 
 def main(
-    argv: Sequence[str] | None = None, *, frames_out: BinaryIO | None = None, started_at: float | None = None
+    argv: Sequence[str] | None = None,
+    *,
+    frames_out: BinaryIO | None = None,
+    started_at: float | None = None,
+    early: EarlyHello | None = None,
 ) -> int:
     """Entry point (`__main__.py`): `argv` is what the browser passes after the program (the
     caller's origin, and on Windows `--parent-window=<n>`); `frames_out` is the claimed stdout;
@@ -389,7 +449,7 @@ def main(
     origin = next((arg for arg in args if not arg.startswith("--")), None)
     out = frames_out if frames_out is not None else sys.stdout.buffer
     try:
-        return asyncio.run(run(sys.stdin.buffer, out, origin=origin, started_at=started_at))
+        return asyncio.run(run(sys.stdin.buffer, out, origin=origin, started_at=started_at, early=early))
     except KeyboardInterrupt:
         return 0
     except Exception:

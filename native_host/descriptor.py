@@ -26,6 +26,7 @@ import psutil
 from pydantic import ValidationError
 
 from native_host.errors import ProvidersFolderError
+from native_host.providers_folder import check_providers_folder as check_providers_folder
 from native_host.wire import Descriptor
 
 log = logging.getLogger(__name__)
@@ -42,36 +43,6 @@ _POSIX: Final = os.name == "posix"
 def descriptor_name(bundle_id: str, pid: int) -> str:
     """`<bundleId>-<pid>.json` (SPEC §3), e.g. `org.chromium.Chromium-4242.json`."""
     return f"{bundle_id}-{pid}.json"
-
-
-def check_providers_folder(folder: Path) -> None:
-    """Raise ProvidersFolderError unless the existing `folder` is a real directory (not a symlink),
-    owned by this user, with no group/world permission bits (SPEC §3)."""
-    try:
-        info = folder.lstat()
-    except OSError as exc:
-        raise ProvidersFolderError(f"Cannot inspect the providers folder {folder}: {exc.strerror}.") from None
-    if stat.S_ISLNK(info.st_mode):
-        raise ProvidersFolderError(
-            f"The providers folder {folder} is a symlink; refusing to use it. "
-            "Remove the link and restart the browser."
-        )
-    if not stat.S_ISDIR(info.st_mode):
-        raise ProvidersFolderError(
-            f"The providers folder {folder} is not a folder. Remove it and restart the browser."
-        )
-    if not _POSIX:
-        return
-    if info.st_uid != os.geteuid():
-        raise ProvidersFolderError(
-            f"The providers folder {folder} belongs to user id {info.st_uid}, not to you; "
-            "refusing to use it. Remove it (it is recreated) and restart the browser."
-        )
-    if info.st_mode & 0o077:
-        raise ProvidersFolderError(
-            f"The providers folder {folder} is accessible to other users "
-            f"(mode {stat.S_IMODE(info.st_mode):o}). Run `chmod 700 {folder}` and restart the browser."
-        )
 
 
 def ensure_providers_folder(folder: Path) -> Path:

@@ -10,8 +10,6 @@ import os
 import sys
 from pathlib import Path
 
-import platformdirs
-
 APP_NAME = "webctx"
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
@@ -41,11 +39,15 @@ def providers_dir() -> Path:
 
 def log_dir() -> Path:
     """Folder for webctx log files (`platformdirs.user_log_path`), not created here."""
+    import platformdirs  # here, not at the top: the native host answers hello before importing it
+
     return platformdirs.user_log_path(APP_NAME, appauthor=False)
 
 
 def data_dir() -> Path:
     """Folder for installed files such as the native-host launcher (`platformdirs.user_data_path`)."""
+    import platformdirs
+
     return platformdirs.user_data_path(APP_NAME, appauthor=False)
 
 

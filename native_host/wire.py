@@ -54,6 +54,9 @@ class Descriptor(WireModel):
     endpoint: str
     token: str
     listener_pid: int | None = None
+    handoff: str | None = None
+    """Our addition: `ws://127.0.0.1:<port>/handoff`, where the browser's other native hosts (other
+    profiles) connect, with `token`, to hand their windows to this provider (SPEC §3; handoff.py)."""
 
 
 class Element(WireModel):

@@ -76,6 +76,20 @@ export async function lastFocusedWindowId() {
 }
 
 /**
+ * Whether one of this profile's windows has the browser's focus now. `getLastFocused` is per
+ * profile; its `focused` is true only while that window really is the focused one, so across the
+ * profiles of one browser at most one says true (handoff.py picks the focus path by it).
+ * @returns {Promise<boolean>}
+ */
+export async function windowFocusedNow() {
+  try {
+    return (await chrome.windows.getLastFocused({ windowTypes: ["normal"] })).focused;
+  } catch {
+    return false;
+  }
+}
+
+/**
  * Send `message` to the content script in a tab's top frame and return its reply.
  * @param {number} tabId
  * @param {object} message
@@ -220,6 +234,21 @@ export function onVisiblePagesMayChange(listener) {
  */
 export function writeStatus(status) {
   return chrome.storage.session.set({ status });
+}
+
+/**
+ * @param {string} key
+ * @returns {Promise<boolean>} whether `key` is set in chrome.storage.session (cleared when the
+ *   extension is reloaded, updated, disabled or the browser restarts; kept across worker restarts)
+ */
+export async function readSessionFlag(key) {
+  const stored = await chrome.storage.session.get(key);
+  return stored[key] === true;
+}
+
+/** @param {string} key set `key` in chrome.storage.session @returns {Promise<void>} */
+export function writeSessionFlag(key) {
+  return chrome.storage.session.set({ [key]: true });
 }
 
 /** @returns {Promise<ConnectionStatus | undefined>} */

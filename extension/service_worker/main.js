@@ -96,10 +96,11 @@ api.onSettingsChanged((stored) => {
     pageTools.scheduleChanged(); // exposure may differ now (page tools on/off, excluded sites)
   });
 });
-api.onInstalledOrStartup(() => {
-  // Tabs open before install/update/start have no (or orphaned) content scripts (SPEC §2).
-  void ready.then(() => api.injectContentScriptsIntoOpenTabs());
-});
+// Tabs open before this extension was installed, updated, reloaded, enabled or the browser started
+// have no content scripts, or orphaned ones (SPEC §2). onInstalled/onStartup miss "enabled", so
+// decide by chrome.storage.session instead: the browser clears it in exactly those cases, and keeps
+// it across a mere worker restart, when the content scripts are still alive.
+void ready.then(() => injectOncePerExtensionRun());
 api.onTabRemoved((tabId) => {
   selections.forget(tabId);
   locator.forget(tabId);
@@ -123,8 +124,11 @@ setInterval(() => void pageTools.pollWindowStates(), WINDOW_STATE_POLL_MS);
  */
 async function routeNativeRequest(message) {
   switch (message.type) {
-    case CURRENT:
-      return { root: await answerCurrent() };
+    case CURRENT: {
+      // windowFocused: for the native host that merges several profiles' trees (SPEC §3).
+      const [root, windowFocused] = await Promise.all([answerCurrent(), api.windowFocusedNow()]);
+      return { root, windowFocused };
+    }
     case LOCATION:
       await ready;
       return locator.locate(message.elementId);
@@ -185,4 +189,16 @@ async function answerCurrent() {
   const root = buildTree(snapshot, ids);
   void port.noteStatus({ pagesWithTools: countPagesWithTools(root) }); // the popup shows it
   return root;
+}
+
+// ---- content scripts in tabs that were open before -------------------------------------------
+
+/** The chrome.storage.session key set once this extension run has injected its content scripts. */
+const INJECTED_KEY = "contentScriptsInjected";
+
+/** Inject the content scripts into every open tab, once per extension run (see the listeners). */
+async function injectOncePerExtensionRun() {
+  if (await api.readSessionFlag(INJECTED_KEY)) return;
+  await api.writeSessionFlag(INJECTED_KEY);
+  await api.injectContentScriptsIntoOpenTabs();
 }

@@ -15,6 +15,7 @@ import pytest
 from native_host.errors import ProviderRejected
 from native_host.host_client import HostClient
 from tests.e2e.harness import RunningBrowser, select_text
+from tests.e2e.transitions import DesktopCaller
 from tests.e2e.tree import selected_texts
 
 
@@ -52,8 +53,16 @@ async def test_killing_the_browser_ends_the_native_host_and_removes_the_descript
     assert descriptor.listener_pid is not None
     host = psutil.Process(descriptor.listener_pid)
     assert descriptor.pid in {p.pid for p in host.parents()}, "pid names the browser, an ancestor of the host"
-    os.kill(descriptor.pid, signal.SIGKILL)
-    await _gone_within(descriptor.listener_pid, path, 2.0)
+    caller = DesktopCaller(browser.providers)
+    async with caller.running():
+        await asyncio.sleep(0.3)
+        os.kill(descriptor.pid, signal.SIGKILL)
+        took = await _gone_within(descriptor.listener_pid, path, 2.0)
+        await asyncio.sleep(0.3)
+    print(f"\nbrowser SIGKILLed → host gone, descriptor removed in {took:.2f} s (limit 2 s)")
+    print(f"desktop host meanwhile: {caller.summary()}")
+    caller.check()
+    assert {o.instance for o in caller.answered} <= {descriptor.instance}
 
 
 async def test_reloading_the_extension_starts_a_new_instance_and_old_ids_are_gone(

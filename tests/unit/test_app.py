@@ -238,6 +238,7 @@ async def test_descriptor_has_the_right_fields_and_modes(spawn: Callable[[], Any
         "endpoint",
         "token",
         "listenerPid",
+        "handoff",  # our addition: where this browser's other profiles' hosts connect (SPEC §3)
     }
     assert descriptor["protocol"] == "0.2.0"
     # our python is no browser: the hello's browser name picks the table row
@@ -250,10 +251,12 @@ async def test_descriptor_has_the_right_fields_and_modes(spawn: Callable[[], Any
     assert path.name == f"org.chromium.Chromium-{descriptor['pid']}.json"
     assert re.fullmatch(r"http://127\.0\.0\.1:\d+/mcp/[A-Za-z0-9_-]{22}", descriptor["endpoint"])
     assert re.fullmatch(r"[A-Za-z0-9_-]{43}", descriptor["token"])
+    assert re.fullmatch(r"ws://127\.0\.0\.1:\d+/handoff", descriptor["handoff"])
     listening = [c for c in psutil.Process(host.process.pid).net_connections("tcp") if c.status == "LISTEN"]
-    assert [(c.laddr.ip, c.laddr.port) for c in listening] == [
-        ("127.0.0.1", int(descriptor["endpoint"].split(":")[2].split("/")[0]))
-    ]
+    urls = (descriptor["endpoint"], descriptor["handoff"])
+    assert sorted((c.laddr.ip, c.laddr.port) for c in listening) == sorted(
+        ("127.0.0.1", int(url.split(":")[2].split("/")[0])) for url in urls
+    )
     host.close_stdin()
     assert await host.wait_exit(5) == 0
     assert descriptor["token"] not in log_text()

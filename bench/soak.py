@@ -1,0 +1,152 @@
+"""Soak: `current` every 50 ms with a navigation every second, for minutes; is the native host flat?
+
+What it measures
+----------------
+A headless Chromium with the real extension and native host (started as
+`bench/current_latency.py` starts it: fresh profile, host manifest, 3 tabs of tests/pages, the
+first one holding a selection). For `--minutes` (default 10) the reference desktop host calls
+`current` every `--interval-ms` (default 50) over one 2026-07-28 session, and every second the
+active tab navigates (DevTools `Page.navigate` over the browser's loopback DevTools socket,
+alternating tests/pages/index.html and other.html). Every `--sample-s` seconds (default 10) the
+native host's RSS (MiB) and open file descriptors are sampled.
+
+Reported: calls made, failures, latency p50/p99 (ms), and RSS and fd count at the first sample
+after the warm-up (`--warmup-s`, default 30) against the last one. Targets (issue "One provider per
+browser", Load): RSS growth < 10 %, no fd growth. This is a benchmark, not a CI test.
+
+    .venv/bin/python bench/soak.py [--minutes 10] [--interval-ms 50] [--json]
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import itertools
+import json
+import os
+import statistics
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any, Final
+
+import psutil
+import websockets
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+import contextlib
+
+import current_latency as cl
+
+TABS: Final = 3
+
+
+async def navigate_forever(port: int, base: str, stop: asyncio.Event) -> int:
+    """Navigate the active tab every second until `stop`; return the number of navigations."""
+    targets = cl.devtools(port, "GET", "/json/list")
+    page = next(t for t in targets if t.get("type") == "page" and "?select" in str(t.get("url")))
+    count = 0
+    async with websockets.connect(page["webSocketDebuggerUrl"], max_size=None) as socket:
+        for n, name in enumerate(itertools.cycle(("other.html", "index.html?select"))):
+            if stop.is_set():
+                break
+            await socket.send(json.dumps({"id": n + 1, "method": "Page.navigate",
+                                          "params": {"url": f"{base}/{name}"}}))
+            while json.loads(await socket.recv()).get("id") != n + 1:
+                pass
+            count += 1
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(stop.wait(), 1.0)
+    return count
+
+
+async def soak(args: argparse.Namespace, running: cl.LaunchedBrowser, port: int, base: str) -> dict[str, Any]:
+    from native_host.host_client import open_session
+
+    assert running.descriptor.listener_pid is not None
+    host = psutil.Process(running.descriptor.listener_pid)
+    samples: list[tuple[float, float, int]] = []
+    latencies: list[float] = []
+    failures = 0
+    stop = asyncio.Event()
+    navigator = asyncio.create_task(navigate_forever(port, base, stop))
+    started = time.monotonic()
+    end = started + args.minutes * 60
+    next_sample = started
+    async with open_session(running.descriptor, timeout_s=10) as session:
+        while time.monotonic() < end:
+            t0 = time.perf_counter()
+            try:
+                await session.current()
+                latencies.append((time.perf_counter() - t0) * 1e3)
+            except Exception as exc:
+                failures += 1
+                cl.progress(f"call failed: {type(exc).__name__}: {exc}")
+            now = time.monotonic()
+            if now >= next_sample:
+                samples.append((now - started, host.memory_info().rss / (1 << 20), host.num_fds()))
+                next_sample = now + args.sample_s
+                if not args.json:
+                    cl.progress(f"t={samples[-1][0]:.0f} s rss {samples[-1][1]:.1f} MiB fds {samples[-1][2]}")
+            await asyncio.sleep(max(0.0, args.interval_ms / 1e3 - (time.perf_counter() - t0)))
+    stop.set()
+    navigations = await navigator
+    after_warmup = [s for s in samples if s[0] >= args.warmup_s] or samples
+    first, last = after_warmup[0], samples[-1]
+    ordered = sorted(latencies)
+    return {
+        "minutes": args.minutes,
+        "calls": len(latencies),
+        "failures": failures,
+        "navigations": navigations,
+        "p50_ms": statistics.median(ordered),
+        "p99_ms": cl.nearest_rank(ordered, 0.99),
+        "rss_first_mib": first[1],
+        "rss_last_mib": last[1],
+        "rss_max_mib": max(s[1] for s in after_warmup),
+        "rss_growth_percent": (last[1] - first[1]) / first[1] * 100,
+        "fds_first": first[2],
+        "fds_last": last[2],
+        "samples": samples,
+    }
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--minutes", type=float, default=10.0)
+    parser.add_argument("--interval-ms", type=float, default=50.0)
+    parser.add_argument("--sample-s", type=float, default=10.0)
+    parser.add_argument("--warmup-s", type=float, default=30.0)
+    parser.add_argument("--browser", default=None, help="browser executable (default: as `webctx demo`)")
+    parser.add_argument("--json", action="store_true", help="print only the JSON line")
+    args = parser.parse_args()
+    with tempfile.TemporaryDirectory(prefix="webctx-soak-") as temp:
+        root = Path(temp)
+        cl.isolate(root)
+        from native_host.demo.browsers import find_browser
+
+        browser = args.browser or find_browser()
+        with cl.page_server() as base, cl.launched_browser(browser, TABS, root) as running:
+            port = cl.devtools_port(root / f"udd-{TABS}", time.monotonic() + 30, lambda: None)
+            result = asyncio.run(soak(args, running, port, base))
+    if not args.json:
+        print(
+            f"{result['calls']} calls in {result['minutes']:g} min, {result['failures']} failed, "
+            f"{result['navigations']} navigations; "
+            f"p50 {result['p50_ms']:.1f} ms, p99 {result['p99_ms']:.1f} ms\n"
+            f"RSS {result['rss_first_mib']:.1f} → {result['rss_last_mib']:.1f} MiB "
+            f"({result['rss_growth_percent']:+.1f} %, target < 10 %); "
+            f"fds {result['fds_first']} → {result['fds_last']}"
+        )
+    print(json.dumps(result))
+    flat = result["rss_growth_percent"] < 10 and result["fds_last"] <= result["fds_first"]
+    ok = result["failures"] == 0 and flat
+    return 0 if ok else 1
+
+
+if __name__ == "__main__":
+    os.environ.setdefault("PYTHONUNBUFFERED", "1")
+    sys.exit(main())
