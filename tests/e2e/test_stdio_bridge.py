@@ -3,9 +3,9 @@
 The bridge is a real subprocess (`webctx mcp`) that inherits this test's HOME, XDG_* and
 CONTEXT_PROVIDERS_DIR, so it finds exactly the browser this test started.
 
-What is real today: the provider offers only `current`, and it does not send list_changed on a
-tab switch (page tools, SPEC §5, are a later issue). So list_changed is checked where the bridge
-itself sends it: when the provider goes away and when a new one replaces it.
+list_changed is checked where the bridge itself sends it (the provider goes away, a new one
+replaces it) and where it relays the provider's: a tab switch that changes the visible page's
+tools (page tools, SPEC §5).
 """
 
 from __future__ import annotations
@@ -164,3 +164,50 @@ async def test_after_an_extension_reload_old_ids_are_gone_and_calls_work_again(
         assert (await current_answer(client, instance=new.instance))["instance"] == new.instance
         async with asyncio.timeout(5):
             assert await changes.get() == "tools"  # the replacement was announced
+
+
+SWITCH_TO = (
+    "async (url) => { const [tab] = await chrome.tabs.query({url});"
+    " await chrome.tabs.update(tab.id, {active: true}); }"
+)
+
+
+async def _next_change(changes: asyncio.Queue[str], limit_s: float = 5.0) -> None:
+    async with asyncio.timeout(limit_s):
+        await changes.get()
+
+
+async def test_a_tab_switch_reaches_a_stdio_client_as_list_changed_and_its_page_tools_are_callable(
+    browser: RunningBrowser, page_server: str
+) -> None:
+    """Issue #8: list_changed after a tab switch, through the bridge (page tools, SPEC §5)."""
+    tools_url = f"{page_server}/tools.html"
+    tools_page = await browser.new_page(tools_url)
+    await tools_page.evaluate("() => window.ready")
+    await browser.new_page(f"{page_server}/index.html")  # now the active tab: no page tools shown
+    descriptor = await browser.descriptor()
+    async with asyncio.timeout(60), bridge_client("legacy") as (client, changes):
+        await current_answer(client, instance=descriptor.instance)
+
+        def page_tools(tools: list[types.Tool]) -> list[str]:
+            return [t.name for t in tools if t.name.endswith("_add")]
+
+        assert page_tools((await client.list_tools()).tools) == []
+        while not changes.empty():  # what the bridge said while connecting
+            changes.get_nowait()
+
+        await browser.worker_eval(SWITCH_TO, tools_url)
+        await _next_change(changes)
+        async with asyncio.timeout(10):
+            while not (names := page_tools((await client.list_tools()).tools)):
+                await _next_change(changes)
+        assert all(TOOL_NAME_PATTERN.match(name) for name in names), names
+        result = await client.call_tool(names[0], {"a": 2, "b": 3})
+        assert not result.is_error
+        assert result.structured_content == {"result": 5}  # a number, wrapped (page_tools.map_result)
+
+        await browser.worker_eval(SWITCH_TO, f"{page_server}/index.html")
+        await _next_change(changes)
+        async with asyncio.timeout(10):
+            while page_tools((await client.list_tools()).tools):
+                await _next_change(changes)
