@@ -311,7 +311,7 @@ def make_row(
 
 
 class ConstantRequester:
-    """A `mcp_server.Requester` that answers `current` at once with FLOOR_ROOT."""
+    """A `bridge.Requester` that answers `current` at once with FLOOR_ROOT."""
 
     async def request(self, type_: str, body: Mapping[str, Any] | None = None, *, deadline_ms: int) -> Any:
         return {"root": FLOOR_ROOT}

@@ -19,10 +19,31 @@ import itertools
 import logging
 import time
 from collections.abc import Awaitable, Callable, Mapping
-from typing import Any
+from typing import Any, Protocol
 
 from native_host.errors import DeadlineExceeded, ExtensionError, ProviderUnavailable
 from native_host.wire import ErrorFrame, ResultFrame
+
+
+class Requester(Protocol):
+    """What the MCP endpoint and page-tool calls need from the native port; `Bridge` satisfies it
+    (and `handoff.MergingRequester`, which merges several profiles' answers)."""
+
+    def new_request_id(self) -> str:
+        """A fresh request id, for requests a later message refers to (`tools.cancel`)."""
+        ...
+
+    async def request(
+        self,
+        type_: str,
+        body: Mapping[str, Any] | None = None,
+        *,
+        deadline_ms: int,
+        request_id: str | None = None,
+    ) -> Any:
+        """Send a request to the extension and return its `result`; raises DeadlineExceeded,
+        ExtensionError or ProviderUnavailable."""
+        ...
 
 log = logging.getLogger(__name__)
 

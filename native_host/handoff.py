@@ -40,7 +40,7 @@ from websockets.http11 import Request, Response
 from native_host.errors import DeadlineExceeded, ExtensionError, ProviderUnavailable, WebctxError
 
 if TYPE_CHECKING:
-    from native_host.mcp_server import Requester
+    from native_host.bridge import Requester
 
 log = logging.getLogger(__name__)
 

@@ -28,7 +28,7 @@ import secrets
 import socket
 from collections.abc import Awaitable, Callable, Generator, Mapping
 from dataclasses import dataclass
-from typing import Any, Final, Protocol, cast
+from typing import Any, Final, cast
 
 import uvicorn
 from mcp import types
@@ -42,6 +42,7 @@ from mcp_types.jsonrpc import INVALID_PARAMS
 from pydantic import ValidationError
 
 from native_host import PROTOCOL_VERSION, __version__
+from native_host.bridge import Requester
 from native_host.errors import DeadlineExceeded, ExtensionError, ProviderUnavailable
 from native_host.list_changed import ListChangedBroadcaster
 from native_host.page_tools import PageToolTable
@@ -89,26 +90,6 @@ STOP_TIMEOUT_S: Final = 1.0
 
 START_TIMEOUT_S: Final = 10.0
 """Limit for uvicorn's startup (lifespan + listen), in seconds."""
-
-
-class Requester(Protocol):
-    """What the endpoint needs from the native port: `bridge.Bridge` satisfies it."""
-
-    def new_request_id(self) -> str:
-        """A fresh request id, for requests a later message refers to (`tools.cancel`)."""
-        ...
-
-    async def request(
-        self,
-        type_: str,
-        body: Mapping[str, Any] | None = None,
-        *,
-        deadline_ms: int,
-        request_id: str | None = None,
-    ) -> Any:
-        """Send a request to the extension and return its `result`; raises DeadlineExceeded,
-        ExtensionError or ProviderUnavailable."""
-        ...
 
 
 ToolRunner = Callable[[dict[str, Any]], Awaitable[types.CallToolResult]]

@@ -21,13 +21,14 @@ import json
 import logging
 from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass, field
-from typing import Any, Final, Protocol
+from typing import Any, Final
 
 import jsonschema
 from jsonschema import exceptions as jsonschema_exceptions
 from jsonschema.protocols import Validator
 from mcp import types
 
+from native_host.bridge import Requester
 from native_host.errors import DeadlineExceeded, ExtensionError, ProviderUnavailable
 from native_host.wire import (
     PAGE_TOOL_DEADLINE_MS,
@@ -52,26 +53,6 @@ PAGE_GONE_SENTENCE: Final = (
     "Page gone: the tab was closed or navigated away while the tool ran. "
     "Call tools/list again and use a tool of the page that is shown now."
 )
-
-
-class CallRequester(Protocol):
-    """What page-tool calls need from the native port (`bridge.Bridge` satisfies it)."""
-
-    def new_request_id(self) -> str:
-        """A fresh request id (`h-<n>`)."""
-        ...
-
-    async def request(
-        self,
-        type_: str,
-        body: Mapping[str, Any] | None = None,
-        *,
-        deadline_ms: int,
-        request_id: str | None = None,
-    ) -> Any:
-        """Send a request and return its `result`; raises DeadlineExceeded, ExtensionError or
-        ProviderUnavailable."""
-        ...
 
 
 def tool_error(sentence: str) -> types.CallToolResult:
@@ -211,7 +192,7 @@ class PageToolTable:
     `on_change` runs (awaited) after each update that changed the list.
     """
 
-    requester: CallRequester
+    requester: Requester
     deadline_ms: int = PAGE_TOOL_DEADLINE_MS
     on_change: Callable[[], Awaitable[None]] | None = None
     _entries: dict[str, _Entry] = field(default_factory=dict)

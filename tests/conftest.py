@@ -7,6 +7,7 @@ them (so does the native host the browser starts).
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -30,3 +31,15 @@ def isolated_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[P
     providers = tmp_path / "providers"
     monkeypatch.setenv("CONTEXT_PROVIDERS_DIR", str(providers))
     yield home
+
+
+@pytest.fixture(autouse=True)
+def close_cli_log_handlers() -> Iterator[None]:
+    """`webctx`'s `main()` attaches console and file handlers to the root logger; detach them
+    after each test so no test writes into another's log file."""
+    yield
+    root = logging.getLogger()
+    for handler in list(root.handlers):
+        if getattr(handler, "_webctx", False):
+            root.removeHandler(handler)
+            handler.close()

@@ -8,7 +8,6 @@ import logging
 import os
 import stat
 import tempfile
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -33,17 +32,6 @@ COMMAND_NAMES = [
     "extension-path",
     "demo",
 ]
-
-
-@pytest.fixture(autouse=True)
-def close_cli_log_handlers() -> Iterator[None]:
-    """`main()` attaches its console and file handlers to the root logger; detach them after."""
-    yield
-    root = logging.getLogger()
-    for handler in list(root.handlers):
-        if getattr(handler, "_webctx", False):
-            root.removeHandler(handler)
-            handler.close()
 
 
 def _subparsers(parser: argparse.ArgumentParser) -> dict[str, argparse.ArgumentParser]:

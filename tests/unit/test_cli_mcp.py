@@ -3,12 +3,10 @@
 from __future__ import annotations
 
 import json
-import logging
 import os
 import subprocess
 import sys
 import time
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -20,17 +18,6 @@ from native_host.mcp_clients import CLIENT_NAMES, config_snippet
 from native_host.stdio_bridge import NO_PROVIDER_MESSAGE
 
 WEBCTX = Path(sys.executable).with_name("webctx")
-
-
-@pytest.fixture(autouse=True)
-def close_cli_log_handlers() -> Iterator[None]:
-    """`main()` attaches its console and file handlers to the root logger; detach them after."""
-    yield
-    root = logging.getLogger()
-    for handler in list(root.handlers):
-        if getattr(handler, "_webctx", False):
-            root.removeHandler(handler)
-            handler.close()
 
 
 def test_the_four_documented_clients_have_snippets() -> None:

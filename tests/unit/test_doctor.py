@@ -8,11 +8,9 @@ Chromium in tests/e2e/test_popup.py.
 from __future__ import annotations
 
 import json
-import logging
 import os
 import subprocess
 import sys
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -28,16 +26,6 @@ EXT_ID = "kbmgfelnojabkebealaikmhmkcjnbgpl"
 README = Path(__file__).resolve().parents[2] / "README.md"
 
 
-
-@pytest.fixture(autouse=True)
-def close_cli_log_handlers() -> Iterator[None]:
-    """`main()` attaches its console and file handlers to the root logger; detach them after."""
-    yield
-    root = logging.getLogger()
-    for handler in list(root.handlers):
-        if getattr(handler, "_webctx", False):
-            root.removeHandler(handler)
-            handler.close()
 
 def only_chromium(row: locations.Location) -> bool:
     return row.browser == "chromium"

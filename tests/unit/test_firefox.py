@@ -8,8 +8,6 @@ test_install_table.py). tests/e2e/test_firefox.py loads the build in a real Fire
 from __future__ import annotations
 
 import json
-import logging
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -18,16 +16,6 @@ from native_host import paths
 from native_host.cli.main import main
 from native_host.install import firefox, installer, manifests
 
-
-@pytest.fixture(autouse=True)
-def close_cli_log_handlers() -> Iterator[None]:
-    """`main()` attaches its console and file handlers to the root logger; detach them after."""
-    yield
-    root = logging.getLogger()
-    for handler in list(root.handlers):
-        if getattr(handler, "_webctx", False):
-            root.removeHandler(handler)
-            handler.close()
 
 def chromium_manifest() -> dict[str, object]:
     data: dict[str, object] = json.loads((paths.extension_dir() / "manifest.json").read_text())

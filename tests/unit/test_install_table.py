@@ -7,10 +7,8 @@ macOS and Windows rows are installed here on Linux with `os_name=`; Windows regi
 from __future__ import annotations
 
 import json
-import logging
 import subprocess
 import sys
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -70,16 +68,6 @@ EXPECTED_KEYS: dict[str, str] = {
 ROWS = [pytest.param(row, id=f"{row.os}-{row.browser}") for row in locations.LOCATIONS]
 
 
-
-@pytest.fixture(autouse=True)
-def close_cli_log_handlers() -> Iterator[None]:
-    """`main()` attaches its console and file handlers to the root logger; detach them after."""
-    yield
-    root = logging.getLogger()
-    for handler in list(root.handlers):
-        if getattr(handler, "_webctx", False):
-            root.removeHandler(handler)
-            handler.close()
 
 def snapshot(root: Path) -> set[tuple[str, bool]]:
     return {(str(p.relative_to(root)), p.is_dir()) for p in root.rglob("*")}
