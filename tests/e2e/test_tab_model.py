@@ -1,0 +1,120 @@
+"""The service worker's tab model (extension/service_worker/tab_model.js) stays equal to the
+browser's own `chrome.windows.getAll({populate: true})` through a scripted sequence of tab and
+window changes, kept by events alone (docs/extension.md "Tab model")."""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Any
+
+from tests.e2e.harness import RunningBrowser
+
+#: The worker's debug check: one line per difference (ids and field names), [] when equal.
+DIFF = "() => globalThis.__webctxTabModelDiff()"
+
+
+async def settled_diff(browser: RunningBrowser, *, timeout_s: float = 5.0) -> list[str]:
+    """The model's difference from the browser once events have arrived: polled until empty or
+    `timeout_s`, then the last one."""
+    deadline = asyncio.get_running_loop().time() + timeout_s
+    while True:
+        diff: list[str] = await browser.worker_eval(DIFF)
+        if not diff or asyncio.get_running_loop().time() > deadline:
+            return diff
+        await asyncio.sleep(0.1)
+
+
+async def chrome(browser: RunningBrowser, script: str, arg: Any = None) -> Any:
+    """Run `script` (an async function of `arg`) in the worker, where `chrome.*` is available."""
+    return await browser.worker_eval(script, arg)
+
+
+async def test_the_tab_model_follows_opens_closes_moves_navigations_and_windows(
+    browser: RunningBrowser, page_server: str
+) -> None:
+    first = await browser.new_page(f"{page_server}/index.html")
+    await browser.descriptor()
+    assert await settled_diff(browser) == []
+
+    url = f"{page_server}/index.html"
+    # Opens: two background tabs, one foreground.
+    made = await chrome(
+        browser,
+        """async (url) => {
+             const a = await chrome.tabs.create({ url: url + "?a", active: false });
+             const b = await chrome.tabs.create({ url: url + "?b", active: false, index: 0 });
+             const c = await chrome.tabs.create({ url: url + "?c", active: true });
+             return [a.id, b.id, c.id, a.windowId];
+           }""",
+        url,
+    )
+    a, b, c, window_id = made
+    assert await settled_diff(browser) == []
+
+    # Moves within the window, activation, a navigation (url and title change) and a reload.
+    await chrome(
+        browser,
+        """async ([a, b, c]) => {
+             await chrome.tabs.move(c, { index: 0 });
+             await chrome.tabs.move(b, { index: -1 });
+             await chrome.tabs.update(a, { active: true });
+           }""",
+        [a, b, c],
+    )
+    await first.goto(f"{page_server}/index.html?navigated#x")
+    await first.evaluate("() => { document.title = 'renamed by the page'; }")
+    assert await settled_diff(browser) == []
+
+    # A new window; a tab moved into it (detach + attach) and back; a window closed with its tabs.
+    other = await chrome(
+        browser,
+        """async ([url, a]) => {
+             const w = await chrome.windows.create({ url: url + "?w" });
+             await chrome.tabs.move(a, { windowId: w.id, index: 0 });
+             return w.id;
+           }""",
+        [url, a],
+    )
+    assert await settled_diff(browser) == []
+    await chrome(
+        browser,
+        """async ([a, windowId]) => {
+             await chrome.tabs.move(a, { windowId, index: 1 });
+             await chrome.tabs.update(a, { active: true });
+           }""",
+        [a, window_id],
+    )
+    assert await settled_diff(browser) == []
+    second = await chrome(
+        browser,
+        "async (url) => (await chrome.windows.create({ url: [url + '?x', url + '?y'] })).id",
+        url,
+    )
+    await chrome(browser, "async (id) => { await chrome.windows.remove(id); }", second)
+    assert await settled_diff(browser) == []
+
+    # Closes: one tab by the API, one by the page; the emptied window's last tab.
+    await chrome(browser, "async (id) => { await chrome.tabs.remove(id); }", c)
+    await first.close()
+    await chrome(
+        browser,
+        """async (windowId) => {
+             const tabs = await chrome.tabs.query({ windowId });
+             await chrome.tabs.remove(tabs.map((t) => t.id));
+           }""",
+        other,
+    )
+    assert await settled_diff(browser) == []
+
+    # Many changes at once, not awaited one by one: the events still leave the model right.
+    await chrome(
+        browser,
+        """async (url) => {
+             const made = await Promise.all(
+               Array.from({ length: 8 }, (_, i) => chrome.tabs.create({ url: url + "?n" + i, active: i % 3 === 0 })));
+             await Promise.all(made.slice(0, 4).map((t, i) => chrome.tabs.move(t.id, { index: i })));
+             await chrome.tabs.remove(made.slice(4, 6).map((t) => t.id));
+           }""",
+        url,
+    )
+    assert await settled_diff(browser) == []
