@@ -257,6 +257,41 @@ export function sendToDocument(tabId, documentId, message) {
 }
 
 /**
+ * An open port to one document's content script (page_channel.js).
+ * @typedef {object} DocumentPortHandle
+ * @property {(message: object) => void} post   throws once the port is closed
+ * @property {() => void} disconnect             (does not call onDisconnect)
+ */
+
+/**
+ * Open a port to the content script of `documentId`, or of the tab's top frame when null
+ * (chrome.tabs.connect). `onDisconnect` also runs when nothing answers the connection (no such
+ * document, no content script). Null in Firefox (no `documentId` in tabs.connect) or when the
+ * browser refuses the options: the caller sends one message instead.
+ * @param {number} tabId
+ * @param {string | null} documentId
+ * @param {string} name
+ * @param {{onMessage: (message: unknown) => void, onDisconnect: () => void}} listeners
+ * @returns {DocumentPortHandle | null}
+ */
+export function connectToDocument(tabId, documentId, name, listeners) {
+  if (/Firefox\//.test(navigator.userAgent)) return null;
+  let port;
+  try {
+    port = chrome.tabs.connect(tabId, documentId === null ? { name, frameId: 0 } : { name, documentId });
+  } catch {
+    return null;
+  }
+  port.onMessage.addListener((message) => listeners.onMessage(message));
+  port.onDisconnect.addListener(() => {
+    void chrome.runtime.lastError; // read, so the browser does not log it as unchecked
+    listeners.onDisconnect();
+  });
+  const open = port;
+  return { post: (message) => open.postMessage(message), disconnect: () => open.disconnect() };
+}
+
+/**
  * A short signature of every normal window's id and state ("normal", "minimized", …).
  * @returns {Promise<string>}
  */
