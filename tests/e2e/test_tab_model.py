@@ -110,8 +110,8 @@ async def test_the_tab_model_follows_opens_closes_moves_navigations_and_windows(
     await chrome(
         browser,
         """async (url) => {
-             const made = await Promise.all(
-               Array.from({ length: 8 }, (_, i) => chrome.tabs.create({ url: url + "?n" + i, active: i % 3 === 0 })));
+             const make = (i) => chrome.tabs.create({ url: url + "?n" + i, active: i % 3 === 0 });
+             const made = await Promise.all(Array.from({ length: 8 }, (_, i) => make(i)));
              await Promise.all(made.slice(0, 4).map((t, i) => chrome.tabs.move(t.id, { index: i })));
              await chrome.tabs.remove(made.slice(4, 6).map((t) => t.id));
            }""",
