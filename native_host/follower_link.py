@@ -38,14 +38,22 @@ if TYPE_CHECKING:
 
 log = logging.getLogger(__name__)
 
-MAX_MESSAGE_BYTES: Final = 16 << 20
-"""Largest WebSocket message either side accepts, in bytes (a tree is small; SPEC §2 budgets;
-page-tool results over 1 MiB travel fine, SPEC §5)."""
+MAX_MESSAGE_BYTES: Final = 80 << 20
+"""Largest WebSocket message either side accepts, in bytes: a page-tool result string may be
+48 MiB (docs/protocol.md "Page tools"; browser → host frames are up to 64 MiB), sent as UTF-8
+JSON. A reply that would be larger is sent as an `error` with code `result_too_large` instead,
+never as a message that would close the link."""
 RECONNECT_S: Final = 0.2
 """A follower retries its connection to the provider this often, in seconds."""
 CALL_MARGIN_MS: Final = 1000
 """We wait for our extension this much longer than the provider's `deadlineMs`, in ms, so the
 provider's deadline (and its `tools.cancel`) always comes first."""
+
+
+def encode(message: dict[str, Any]) -> bytes:
+    """A hand-off message as compact UTF-8 JSON (sent as a binary message: no re-encoding, and
+    non-ASCII text is not inflated by `\\u` escapes)."""
+    return json.dumps(message, ensure_ascii=False, separators=(",", ":")).encode()
 
 
 def provider_of(descriptor: Any, own_instance: str) -> tuple[str, str, int | None] | None:
@@ -113,7 +121,7 @@ class FollowerLink:
 
     async def _send_tools(self, connection: ClientConnection) -> None:
         with contextlib.suppress(WebSocketException):
-            await connection.send(json.dumps({"type": "tools.changed", "tools": self._tools}))
+            await connection.send(encode({"type": "tools.changed", "tools": self._tools}))
 
     def _provider(self) -> tuple[str, str, int | None] | None:
         try:
@@ -129,7 +137,7 @@ class FollowerLink:
                 try:
                     async with connect(
                         url, additional_headers={"Authorization": f"Bearer {token}"},
-                        max_size=MAX_MESSAGE_BYTES, open_timeout=2,
+                        max_size=MAX_MESSAGE_BYTES, open_timeout=2, compression=None,
                     ) as connection:
                         await self._follow(connection, url, port)
                 except (OSError, WebSocketException, TimeoutError) as exc:
@@ -141,7 +149,7 @@ class FollowerLink:
 
     async def _follow(self, connection: ClientConnection, url: str, port: int | None) -> None:
         log.info("following the provider at %s", url.rsplit(":", 1)[-1])
-        await connection.send(json.dumps({"type": "follower.hello", "instance": self._instance}))
+        await connection.send(encode({"type": "follower.hello", "instance": self._instance}))
         self._connection = connection
         await self._send_tools(connection)
         if port is not None and self._on_provider is not None:
@@ -217,5 +225,11 @@ class FollowerLink:
 
     @staticmethod
     async def _reply(connection: ClientConnection, reply: dict[str, Any]) -> None:
+        data = encode(reply)
+        if len(data) > MAX_MESSAGE_BYTES:
+            log.warning("a %d-byte reply is over the hand-off's limit; sent as an error", len(data))
+            data = encode({"type": "error", "id": reply.get("id"), "error": {
+                "code": "result_too_large", "message": "The result is too large to pass between profiles.",
+            }})
         with contextlib.suppress(WebSocketException):
-            await connection.send(json.dumps(reply))
+            await connection.send(data)

@@ -43,7 +43,7 @@ from websockets.exceptions import WebSocketException
 from websockets.http11 import Request, Response
 
 from native_host.errors import DeadlineExceeded, ExtensionError, ProviderUnavailable
-from native_host.follower_link import MAX_MESSAGE_BYTES, FollowerLink
+from native_host.follower_link import MAX_MESSAGE_BYTES, FollowerLink, encode
 
 if TYPE_CHECKING:
     from native_host.bridge import Requester
@@ -158,7 +158,7 @@ class _Follower:
         message["deadlineMs"] = deadline_ms
         try:
             try:
-                await self.connection.send(json.dumps(message))
+                await self.connection.send(encode(message))
             except WebSocketException:
                 raise ProviderUnavailable("The other profile's native host disconnected.") from None
             try:
@@ -226,7 +226,8 @@ class HandoffServer:
         bearer token, published in the descriptor); return `ws://127.0.0.1:<port>/handoff`."""
         self._token = token.encode()
         self._server = await serve(
-            self._serve, "127.0.0.1", 0, process_request=self._check, max_size=MAX_MESSAGE_BYTES
+            self._serve, "127.0.0.1", 0, process_request=self._check, max_size=MAX_MESSAGE_BYTES,
+            compression=None,  # loopback: deflating multi-MiB page-tool results only costs CPU
         )
         port = next(iter(self._server.sockets)).getsockname()[1]
         self.url = f"ws://127.0.0.1:{port}{PATH}"

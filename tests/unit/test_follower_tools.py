@@ -10,8 +10,10 @@ from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import Any
 
+import pytest
 from mcp import types
 
+from native_host import follower_link
 from native_host.errors import ExtensionError
 from native_host.follower_tools import FollowerTools, follower_name, short_hash
 from native_host.handoff import ProfileHandoff, prefix_ids
@@ -69,6 +71,8 @@ class FakeExtension:
         assert type_ == "tools.call"
         if body["pageId"] != "tab-7":
             raise ExtensionError("gone", code="page_gone")
+        if body["input"].get("mib"):
+            return {"ok": True, "text": "é" * (body["input"]["mib"] << 19)}  # mib MiB of UTF-8
         if body["input"].get("wait"):
             await self.release.wait()
             return {"ok": False, "error": "AbortError: cancelled"}
@@ -189,6 +193,19 @@ def test_the_merged_tree_lists_a_follower_pages_tools_by_the_providers_names() -
     page = {"id": "tab-7", "role": "Page", "attributes": {"tools": ["p7_add", "p7_gone"]}}
     copy = prefix_ids({"id": "w-1", "role": "Window", "children": [page]}, "f1-", {"p7_add": "p7f1_add"})
     assert copy["children"][0] == {"id": "f1-tab-7", "role": "Page", "attributes": {"tools": ["p7f1_add"]}}
+
+
+async def test_large_results_pass_and_too_large_ones_are_a_clean_error(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    async with pair(tmp_path) as p:
+        big = await p.tools.call("p7f1_add", {"a": 1, "mib": 20})  # over the old 16 MiB limit
+        assert big is not None and not big.is_error and len(text(big)) == 20 << 19
+        monkeypatch.setattr(follower_link, "MAX_MESSAGE_BYTES", 1 << 20)
+        refused = await p.tools.call("p7f1_add", {"a": 1, "mib": 2})
+        assert refused is not None and refused.is_error and "result_too_large" in text(refused)
+        ok = await p.tools.call("p7f1_add", {"a": 1})
+        assert ok is not None and not ok.is_error, "the link is still up"
 
 
 async def test_page_gone_in_a_follower_is_the_same_page_gone(tmp_path: Path) -> None:
