@@ -115,7 +115,8 @@ async def test_a_follower_profiles_page_tools_and_location_go_through_the_provid
             answer = await session.location(text_id)
             assert answer.state == "visible" and answer.rects, answer
             assert all(r.w > 0 and r.h > 0 for r in answer.rects)
-            print(f"\nfollower location: {answer.state}, {len(answer.rects)} rect(s): {answer.rects[0]}")
+            assert answer.window is not None, "the OS window, found from the bounds as usual"
+            print(f"\nfollower location: {answer.state}, window {answer.window}, {answer.rects[0]}")
 
         # Changes of the follower's tools reach clients of both eras as list_changed; then the
         # follower's tab closing takes its tools out of tools/list.
