@@ -103,6 +103,13 @@ async def test_a_follower_profiles_page_tools_and_location_go_through_the_provid
             assert not scope.cancelled_caught
             await devtools.wait_for(target, "window.events.includes('slow:aborted')")
             assert text_of(await session.call_tool(ours["greet"].name, {})) == "hello from the page"
+            took = []
+            for _ in range(20):
+                started = time.monotonic()
+                await session.call_tool(ours["greet"].name, {})
+                took.append((time.monotonic() - started) * 1000)
+            print(f"\nfollower page-tool call (greet), 20 calls: p50 {sorted(took)[10]:.1f} ms, "
+                  f"max {max(took):.1f} ms")
 
             # `location` of a Text selected in the follower's page: visible, with rects.
             await devtools.evaluate(target, """(() => { const r = document.createRange();
