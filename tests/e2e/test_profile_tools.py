@@ -137,9 +137,9 @@ async def test_a_follower_profiles_page_tools_and_location_go_through_the_provid
             count = len(listen.times), len(legacy.times)
             closed_at = time.monotonic() * 1000
             await devtools.close(target)
-            took = await listen.next_after(count[0], timeout_s=5) - closed_at
+            close_ms = await listen.next_after(count[0], timeout_s=5) - closed_at
             await legacy.next_after(count[1], timeout_s=5)
-            print(f"follower tab closed → list_changed {took:.0f} ms")
+            print(f"follower tab closed → list_changed {close_ms:.0f} ms")
         async with host.session(pid) as session:
             assert "add" not in await tools_until(session, "add", present=False)
 
