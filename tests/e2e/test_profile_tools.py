@@ -10,8 +10,10 @@ through the DevTools HTTP endpoint (Playwright sees only the first profile).
 from __future__ import annotations
 
 import asyncio
+import os
 import re
 import shutil
+import signal
 import time
 from pathlib import Path
 from typing import Any
@@ -142,6 +144,17 @@ async def test_a_follower_profiles_page_tools_and_location_go_through_the_provid
             print(f"follower tab closed → list_changed {close_ms:.0f} ms")
         async with host.session(pid) as session:
             assert "add" not in await tools_until(session, "add", present=False)
+
+        # The provider's host goes away: the second profile's host takes over and its popup shows
+        # its own port; the first profile's new host follows it and says so.
+        os.kill(hosts[0], signal.SIGTERM)
+        second = [hosts[1]]
+        await until(lambda: [d.listener_pid for d in read_descriptors(providers)] == second, 10, "takeover")
+        [taken] = read_descriptors(providers)
+        port = endpoint_port(taken.endpoint)
+        async with asyncio.timeout(15):
+            while await popup_statuses(devtools) != [{"port": port}, {"port": port, "viaProvider": True}]:
+                await asyncio.sleep(0.2)
 
 
 def endpoint_port(url: str) -> int:
