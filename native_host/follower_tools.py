@@ -30,7 +30,7 @@ from typing import Any, Final
 from mcp import types
 
 from native_host.bridge import Requester
-from native_host.page_tools import PageToolTable
+from native_host.page_tools import PageToolTable, tool_error
 from native_host.wire import PAGE_TOOL_DEADLINE_MS, PageTool
 
 log = logging.getLogger(__name__)
@@ -39,6 +39,11 @@ MAX_NAME_CHARS: Final = 48
 """Longest exposed name (SPEC §5), as extension/service_worker/tool_names.js."""
 
 HASH_CHARS: Final = 6
+
+FOLLOWER_GONE_SENTENCE: Final = (
+    "Page gone: the browser profile of this page stopped serving (its webctx extension or native "
+    "host went away) while the tool ran. Call tools/list again."
+)
 
 _EXPOSED = re.compile(r"p(\d+)_(.*)", re.DOTALL)
 _UNSAFE = re.compile(r"[^A-Za-z0-9_]")
@@ -170,8 +175,12 @@ class FollowerTools:
         return None
 
     async def call(self, name: str, arguments: dict[str, Any]) -> types.CallToolResult | None:
-        """Run follower tool `name` as PageToolTable.call does; None when no follower exposes it."""
-        for entry in self._tables.values():
+        """Run follower tool `name` as PageToolTable.call does; None when no follower exposes it.
+        A call whose follower disconnected meanwhile ends as `isError` FOLLOWER_GONE_SENTENCE."""
+        for number, entry in list(self._tables.items()):
             if entry.table.get(name) is not None:
-                return await entry.table.call(name, arguments)
+                result = await entry.table.call(name, arguments)
+                if result is not None and result.is_error and self._tables.get(number) is not entry:
+                    return tool_error(FOLLOWER_GONE_SENTENCE)
+                return result
         return None

@@ -15,7 +15,7 @@ from mcp import types
 
 from native_host import follower_link
 from native_host.errors import ExtensionError
-from native_host.follower_tools import FollowerTools, follower_name, short_hash
+from native_host.follower_tools import FOLLOWER_GONE_SENTENCE, FollowerTools, follower_name, short_hash
 from native_host.handoff import ProfileHandoff, prefix_ids
 from native_host.wire import PAGE_TOOL_NAME_PATTERN
 
@@ -241,7 +241,7 @@ async def test_a_follower_going_away_removes_its_tools_and_ends_its_calls(tmp_pa
         gone_at = asyncio.get_running_loop().time()
         await p.follower.stop()
         result = await asyncio.wait_for(call, 5)
-        assert result is not None and result.is_error
+        assert result is not None and result.is_error and text(result) == FOLLOWER_GONE_SENTENCE
         await until(lambda: not p.tools.tools(), "the tools leave the list")
         assert len(p.changes) > before and p.changes[-1] - gone_at < 0.1
         # the follower aborted the page's call when its link closed
