@@ -7,7 +7,9 @@ from __future__ import annotations
 import asyncio
 from typing import Any
 
+from native_host.host_client import HostClient
 from tests.e2e.harness import RunningBrowser
+from tests.e2e.transitions import stop_service_worker
 
 #: The worker's debug check: one line per difference (ids and field names), [] when equal.
 DIFF = "() => globalThis.__webctxTabModelDiff()"
@@ -118,3 +120,40 @@ async def test_the_tab_model_follows_opens_closes_moves_navigations_and_windows(
         url,
     )
     assert await settled_diff(browser) == []
+
+
+async def test_a_restarted_worker_seeds_its_model_again_and_follows_events(
+    browser: RunningBrowser, page_server: str, host: HostClient
+) -> None:
+    first = await browser.new_page(f"{page_server}/index.html")
+    await browser.new_page(f"{page_server}/other.html")
+    old = await browser.descriptor()
+    await stop_service_worker(browser.context)
+    # The worker restarts on its next event (here a tab loading a page), its memory empty.
+    await browser.new_page(f"{page_server}/index.html?after-restart")
+    new = await browser.descriptor(not_instance=old.instance)
+
+    async def pages() -> tuple[list[str], str]:
+        """The Page urls of the one window in tab-strip order, and the focused one's url."""
+        root = (await host.current(new.pid)).raw["root"]
+        [window] = [w for w in root["children"] if w["role"] == "Window"]
+        listed = [p for p in window["children"] if p["role"] == "Page"]
+        return [p.get("url", "") for p in listed], next(p["url"] for p in listed if p.get("focused"))
+
+    urls, focused = await pages()
+    assert urls[-3:] == [
+        f"{page_server}/index.html",
+        f"{page_server}/other.html",
+        f"{page_server}/index.html?after-restart",
+    ]
+    assert focused == f"{page_server}/index.html?after-restart"
+    # Events after the restart reach the new model: activation, navigation, close.
+    await first.bring_to_front()
+    await first.goto(f"{page_server}/other.html?moved-on")
+    await asyncio.sleep(0.2)
+    urls, focused = await pages()
+    assert focused == f"{page_server}/other.html?moved-on"
+    await first.close()
+    await asyncio.sleep(0.2)
+    urls, _ = await pages()
+    assert f"{page_server}/other.html?moved-on" not in urls
