@@ -28,6 +28,7 @@ import { countPagesWithTools, isExcluded, normalizeSettings } from "./settings.j
 import { buildTree, isInternalUrl } from "./tree.js";
 import { WINDOW_STATE_POLL_MS } from "./page_tools.js";
 import { PageToolRouter } from "./page_tool_router.js";
+import { cancelConfirmation } from "./confirm.js";
 import {
   CURRENT,
   ERROR_CODES,
@@ -135,7 +136,7 @@ async function routeNativeRequest(message) {
     case TOOLS_CALL:
       return pageTools.call(message);
     case TOOLS_CANCEL:
-      return pageTools.cancel(message);
+      return cancelConfirmation(message) ?? pageTools.cancel(message); // a call may still wait for the user
     default:
       throw new RequestError(ERROR_CODES.unknownType, `unknown message type ${JSON.stringify(message.type)}`);
   }
@@ -186,7 +187,7 @@ async function answerCurrent() {
   const frames = await selections.collect(activeTabIds);
   const pages = pageTools.exposedPages(shown);
   const snapshot = { browser, windows: shown, lastFocusedWindowId, selections: new Map(), frames, pageTools: pages };
-  const root = buildTree(snapshot, ids);
+  const root = buildTree(snapshot, ids, { includeIncognito: settings.incognito }); // SPEC §2: opt-in
   void port.noteStatus({ pagesWithTools: countPagesWithTools(root) }); // the popup shows it
   return root;
 }
