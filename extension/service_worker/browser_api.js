@@ -347,6 +347,11 @@ export function onSettingsChanged(listener) {
 /** Same as settings.js SETTINGS_KEY (kept here so this module imports nothing). */
 const SETTINGS_STORAGE_KEY = "settings";
 
+/** @returns {Promise<boolean>} whether the user allowed this extension in incognito (chrome://extensions) */
+export function allowedInIncognito() {
+  return chrome.extension.isAllowedIncognitoAccess();
+}
+
 // ---- the confirmation prompt (confirm.js) -----------------------------------------------------
 
 /**

@@ -96,6 +96,7 @@ async def test_incognito_is_reported_only_while_the_user_opts_in_and_excluded_si
         await expect(options.locator("#incognito")).not_to_be_checked()
         await options.locator("#incognito").check()
         await _save(options)
+        await expect(options.locator("#incognito-note")).to_be_hidden()  # allowed: nothing to fix
         shown = await _shown(browser, host, url)
         [page] = _incognito_page(shown, url)
         assert page["title"] == "Other page"

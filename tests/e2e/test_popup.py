@@ -108,6 +108,7 @@ async def test_an_excluded_site_is_not_reported_and_settings_are_stored(
     await options.locator("#excluded-sites").fill("127.0.0.1")
     await options.locator("#incognito").check()  # any change saves the whole form
     await expect(options.locator("#saved")).to_have_text("Saved; applied at once.", timeout=5_000)
+    await expect(options.locator("#incognito-note")).to_be_visible()  # not allowed in incognito here
     stored = await browser.worker_eval("async () => (await chrome.storage.local.get('settings')).settings")
     assert stored["excludedSites"] == ["127.0.0.1"] and stored["incognito"] is True
     answer = await ask_current(descriptor)  # type: ignore[operator]
