@@ -1,7 +1,8 @@
 """Consequential page tools ask the user first (SPEC §5 "User control"; docs/extension.md).
 
-A real Chromium with the extension's polyfill (the prompt lives in the worker, so the WebMCP mode
-does not matter), tests/pages/confirm_tools.html, and the reference host client over real HTTP.
+A real Chromium, with native WebMCP and with the extension's polyfill (the `consequentialHint`
+annotation must reach the worker both ways), tests/pages/confirm_tools.html, and the reference
+host client over real HTTP.
 A `tools/call` of `buy` (`consequentialHint: true`) opens the extension's own prompt window
 (confirm/confirm.html); Allow runs it, Deny / closing the window / no answer before the deadline /
 the client's cancellation do not. `peek` (read-only) and `plain` (no hints) never ask, and nothing
@@ -24,6 +25,7 @@ from playwright.async_api import Page, expect
 from tests.e2e.conftest import EXTENSION_ID
 from tests.e2e.page_tools_harness import (
     DEADLINE_MS,
+    Mode,
     ToolsBrowser,
     launch,
     monotonic_ms,
@@ -65,10 +67,13 @@ class Prompts:
         return [p for p in self.pages[count:] if p.url.startswith(PROMPT)]
 
 
-@pytest_asyncio.fixture(scope="module", loop_scope="module")
-async def tb(tmp_path_factory: pytest.TempPathFactory) -> AsyncIterator[ToolsBrowser]:
-    """One polyfill-mode browser for the module."""
-    async with launch("polyfill", tmp_path_factory.mktemp("confirm")) as running:
+@pytest_asyncio.fixture(scope="module", loop_scope="module", params=["native", "polyfill"])
+async def tb(
+    request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory
+) -> AsyncIterator[ToolsBrowser]:
+    """One browser per WebMCP mode for the module (the annotation reaches the worker both ways)."""
+    mode: Mode = request.param
+    async with launch(mode, tmp_path_factory.mktemp(f"confirm-{mode}")) as running:
         yield running
 
 
@@ -107,9 +112,13 @@ async def _closed(page: Page, *, timeout_s: float = 5.0) -> None:
 
 
 async def _press(prompt: Page, button: str) -> None:
-    """Click `#allow` or `#deny`; the worker closes the window at once, which may end the click."""
+    """Click `#allow` or `#deny` (`Escape`: press that key); the worker closes the window at once,
+    which may end the click before Playwright sees it done."""
     try:
-        await prompt.locator(f"#{button}").click()
+        if button == "Escape":
+            await prompt.keyboard.press("Escape")
+        else:
+            await prompt.locator(f"#{button}").click()
     except PlaywrightError:
         if not prompt.is_closed():
             await asyncio.sleep(0.2)  # closing under way
@@ -153,7 +162,7 @@ async def test_deny_or_closing_the_prompt_declines_the_call(
     if how == "deny":
         await _press(prompt, "deny")
     elif how == "escape":
-        await prompt.keyboard.press("Escape")
+        await _press(prompt, "Escape")
     else:
         await prompt.close()
     result = await call
