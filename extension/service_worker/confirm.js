@@ -4,7 +4,7 @@
 //
 //   confirmCall ──► ConfirmGate.ask ──► chrome.windows.create(popup, confirm/confirm.html?key=K)
 //   confirm page ── Port "confirm:K" ──► {type:"view"} back; {type:"answer", allow} in
-//   port disconnect, window closed, tab closed, tools.cancel, the deadline ──► the gate ends it
+//   port disconnect, window closed, tab closed or navigated, tools.cancel, the deadline ──► the gate ends it
 //
 // Only our own confirm page can answer: the Port must come from that extension page (checked in
 // browser_api.js onOwnPagePort), and it must name the unguessable key the window was opened with.
@@ -46,6 +46,7 @@ api.onOwnPagePort(PAGE, PORT_PREFIX, (key, port) => {
 });
 api.onWindowRemoved((windowId) => gate.windowClosed(windowId));
 api.onTabRemoved((tabId) => gate.tabGone(tabId));
+api.onTabLoading((tabId) => gate.tabGone(tabId)); // navigated: the tool asked about has gone
 
 /**
  * Ask the user before a consequential page tool runs (when the setting is on).
@@ -53,7 +54,8 @@ api.onTabRemoved((tabId) => gate.tabGone(tabId));
  * @param {number} tabId
  * @param {import("./page_tools.js").TabTools} tabTools  what the tab reported
  * @returns {Promise<{ok: false, error: string} | undefined>} undefined: run the tool; else the
- *   reply to send instead. Throws RequestError page_gone when the tab closed during the prompt.
+ *   reply to send instead. Throws RequestError page_gone when the tab closed or navigated during
+ *   the prompt.
  */
 export async function confirmCall(message, tabId, tabTools) {
   const { id, name, input, deadlineMs } = /** @type {Record<string, unknown>} */ (message);
@@ -62,7 +64,7 @@ export async function confirmCall(message, tabId, tabTools) {
   const pageTitle = (await api.getTab(tabId))?.title ?? "";
   const decision = await gate.ask({ callId: String(id), tabId, tool, origin: tabTools.origin, pageTitle, input, deadlineMs });
   if (decision === "allow") return undefined;
-  if (decision === "gone") throw new RequestError(ERROR_CODES.pageGone, "the page closed during the confirmation");
+  if (decision === "gone") throw new RequestError(ERROR_CODES.pageGone, "the page closed or navigated during the confirmation");
   return { ok: false, error: refusalText(decision, promptTimeoutMs(deadlineMs)) };
 }
 

@@ -271,3 +271,16 @@ async def test_with_the_setting_off_nothing_asks(
     await _press(prompt, "deny")
     assert (await call).is_error
     assert await shop.evaluate("window.events") == ["buy:tea"]
+
+
+async def test_closing_the_page_during_the_prompt_closes_it_and_the_call_says_page_gone(
+    tb: ToolsBrowser, prompts: Prompts, page_server: str
+) -> None:
+    page = await tb.open(PAGE, page_server)
+    names = await _names(tb, page_server)
+    call = asyncio.create_task(_call(tb, names["buy"], {"item": "tea"}))
+    prompt = await prompts.next()
+    await page.close()
+    result = await call
+    assert result.is_error and text_of(result).startswith("Page gone"), text_of(result)
+    await _closed(prompt)
