@@ -29,6 +29,7 @@ import { buildTree, isInternalUrl } from "./tree.js";
 import { WINDOW_STATE_POLL_MS } from "./page_tools.js";
 import { PageToolRouter } from "./page_tool_router.js";
 import { cancelConfirmation } from "./confirm.js";
+import { servePopupStatus } from "./popup_status.js";
 import {
   CURRENT,
   ERROR_CODES,
@@ -113,6 +114,15 @@ api.onTabLoading((tabId) => {
 });
 api.onZoomChange((tabId, zoom) => locator.noteZoom(tabId, zoom));
 api.onVisiblePagesMayChange(() => pageTools.scheduleChanged());
+// While the popup is open, its "N pages with tools" follows the exposed page tools (popup_status.js).
+servePopupStatus(
+  async () => {
+    if (!port.connected) return undefined; // nothing to show, and ids wait for the instance
+    const pages = pageTools.exposedPages(await api.normalWindows()); // skips incognito and excluded pages
+    return [...pages.values()].filter((page) => page.names.length > 0 || page.omitted > 0).length;
+  },
+  (pagesWithTools) => void port.noteStatus({ pagesWithTools }),
+);
 // Minimize and restore fire no event in headless Chromium (and not on every window manager):
 // while some page has tools, compare window states every WINDOW_STATE_POLL_MS.
 setInterval(() => void pageTools.pollWindowStates(), WINDOW_STATE_POLL_MS);
