@@ -29,6 +29,7 @@
  * @property {WebctxSelectionPart} [selection]
  * @property {WebctxFocusHoverPart} [focusHover]
  * @property {() => FrameReport} [report]
+ * @property {string} [token]       this document's random token (report.js; Firefox's document key)
  * @property {() => void} [changed]   schedule a `frame.changed` push (report.js)
  * @property {{measure: (target: {kind: string, key?: number}) => import("../service_worker/location.js").Measured}} [locate]
  * @property {{mode: "native" | "polyfill"}} [webmcp]  webmcp_bridge.js: where the page's tools come from
@@ -53,7 +54,7 @@
 
 /**
  * @typedef {object} WebctxFocusHoverPart
- * @property {() => FieldFacts | null} focus
+ * @property {(skipKey?: number) => FieldFacts | null} focus  the field `skipKey` names comes without its text (`pending`)
  * @property {() => HoverFacts | null} hover
  * @property {() => import("../service_worker/location.js").PointerSample | null} pointer
  * @property {(key: number) => Element | undefined} hoverElement
