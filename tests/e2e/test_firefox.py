@@ -21,6 +21,7 @@ from tests.e2e.firefox import ELEMENT_KEY, EXTENSION_BASE, FIREFOX, Marionette, 
 from tests.e2e.harness import RunningBrowser, end_leftovers
 from tests.e2e.png import background_share, has_colour_near, read_png
 from tests.e2e.test_popup import GREEN, GREY
+from tests.e2e.tree import find_all
 
 pytestmark = pytest.mark.skipif(FIREFOX is None, reason="Firefox is not installed (apt install firefox-esr)")
 
@@ -94,6 +95,84 @@ async def test_firefox_loads_the_build_and_becomes_a_provider(tmp_path: Path, is
         await asyncio.to_thread(session.command, "WebDriver:ElementClick", click)
         again = await watcher.descriptor(timeout_s=15.0, not_instance=descriptor.instance)
         assert again.listener_pid != descriptor.listener_pid
+    finally:
+        await asyncio.to_thread(stop_firefox, process, session)
+        end_leftovers(watcher.host_pids)
+
+
+async def _script(session: Marionette, script: str, *args: Any) -> Any:
+    """Run `script` (a function body; `arguments` holds `args`) in the selected tab's page."""
+    reply = await asyncio.to_thread(session.command, "WebDriver:ExecuteScript", {"script": script, "args": list(args)})
+    return reply["value"]
+
+
+def _close(actual: dict[str, float], expected: dict[str, float]) -> bool:
+    return all(abs(actual[k] - expected[k]) <= 1.0 for k in expected)
+
+
+async def test_firefox_reports_pointing_and_answers_location(
+    tmp_path: Path, isolated_home: Path, page_server: str
+) -> None:
+    """Firefox has no documentId: documents are keyed by frame id and the content script's token
+    (docs/extension.md). A selection shows as Text with `before`/`after`, the focused field as a
+    textbox Group, `location` answers rects in points (no `window`: headless), and a navigated
+    document's ids answer `gone`."""
+    webctx = Path(sys.executable).with_name("webctx")
+    subprocess.run([str(webctx), "install", "--browser", "firefox"], check=True, capture_output=True, timeout=60)
+    build = firefox.build_firefox(tmp_path / "firefox-extension")
+    process, session = await asyncio.to_thread(start_firefox, tmp_path / "profile")
+    no_context: Any = None
+    watcher = RunningBrowser(no_context, no_context, tmp_path / "profile", paths.providers_dir())
+    try:
+        await asyncio.to_thread(session.command, "Addon:Install", {"path": str(build), "temporary": True})
+        descriptor = await watcher.descriptor(timeout_s=30.0)
+        host = HostClient(folder=watcher.providers, timeout_s=10.0)
+        await asyncio.to_thread(session.command, "WebDriver:Navigate", {"url": f"{page_server}/pointing.html"})
+        select_wrote = """const node = document.getElementById('line1').firstChild;
+            const r = document.createRange(); r.setStart(node, 4); r.setEnd(node, 9);
+            getSelection().removeAllRanges(); getSelection().addRange(r);
+            const b = r.getBoundingClientRect(); return [b.x, b.y, b.width, b.height];"""
+        texts: list[dict[str, Any]] = []
+        async with asyncio.timeout(15):  # the content script runs at document_idle
+            while not texts:
+                box = await _script(session, select_wrote)
+                await asyncio.sleep(0.1)
+                answer = (await host.current(descriptor.pid)).raw
+                texts = find_all(answer["root"], lambda e: e["role"] == "Text" and bool(e.get("selected")))
+        [text] = texts
+        assert text["content"] == [{"type": "text", "text": "wrote"}]
+        assert text["attributes"]["before"].strip() == "Ada" and text["attributes"]["before"].endswith("Ada ")
+        assert text["attributes"]["after"].startswith(" the first program for the Analytical Engine.")
+        page = find_all(answer["root"], lambda e: e["role"] == "Page" and "pointing.html" in e.get("url", ""))[0]
+        viewport = (await host.location(page["id"])).to_wire()
+        assert viewport["state"] == "visible" and "window" not in viewport
+        x0, y0 = viewport["rects"][0]["x"], viewport["rects"][0]["y"]
+        where = (await host.location(text["id"])).to_wire()
+        assert where["state"] == "visible" and "window" not in where, where
+        expected = {"x": x0 + box[0], "y": y0 + box[1], "w": box[2], "h": box[3]}
+        assert len(where["rects"]) == 1 and _close(where["rects"][0], expected), (where, expected)
+
+        # The caret in a field: a focused textbox Group with the field's text, located.
+        await _script(session, "const f = document.getElementById('name'); f.focus(); f.setSelectionRange(3, 3);")
+        field_box = await _script(
+            session, "const b = document.getElementById('name').getBoundingClientRect(); return [b.x, b.y, b.width, b.height];"
+        )
+        await asyncio.sleep(0.1)
+        answer = (await host.current(descriptor.pid)).raw
+        [box_group] = find_all(answer["root"], lambda e: e.get("subrole") == "textbox")
+        assert box_group.get("focused") is True and box_group.get("title") == "Your name"
+        assert box_group["content"] == [{"type": "text", "text": "Charles Babbage"}]
+        focused = find_all(answer["root"], lambda e: bool(e.get("focused")))
+        assert [e["role"] for e in focused] == ["Window", "Page", "Group"]
+        field_where = (await host.location(box_group["id"])).to_wire()
+        field_expected = {"x": x0 + field_box[0], "y": y0 + field_box[1], "w": field_box[2], "h": field_box[3]}
+        assert field_where["state"] == "visible" and _close(field_where["rects"][0], field_expected), field_where
+
+        # Navigated: the same frame now holds another document; the old ids are gone.
+        await asyncio.to_thread(session.command, "WebDriver:Navigate", {"url": f"{page_server}/index.html"})
+        await asyncio.sleep(0.3)
+        assert (await host.location(text["id"])).to_wire()["state"] == "gone"
+        assert (await host.location(box_group["id"])).to_wire()["state"] == "gone"
     finally:
         await asyncio.to_thread(stop_firefox, process, session)
         end_leftovers(watcher.host_pids)

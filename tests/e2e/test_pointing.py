@@ -526,6 +526,8 @@ async def test_a_removed_iframe_takes_its_selection_with_it(
 async def test_a_selection_two_iframes_deep_is_located_through_both(
     tab: Page, page_server: str, other_origin: str, host: HostClient, shared: Shared
 ) -> None:
+    """Page → Group(outer, localhost) → Group(frame, 127.0.0.1) → Text: each level located, ids
+    stable across answers, and the focus path marks both Groups once focus is in the inner frame."""
     # top (127.0.0.1) ─ iframe at (300, 200) ─ outer.html (localhost) ─ iframe at (20, 10) ─ frame.html
     outer = f"{other_origin}/outer.html?inner={page_server}/frame.html"
     await tab.goto(f"{page_server}/pointing.html?frame={quote(outer, safe='')}")
@@ -544,3 +546,28 @@ async def test_a_selection_two_iframes_deep_is_located_through_both(
     x0, y0 = ORIGIN
     assert where["state"] == "visible"
     assert close(where["rects"][0], {"x": x0 + 330, "y": y0 + 240, "w": width, "h": 19}), where
+
+    await frame.click("#inner")  # focus into the inner frame; the click keeps no selection
+    await frame.evaluate(
+        """() => { const r = document.createRange(); r.selectNodeContents(document.getElementById('inner'));
+           getSelection().removeAllRanges(); getSelection().addRange(r); }"""
+    )
+    answers = [await ask(host, shared), await ask(host, shared)]
+    page = our_page(answers[0], "pointing.html?frame=")
+    [outer_group] = [c for c in page["children"] if c.get("subrole") == "frame"]
+    assert outer_group["url"] == outer and outer_group.get("focused") is True
+    [inner_group] = [c for c in outer_group["children"] if c.get("subrole") == "frame"]
+    assert inner_group["url"] == f"{page_server}/frame.html" and inner_group.get("focused") is True
+    [inner_text] = [c for c in inner_group["children"] if c["role"] == "Text"]
+    assert inner_text["content"] == [{"type": "text", "text": "Words inside the frame"}]
+    focused = find_all(answers[0]["root"], lambda e: bool(e.get("focused")))
+    assert [e["role"] for e in focused] == ["Window", "Page", "Group", "Group"]
+    again = our_page(answers[1], "pointing.html?frame=")
+    assert again["children"] == page["children"]  # ids stable
+    # The outer iframe's content box is at (300, 200) CSS px, 400 × 150; the inner at (20, 10) in it.
+    outer_where = await locate(host, outer_group["id"])
+    assert outer_where["state"] == "visible"
+    assert close(outer_where["rects"][0], {"x": x0 + 300, "y": y0 + 200, "w": 400, "h": 150}), outer_where
+    inner_where = await locate(host, inner_group["id"])
+    assert inner_where["state"] == "visible"
+    assert close(inner_where["rects"][0], {"x": x0 + 320, "y": y0 + 210, "w": 300, "h": 120}), inner_where
