@@ -118,9 +118,9 @@ export const STATUS_KEY = "status";
  *                              sensitive field
  * @property {number} [length]  the full length of the text in UTF-16 code units
  * @property {boolean} [sensitive]  password / cc-* / one-time-code: no content, no selection
- * @property {boolean} [pending] a push while the user types in a large field: `content` and
- *                              `length` are left out and follow within FIELD_PUSH_MS (report.js);
- *                              the worker pulls the tab at `current` meanwhile
+ * @property {boolean} [pending] the user is typing in this large field and its text changes
+ *                              without pushes until typing pauses (report.js): the worker pulls
+ *                              the tab at `current`; a push leaves `content`/`length` out
  */
 
 /**

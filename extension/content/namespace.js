@@ -26,6 +26,10 @@
  * @property {(message: object) => void} send   chrome.runtime.sendMessage, quiet when nobody listens
  * @property {(cleanup: () => void) => void} onStop  run `cleanup` when this namespace is retired
  * @property {() => void} stop      retire: remove every listener the parts added
+ * @property {{ms: number, runs: number, maxMs: number}} cost  time spent in the timed handlers
+ *   (input, selection, focus, the pushes), ms (read by bench/typing_bench.py; never sent)
+ * @property {<A extends unknown[]>(fn: (...args: A) => void) => (...args: A) => void} timed
+ *   wrap a handler so its run time is added to `cost`
  * @property {WebctxSelectionPart} [selection]
  * @property {WebctxFocusHoverPart} [focusHover]
  * @property {() => FrameReport} [report]
@@ -83,11 +87,26 @@
   };
   /** @type {(() => void)[]} */
   const cleanups = [];
+  const cost = { ms: 0, runs: 0, maxMs: 0 };
   /** @type {WebctxNamespace} */
   const ns = {
     version: runtime.getManifest().version,
     startedAt,
     isAlive,
+    cost,
+    timed(fn) {
+      return (...args) => {
+        const t0 = performance.now();
+        try {
+          fn(...args);
+        } finally {
+          const ms = performance.now() - t0;
+          cost.ms += ms;
+          cost.runs += 1;
+          if (ms > cost.maxMs) cost.maxMs = ms;
+        }
+      };
+    },
     send(message) {
       if (!isAlive()) return ns.stop();
       try {

@@ -6,9 +6,11 @@
 //   `frame.changed`   pushed on selection, focus, hover and input changes (throttled, leading
 //                     and trailing edge), so the worker rarely needs the pull; `report: {gone,
 //                     token}` on `pagehide` (the document goes away: e.g. its iframe was removed)
-//   typing in a large field (≥ LARGE_FIELD_CHARS at the last read) pushes the focus without its
-//                     text (`pending`) at once and the text at most every FIELD_PUSH_MS, trailing:
-//                     a keystroke in a 1 MB textarea does not copy the value (docs/extension.md)
+//   typing in a large field (≥ LARGE_FIELD_CHARS at the last read) pushes the focus once,
+//                     without its text and marked `pending`, then nothing more per keystroke; the
+//                     text goes once typing pauses for FIELD_PUSH_MS. While `pending`, the worker
+//                     pulls the report at `current` (selections.js), so `current` stays fresh and a
+//                     keystroke in a 1 MB textarea costs next to nothing (docs/extension.md)
 //   token             a random id for this document (ns.token): keys it where the browser has no
 //                     documentId (Firefox) and links frames: each frame learns its parent's token
 //                     by postMessage ({webctxFrameToken}; only to child frames of this window)
@@ -23,8 +25,8 @@
   const THROTTLE_MS = 20;
   /** A focused field this long (UTF-16 code units, at its last read) is "large": see the file comment. */
   const LARGE_FIELD_CHARS = 4096;
-  /** While typing in a large field, its text is pushed at most this often (ms, trailing edge). */
-  const FIELD_PUSH_MS = 200;
+  /** While typing in a large field, its text is pushed once typing pauses this long (ms). */
+  const FIELD_PUSH_MS = 250;
   const isTop = window === window.top;
 
   /** This document's token: 128 random bits in hex (crypto.randomUUID needs a secure context). */
@@ -44,6 +46,8 @@
   let lastPushed = "";
   /** @type {ReturnType<typeof setTimeout> | 0} */
   let timer = 0;
+  /** The last push said `pending`: until typing pauses, keystrokes push nothing more. */
+  let pendingPushed = false;
 
   /**
    * @param {boolean} [light] leave out the large field's text (a push while the user types)
@@ -53,6 +57,8 @@
     const lang = document.documentElement?.lang;
     const focus = focusHover.focus(light ? largeFieldKey : 0);
     if (focus && !focus.pending) largeFieldKey = (focus.length ?? 0) >= LARGE_FIELD_CHARS ? focus.key : 0;
+    // Typing goes on without pushes: tell the worker to pull (a pulled report has the text too).
+    if (focus && fieldDirty && focus.key === largeFieldKey) focus.pending = true;
     /** @type {FrameReport} */
     const out = {
       isTop,
@@ -78,6 +84,7 @@
     const text = JSON.stringify(value);
     if (text === lastPushed) return;
     lastPushed = text;
+    pendingPushed = value.focus?.pending === true;
     /** @type {WebctxNamespace} */ (ns).send({ type: "frame.changed", report: value });
   }
 
@@ -86,7 +93,7 @@
   function changed() {
     if (timer) return;
     push();
-    timer = setTimeout(push, THROTTLE_MS);
+    timer = setTimeout(timedPush, THROTTLE_MS);
   }
 
   /** The large field's text, due: push the full report. */
@@ -100,7 +107,10 @@
   function onInput(event) {
     if (largeFieldKey && event.target instanceof Element && selection.fieldKey(event.target) === largeFieldKey) {
       fieldDirty = true;
-      if (!fieldTimer) fieldTimer = setTimeout(pushField, FIELD_PUSH_MS);
+      // Debounced: the text goes once typing pauses; until then `pending` makes the worker pull.
+      if (fieldTimer) clearTimeout(fieldTimer);
+      fieldTimer = setTimeout(timedPushField, FIELD_PUSH_MS);
+      if (pendingPushed) return; // the worker already knows to pull
     }
     changed();
   }
@@ -112,6 +122,7 @@
     timer = 0;
     fieldTimer = 0;
     fieldDirty = false;
+    pendingPushed = false;
     lastPushed = "";
     /** @type {WebctxNamespace} */ (ns).send({ type: "frame.changed", report: { gone: true, token } });
   }
@@ -148,29 +159,36 @@
 
   function onSelectionChange() {
     selectionAt = Date.now();
+    if (fieldDirty && pendingPushed) return; // typing: the worker pulls (see onInput)
     changed();
   }
 
+  // Every handler and timer is timed into ns.cost (bench/typing_bench.py).
+  const timedPush = ns.timed(push);
+  const timedPushField = ns.timed(pushField);
+  const onChange = ns.timed(changed);
+  const onInputTimed = ns.timed(onInput);
+  const onSelection = ns.timed(onSelectionChange);
   const events = /** @type {const} */ (["focusin", "focusout"]);
-  document.addEventListener("input", onInput, true);
+  document.addEventListener("input", onInputTimed, true);
   window.addEventListener("message", onWindowMessage);
-  document.addEventListener("selectionchange", onSelectionChange, true);
-  document.addEventListener("select", onSelectionChange, true);
-  for (const type of events) document.addEventListener(type, changed, true);
-  window.addEventListener("focus", changed);
-  window.addEventListener("blur", changed);
+  document.addEventListener("selectionchange", onSelection, true);
+  document.addEventListener("select", onSelection, true);
+  for (const type of events) document.addEventListener(type, onChange, true);
+  window.addEventListener("focus", onChange);
+  window.addEventListener("blur", onChange);
   window.addEventListener("pagehide", onPageHide);
-  window.addEventListener("pageshow", changed); // back from the back/forward cache
+  window.addEventListener("pageshow", onChange); // back from the back/forward cache
   ns.onStop(() => {
     window.removeEventListener("pagehide", onPageHide);
-    window.removeEventListener("pageshow", changed);
-    document.removeEventListener("input", onInput, true);
+    window.removeEventListener("pageshow", onChange);
+    document.removeEventListener("input", onInputTimed, true);
     window.removeEventListener("message", onWindowMessage);
-    document.removeEventListener("selectionchange", onSelectionChange, true);
-    document.removeEventListener("select", onSelectionChange, true);
-    for (const type of events) document.removeEventListener(type, changed, true);
-    window.removeEventListener("focus", changed);
-    window.removeEventListener("blur", changed);
+    document.removeEventListener("selectionchange", onSelection, true);
+    document.removeEventListener("select", onSelection, true);
+    for (const type of events) document.removeEventListener(type, onChange, true);
+    window.removeEventListener("focus", onChange);
+    window.removeEventListener("blur", onChange);
     if (timer) clearTimeout(timer);
     if (fieldTimer) clearTimeout(fieldTimer);
   });

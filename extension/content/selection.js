@@ -333,8 +333,9 @@
     return { field, start: sel.start, end: sel.end };
   }
 
-  document.addEventListener("input", onInput, true);
-  ns.onStop(() => document.removeEventListener("input", onInput, true));
+  const onInputTimed = ns.timed(onInput);
+  document.addEventListener("input", onInputTimed, true);
+  ns.onStop(() => document.removeEventListener("input", onInputTimed, true));
   ns.selection = {
     read,
     rangeFor: (key) => ranges.get(key),

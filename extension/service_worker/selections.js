@@ -119,8 +119,8 @@ export function parseReport(value) {
   if (focus && isKey(focus.key) && FIELD_KINDS.has(/** @type {string} */ (focus.kind))) {
     out.focus = { key: /** @type {number} */ (focus.key), kind: /** @type {any} */ (focus.kind) };
     if (typeof focus.title === "string" && focus.title) out.focus.title = focus.title.slice(0, MAX_TITLE_CHARS);
+    if (focus.pending === true) out.focus.pending = true;
     if (focus.sensitive === true) out.focus.sensitive = true;
-    else if (focus.pending === true) out.focus.pending = true;
     else if (typeof focus.content === "string") {
       out.focus.content = focus.content.slice(0, MAX_TEXT_CHARS);
       out.focus.length = Number.isSafeInteger(focus.length) ? /** @type {number} */ (focus.length) : focus.content.length;
@@ -181,7 +181,7 @@ export class SelectionStore {
     const previous = frames.get(sender.frameId);
     const focus = parsed.focus;
     const before = previous?.documentId === documentId ? previous.report.focus : null;
-    if (focus?.pending && before && before.key === focus.key && typeof before.content === "string") {
+    if (focus?.pending && focus.content === undefined && before?.key === focus.key && typeof before.content === "string") {
       focus.content = before.content;
       focus.length = before.length;
     }

@@ -134,3 +134,12 @@ test("a pending focus in another field carries no text over", () => {
   store.push(top(7), { ...selection, focus: { key: 5, kind: "textarea", pending: true } });
   return store.collect([]).then((all) => assert.equal(all.get(7)?.[0].report.focus?.content, undefined));
 });
+
+test("a pulled report still typing (pending, with its text) keeps the tab pulled", () => {
+  let now = 1000;
+  const store = new SelectionStore(() => now);
+  store.push(top(7), { ...selection, focus: { key: 4, kind: "textarea", content: "abc", length: 3, pending: true } });
+  now += 10 * PUSH_SETTLED_MS;
+  assert.equal(store.needsPull(7), true);
+  assert.equal(parseReport({ ...selection, focus: { key: 4, kind: "textarea", content: "abc", length: 3, pending: true } })?.focus?.content, "abc");
+});

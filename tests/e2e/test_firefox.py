@@ -102,8 +102,17 @@ async def test_firefox_loads_the_build_and_becomes_a_provider(tmp_path: Path, is
 
 async def _script(session: Marionette, script: str, *args: Any) -> Any:
     """Run `script` (a function body; `arguments` holds `args`) in the selected tab's page."""
-    reply = await asyncio.to_thread(session.command, "WebDriver:ExecuteScript", {"script": script, "args": list(args)})
+    params = {"script": script, "args": list(args)}
+    reply = await asyncio.to_thread(session.command, "WebDriver:ExecuteScript", params)
     return reply["value"]
+
+
+def _is_text(element: dict[str, Any]) -> bool:
+    return bool(element["role"] == "Text")
+
+
+def _is_page(element: dict[str, Any]) -> bool:
+    return bool(element["role"] == "Page")
 
 
 def _close(actual: dict[str, float], expected: dict[str, float]) -> bool:
@@ -118,7 +127,8 @@ async def test_firefox_reports_pointing_and_answers_location(
     textbox Group, `location` answers rects in points (no `window`: headless), and a navigated
     document's ids answer `gone`."""
     webctx = Path(sys.executable).with_name("webctx")
-    subprocess.run([str(webctx), "install", "--browser", "firefox"], check=True, capture_output=True, timeout=60)
+    command = [str(webctx), "install", "--browser", "firefox"]
+    subprocess.run(command, check=True, capture_output=True, timeout=60)
     build = firefox.build_firefox(tmp_path / "firefox-extension")
     process, session = await asyncio.to_thread(start_firefox, tmp_path / "profile")
     no_context: Any = None
@@ -127,7 +137,8 @@ async def test_firefox_reports_pointing_and_answers_location(
         await asyncio.to_thread(session.command, "Addon:Install", {"path": str(build), "temporary": True})
         descriptor = await watcher.descriptor(timeout_s=30.0)
         host = HostClient(folder=watcher.providers, timeout_s=10.0)
-        await asyncio.to_thread(session.command, "WebDriver:Navigate", {"url": f"{page_server}/pointing.html"})
+        navigate = {"url": f"{page_server}/pointing.html"}
+        await asyncio.to_thread(session.command, "WebDriver:Navigate", navigate)
         select_wrote = """const node = document.getElementById('line1').firstChild;
             const r = document.createRange(); r.setStart(node, 4); r.setEnd(node, 9);
             getSelection().removeAllRanges(); getSelection().addRange(r);
@@ -138,12 +149,13 @@ async def test_firefox_reports_pointing_and_answers_location(
                 box = await _script(session, select_wrote)
                 await asyncio.sleep(0.1)
                 answer = (await host.current(descriptor.pid)).raw
-                texts = find_all(answer["root"], lambda e: e["role"] == "Text" and bool(e.get("selected")))
+                texts = [e for e in find_all(answer["root"], _is_text) if e.get("selected")]
         [text] = texts
         assert text["content"] == [{"type": "text", "text": "wrote"}]
-        assert text["attributes"]["before"].strip() == "Ada" and text["attributes"]["before"].endswith("Ada ")
+        before = text["attributes"]["before"]
+        assert before.strip() == "Ada" and before.endswith("Ada ")
         assert text["attributes"]["after"].startswith(" the first program for the Analytical Engine.")
-        page = find_all(answer["root"], lambda e: e["role"] == "Page" and "pointing.html" in e.get("url", ""))[0]
+        [page] = [e for e in find_all(answer["root"], _is_page) if "pointing.html" in e["url"]]
         viewport = (await host.location(page["id"])).to_wire()
         assert viewport["state"] == "visible" and "window" not in viewport
         x0, y0 = viewport["rects"][0]["x"], viewport["rects"][0]["y"]
@@ -153,9 +165,10 @@ async def test_firefox_reports_pointing_and_answers_location(
         assert len(where["rects"]) == 1 and _close(where["rects"][0], expected), (where, expected)
 
         # The caret in a field: a focused textbox Group with the field's text, located.
-        await _script(session, "const f = document.getElementById('name'); f.focus(); f.setSelectionRange(3, 3);")
         field_box = await _script(
-            session, "const b = document.getElementById('name').getBoundingClientRect(); return [b.x, b.y, b.width, b.height];"
+            session,
+            "const f = document.getElementById('name'); f.focus(); f.setSelectionRange(3, 3);"
+            " const b = f.getBoundingClientRect(); return [b.x, b.y, b.width, b.height];",
         )
         await asyncio.sleep(0.1)
         answer = (await host.current(descriptor.pid)).raw
@@ -165,11 +178,14 @@ async def test_firefox_reports_pointing_and_answers_location(
         focused = find_all(answer["root"], lambda e: bool(e.get("focused")))
         assert [e["role"] for e in focused] == ["Window", "Page", "Group"]
         field_where = (await host.location(box_group["id"])).to_wire()
-        field_expected = {"x": x0 + field_box[0], "y": y0 + field_box[1], "w": field_box[2], "h": field_box[3]}
-        assert field_where["state"] == "visible" and _close(field_where["rects"][0], field_expected), field_where
+        fx, fy, fw, fh = field_box
+        field_expected = {"x": x0 + fx, "y": y0 + fy, "w": fw, "h": fh}
+        assert field_where["state"] == "visible", field_where
+        assert _close(field_where["rects"][0], field_expected), (field_where, field_expected)
 
         # Navigated: the same frame now holds another document; the old ids are gone.
-        await asyncio.to_thread(session.command, "WebDriver:Navigate", {"url": f"{page_server}/index.html"})
+        navigate = {"url": f"{page_server}/index.html"}
+        await asyncio.to_thread(session.command, "WebDriver:Navigate", navigate)
         await asyncio.sleep(0.3)
         assert (await host.location(text["id"])).to_wire()["state"] == "gone"
         assert (await host.location(box_group["id"])).to_wire()["state"] == "gone"

@@ -430,6 +430,33 @@ async def test_the_caret_in_a_field_is_a_focused_textbox_at_the_end_of_the_focus
     assert focused[3]["content"] == [{"type": "text", "text": "frame field"}]
 
 
+async def test_typing_in_a_large_field_keeps_current_up_to_date(
+    tab: Page, page_server: str, host: HostClient, shared: Shared
+) -> None:
+    """A large focused field's text is not pushed per keystroke (content/report.js `pending`), yet
+    `current` reports it as typed: at once (the worker pulls) and after typing pauses (pushed)."""
+    await tab.goto(f"{page_server}/pointing.html")
+    await tab.bring_to_front()
+    size = 200_000
+    await tab.evaluate(
+        "(n) => { const f = document.getElementById('notes'); f.value = 'a'.repeat(n);"
+        " f.focus(); f.setSelectionRange(0, 0); }",
+        size,
+    )
+    await asyncio.sleep(0.1)
+    for typed in ("H", "He", "Hel", "Hell", "Hello"):
+        await tab.keyboard.type(typed[-1])
+        answer = (await host.current(shared[1].pid)).raw  # no settling time: the worker must pull
+        [box] = find_all(answer["root"], lambda e: e.get("subrole") == "textbox")
+        assert box["focused"] is True
+        assert box["attributes"] == {"truncated": True, "length": size + len(typed)}
+        assert box["content"][0]["text"].startswith(typed + "a")
+    await asyncio.sleep(0.8)  # typing paused: the text was pushed, and the tab is no longer pulled
+    answer = await ask(host, shared)
+    [box] = find_all(answer["root"], lambda e: e.get("subrole") == "textbox")
+    assert box["attributes"]["length"] == size + 5 and box["content"][0]["text"].startswith("Helloa")
+
+
 async def test_hover_marks_the_innermost_link_or_image_only(
     tab: Page, page_server: str, host: HostClient, shared: Shared
 ) -> None:
@@ -564,7 +591,7 @@ async def test_a_selection_two_iframes_deep_is_located_through_both(
     assert [e["role"] for e in focused] == ["Window", "Page", "Group", "Group"]
     again = our_page(answers[1], "pointing.html?frame=")
     assert again["children"] == page["children"]  # ids stable
-    # The outer iframe's content box is at (300, 200) CSS px, 400 × 150; the inner at (20, 10) in it.
+    # The outer iframe's content box is at (300, 200) CSS px, 400 x 150; the inner at (20, 10) in it.
     outer_where = await locate(host, outer_group["id"])
     assert outer_where["state"] == "visible"
     assert close(outer_where["rects"][0], {"x": x0 + 300, "y": y0 + 200, "w": 400, "h": 150}), outer_where
