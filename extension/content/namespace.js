@@ -5,6 +5,7 @@
 //   selection.js   the selection: DOM ranges (shadow roots, contenteditable), input/textarea offsets
 //   focus_hover.js the focused editable field, the hovered Link/Image, the latest pointer event
 //   report.js      this frame's report: pushed as `frame.changed`, pulled by the worker at `current`
+//                  (and the document's token, the parent frame's token, typing in large fields)
 //   locate.js      `location.get`: rects in CSS px, passed up through parent frames to the top
 //   webmcp_bridge.js  the page's WebMCP tools → `tools.report`; runs `tools.run` (top frame only)
 //
