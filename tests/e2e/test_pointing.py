@@ -550,13 +550,16 @@ async def test_a_removed_iframe_takes_its_selection_with_it(
     assert (await locate(host, text["id"]))["state"] == "gone"
 
 
+@pytest.mark.parametrize("inner_origin", ["outer", "top"])
 async def test_a_selection_two_iframes_deep_is_located_through_both(
-    tab: Page, page_server: str, other_origin: str, host: HostClient, shared: Shared
+    tab: Page, page_server: str, other_origin: str, host: HostClient, shared: Shared, inner_origin: str
 ) -> None:
-    """Page → Group(outer, localhost) → Group(frame, 127.0.0.1) → Text: each level located, ids
-    stable across answers, and the focus path marks both Groups once focus is in the inner frame."""
+    """Page → Group(outer, localhost) → Group(frame) → Text, the inner frame same-origin with the
+    outer frame (localhost) or with the top (127.0.0.1): each level located, ids stable across
+    answers, and the focus path marks both Groups once focus is in the inner frame."""
     # top (127.0.0.1) ─ iframe at (300, 200) ─ outer.html (localhost) ─ iframe at (20, 10) ─ frame.html
-    outer = f"{other_origin}/outer.html?inner={page_server}/frame.html"
+    inner_url = f"{other_origin if inner_origin == 'outer' else page_server}/frame.html"
+    outer = f"{other_origin}/outer.html?inner={inner_url}"
     await tab.goto(f"{page_server}/pointing.html?frame={quote(outer, safe='')}")
     await tab.bring_to_front()
     frame = await wait_for_frame(tab, "/frame.html")
@@ -584,7 +587,7 @@ async def test_a_selection_two_iframes_deep_is_located_through_both(
     [outer_group] = [c for c in page["children"] if c.get("subrole") == "frame"]
     assert outer_group["url"] == outer and outer_group.get("focused") is True
     [inner_group] = [c for c in outer_group["children"] if c.get("subrole") == "frame"]
-    assert inner_group["url"] == f"{page_server}/frame.html" and inner_group.get("focused") is True
+    assert inner_group["url"] == inner_url and inner_group.get("focused") is True
     [inner_text] = [c for c in inner_group["children"] if c["role"] == "Text"]
     assert inner_text["content"] == [{"type": "text", "text": "Words inside the frame"}]
     focused = find_all(answers[0]["root"], lambda e: bool(e.get("focused")))
