@@ -11,6 +11,7 @@ import subprocess
 import sys
 from pathlib import Path
 from typing import Any
+from urllib.parse import quote
 
 import pytest
 
@@ -120,12 +121,12 @@ def _close(actual: dict[str, float], expected: dict[str, float]) -> bool:
 
 
 async def test_firefox_reports_pointing_and_answers_location(
-    tmp_path: Path, isolated_home: Path, page_server: str
+    tmp_path: Path, isolated_home: Path, page_server: str, other_origin: str
 ) -> None:
     """Firefox has no documentId: documents are keyed by frame id and the content script's token
     (docs/extension.md). A selection shows as Text with `before`/`after`, the focused field as a
     textbox Group, `location` answers rects in points (no `window`: headless), and a navigated
-    document's ids answer `gone`."""
+    document's ids answer `gone`. Nested iframes are nested frame Groups, located through both."""
     webctx = Path(sys.executable).with_name("webctx")
     command = [str(webctx), "install", "--browser", "firefox"]
     subprocess.run(command, check=True, capture_output=True, timeout=60)
@@ -189,6 +190,42 @@ async def test_firefox_reports_pointing_and_answers_location(
         await asyncio.sleep(0.3)
         assert (await host.location(text["id"])).to_wire()["state"] == "gone"
         assert (await host.location(box_group["id"])).to_wire()["state"] == "gone"
+
+        # Nested frames: top (127.0.0.1) → outer.html (localhost) → frame.html (localhost).
+        inner_url = f"{other_origin}/frame.html"
+        outer = f"{other_origin}/outer.html?inner={inner_url}"
+        navigate = {"url": f"{page_server}/pointing.html?frame={quote(outer, safe='')}"}
+        await asyncio.to_thread(session.command, "WebDriver:Navigate", navigate)
+        for selector in ("#frame", "#nested"):
+            found = {"using": "css selector", "value": selector}
+            iframe = (await asyncio.to_thread(session.command, "WebDriver:FindElement", found))["value"]
+            into = {"element": iframe[ELEMENT_KEY]}
+            await asyncio.to_thread(session.command, "WebDriver:SwitchToFrame", into)
+        select_inner = """const p = document.getElementById('inner');
+            const r = document.createRange(); r.selectNodeContents(p);
+            getSelection().removeAllRanges(); getSelection().addRange(r);
+            const b = r.getBoundingClientRect(); return [b.x, b.y, b.width, b.height];"""
+        groups: list[dict[str, Any]] = []
+        async with asyncio.timeout(15):
+            while len(groups) < 2:
+                inner_box = await _script(session, select_inner)
+                await asyncio.sleep(0.2)
+                answer = (await host.current(descriptor.pid)).raw
+                groups = find_all(answer["root"], lambda e: e.get("subrole") == "frame")
+        await asyncio.to_thread(session.command, "WebDriver:SwitchToParentFrame", {})
+        await asyncio.to_thread(session.command, "WebDriver:SwitchToParentFrame", {})
+        [outer_group, inner_group] = groups
+        assert outer_group["url"] == outer and inner_group["url"] == inner_url
+        assert inner_group in outer_group["children"]
+        [inner_text] = [c for c in inner_group["children"] if c["role"] == "Text"]
+        inner_where = (await host.location(inner_text["id"])).to_wire()
+        ix, iy, iw, ih = inner_box
+        expected = {"x": x0 + 300 + 20 + ix, "y": y0 + 200 + 10 + iy, "w": iw, "h": ih}
+        assert inner_where["state"] == "visible", inner_where
+        assert _close(inner_where["rects"][0], expected), (inner_where, expected)
+        group_where = (await host.location(inner_group["id"])).to_wire()
+        group_expected = {"x": x0 + 320, "y": y0 + 210, "w": 300, "h": 120}
+        assert _close(group_where["rects"][0], group_expected), group_where
     finally:
         await asyncio.to_thread(stop_firefox, process, session)
         end_leftovers(watcher.host_pids)
