@@ -3,7 +3,8 @@
 What it measures
 ----------------
 A page holds one `<textarea>` whose value is `--size` characters (default 1,000,000); it is
-focused with the caret at the end, and Playwright types `--keys` characters (default 100) into it,
+focused, a passage in it is selected (so its offsets follow every edit, content/selection.js),
+then the caret goes to the end, and Playwright types `--keys` characters (default 100) into it,
 one every `--interval-ms` (default 50 ms, a fast typist). The content scripts time each of their
 handlers and timers with `performance.now()` into their namespace (`__webctx.cost`: ms, runs, the
 longest run; content/namespace.js `timed`), read through the service worker with
@@ -107,13 +108,20 @@ async def measure_build(args: argparse.Namespace, name: str, extension: Path, ba
                 ]  # fmt: skip
                 await page.goto(f"{base}/field.html")
                 await page.bring_to_front()
-                await page.evaluate(
-                    "() => { const f = document.getElementById('big'); f.focus();"
-                    " f.setSelectionRange(f.value.length, f.value.length); }"
-                )
                 async with asyncio.timeout(10):
                     while await worker.evaluate(COST_JS, True) is None:
                         await asyncio.sleep(0.05)
+                # A passage selected earlier in the field (its offsets then follow every edit),
+                # then the caret at the end.
+                await page.evaluate(
+                    "() => { const f = document.getElementById('big');"
+                    " f.focus(); f.setSelectionRange(10, 20); }"
+                )
+                await asyncio.sleep(0.3)
+                await page.evaluate(
+                    "() => { const f = document.getElementById('big');"
+                    " f.setSelectionRange(f.value.length, f.value.length); }"
+                )
                 await asyncio.sleep(0.5)
                 await worker.evaluate(COST_JS, True)
                 await page.keyboard.type("x" * args.keys, delay=args.interval_ms)

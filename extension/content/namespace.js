@@ -54,7 +54,7 @@
  * @property {(field: Element) => boolean} isSensitiveField
  * @property {() => Element | null} deepActiveElement
  * @property {(node: Node) => HTMLElement | null} editingHost
- * @property {(sel: {start: number, end: number}, before: string, after: string) => {start: number, end: number} | null} adjustOffsets
+ * @property {(sel: {start: number, end: number}, before: string, after: string, caret?: number) => {start: number, end: number} | null} adjustOffsets
  */
 
 /**
