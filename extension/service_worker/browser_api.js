@@ -100,6 +100,18 @@ export function sendToTopFrame(tabId, message) {
 }
 
 /**
+ * Send `message` to the content script of one frame, whatever document it holds now (Firefox
+ * has no documentId; the content script checks a token instead: selections.js `documentKey`).
+ * @param {number} tabId
+ * @param {number} frameId
+ * @param {object} message
+ * @returns {Promise<unknown>} rejects when no content script answers
+ */
+export function sendToFrame(tabId, frameId, message) {
+  return chrome.tabs.sendMessage(tabId, message, { frameId });
+}
+
+/**
  * Every frame's report (content/report.js) in one injection; results name each frame's frameId
  * and documentId. Frames without the content scripts give null results.
  * @param {number} tabId
