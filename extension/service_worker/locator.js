@@ -3,7 +3,8 @@
 //   id ──ids.resolve──► window: chrome.windows bounds (already points)
 //                       tab / selection / frame / field / hover:
 //                         `location.get` to the element's document (by documentId, so a
-//                         navigated document is "gone") ──► content/locate.js measures in CSS px;
+//                         navigated document is "gone"; Firefox: by frameId and the document's
+//                         token, which the content script checks) ──► content/locate.js measures in CSS px;
 //                         for a subframe every parent frame sends `location.offset` {token}
 //                         (its <iframe>'s box), and location.js `climb`s the levels
 //                       ──► location.js: × zoom + viewport origin → points, merged lines, state
@@ -14,7 +15,7 @@
 import * as api from "./browser_api.js";
 import { RequestError } from "./native_port.js";
 import { climb, goneAnswer, pageAnswer, windowAnswer } from "./location.js";
-import { withTimeout } from "./selections.js";
+import { parseDocumentKey, withTimeout } from "./selections.js";
 import { PageChannels } from "./page_channel.js";
 import { ERROR_CODES, LOCATION_GET } from "../protocol.js";
 
@@ -47,8 +48,9 @@ export class Locator {
   #pending = new Map();
   /** @type {IdRegistry} */
   #ids;
-  /** Long-lived ports to the documents measured (cheaper than a sendMessage per call). */
-  #channels = new PageChannels();
+  /** Long-lived ports to the documents measured (cheaper than a sendMessage per call); where the
+   * browser has none by documentId (Firefox), one message each by `send`. */
+  #channels = new PageChannels({ connect: (...args) => api.connectToDocument(...args), sendOnce: send });
   /** Windows, tabs and zoom factors in memory (tab_model.js). @type {TabModel} */
   #tabs;
   /** Seeds #tabs when it is not (first use, after a worker restart, out of step). @type {() => Promise<void>} */
@@ -194,6 +196,21 @@ export class Locator {
       this.#pending.delete(token);
     }
   }
+}
+
+/**
+ * Send to the tab's top frame (`documentId` null), to a document by its documentId (Chromium),
+ * or by frame id with the document's token, which the content script checks (Firefox).
+ * @param {number} tabId
+ * @param {string | null} documentId
+ * @param {{type: string}} message
+ * @returns {Promise<unknown>}
+ */
+function send(tabId, documentId, message) {
+  if (documentId === null) return api.sendToTopFrame(tabId, message);
+  const byFrame = parseDocumentKey(documentId);
+  if (byFrame) return api.sendToFrame(tabId, byFrame.frameId, { ...message, documentToken: byFrame.token });
+  return api.sendToDocument(tabId, documentId, message);
 }
 
 /** @param {unknown} r */

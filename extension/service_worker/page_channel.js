@@ -29,7 +29,7 @@ const MAX_PORTS = 32;
  * The browser calls a PageChannels makes (browser_api.js by default; node tests pass fakes).
  * @typedef {object} ChannelDeps
  * @property {typeof api.connectToDocument} connect
- * @property {(tabId: number, documentId: string | null, message: object) => Promise<unknown>} sendOnce
+ * @property {(tabId: number, documentId: string | null, message: {type: string}) => Promise<unknown>} sendOnce
  */
 
 /** @type {ChannelDeps} */
@@ -57,7 +57,7 @@ export class PageChannels {
    * caller bounds the wait (withTimeout).
    * @param {number} tabId
    * @param {string | null} documentId
-   * @param {object} message
+   * @param {{type: string}} message
    * @returns {Promise<unknown>}
    */
   request(tabId, documentId, message) {
