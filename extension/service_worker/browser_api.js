@@ -57,8 +57,16 @@ export function normalWindows() {
   return chrome.windows.getAll({ populate: true, windowTypes: ["normal"] });
 }
 
-/** Every window type, so a tab event never names a window the tab model was not told about. */
-const ALL_WINDOW_TYPES = /** @type {chrome.windows.WindowType[]} */ (["normal", "popup", "panel", "app", "devtools"]);
+/** Firefox: it has no `documentId` addressing, and its WindowType enum has no "app". */
+const IS_FIREFOX = /Firefox\//.test(navigator.userAgent);
+
+/**
+ * Every window type, so a tab event never names a window the tab model was not told about. Each
+ * browser validates the list against its own enum: an unknown type throws.
+ */
+const ALL_WINDOW_TYPES = /** @type {chrome.windows.WindowType[]} */ (
+  IS_FIREFOX ? ["normal", "popup", "panel", "devtools"] : ["normal", "popup", "panel", "app", "devtools"]
+);
 
 /**
  * Every window of every type with its tabs: the tab model's seed (tab_model.js). Costs about
@@ -98,7 +106,11 @@ export async function lastFocusedWindow() {
  * @param {import("./tab_model.js").TabModel} model
  */
 export function followTabModel(model) {
-  const filter = { windowTypes: ALL_WINDOW_TYPES };
+  // Chromium filters windows events to normal and popup windows unless told otherwise; Firefox
+  // takes no filter there (it reports every window) and rejects the argument.
+  /** @param {chrome.events.Event<any>} event @param {(...args: any[]) => void} listener */
+  const onWindows = (event, listener) =>
+    IS_FIREFOX ? event.addListener(listener) : /** @type {any} */ (event).addListener(listener, { windowTypes: ALL_WINDOW_TYPES });
   chrome.tabs.onCreated.addListener((tab) => model.tabCreated(tab));
   chrome.tabs.onUpdated.addListener((tabId, _change, tab) => model.tabUpdated(tabId, tab));
   chrome.tabs.onRemoved.addListener((tabId) => model.tabRemoved(tabId));
@@ -108,10 +120,11 @@ export function followTabModel(model) {
   chrome.tabs.onActivated.addListener((info) => model.tabActivated(info));
   chrome.tabs.onReplaced.addListener((added, removed) => model.tabReplaced(added, removed));
   chrome.tabs.onZoomChange.addListener((info) => model.noteZoom(info.tabId, info.newZoomFactor));
-  chrome.windows.onCreated.addListener((win) => model.windowCreated(win), filter);
-  chrome.windows.onRemoved.addListener((windowId) => model.windowRemoved(windowId), filter);
-  chrome.windows.onFocusChanged.addListener((windowId) => model.focusChanged(windowId), filter);
-  chrome.windows.onBoundsChanged.addListener((win) => model.boundsChanged(win));
+  onWindows(chrome.windows.onCreated, (win) => model.windowCreated(win));
+  onWindows(chrome.windows.onRemoved, (windowId) => model.windowRemoved(windowId));
+  onWindows(chrome.windows.onFocusChanged, (windowId) => model.focusChanged(windowId));
+  // Not in Firefox (bounds there are read when needed: chrome.windows.get).
+  chrome.windows.onBoundsChanged?.addListener((win) => model.boundsChanged(win));
 }
 
 /**
@@ -287,7 +300,7 @@ export function sendToDocument(tabId, documentId, message) {
  * @returns {DocumentPortHandle | null}
  */
 export function connectToDocument(tabId, documentId, name, listeners) {
-  if (/Firefox\//.test(navigator.userAgent)) return null;
+  if (IS_FIREFOX) return null;
   let port;
   try {
     port = chrome.tabs.connect(tabId, documentId === null ? { name, frameId: 0 } : { name, documentId });
