@@ -36,6 +36,7 @@ import {
   LOCATION_OFFSET,
   TOOLS_CALL,
   TOOLS_CANCEL,
+  TOOLS_PORT,
   TOOLS_REPORT,
 } from "../protocol.js";
 
@@ -89,6 +90,11 @@ function applyProviderSwitch(browser) {
 // ---- listeners (top level, synchronous) -------------------------------------------------------
 
 api.onRuntimeMessage(routeRuntimeMessage);
+api.onContentPort(TOOLS_PORT, (toolsPort) => {
+  const { sender } = toolsPort;
+  if (sender.incognito && !settings.incognito) return; // SPEC §2; never used, closed with its page
+  pageTools.attach(toolsPort);
+});
 api.onSettingsChanged((stored) => {
   void ready.then(({ browser }) => {
     settings = normalizeSettings(stored);
