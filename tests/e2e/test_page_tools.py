@@ -133,9 +133,7 @@ async def test_results_are_mapped_to_mcp_results(
         assert result.is_error is True and text_of(result) == "shaped"
 
         result = await session.call_tool(ours["boom"].name, {})
-        assert result.is_error is True
-        if tb.mode == "polyfill":
-            assert "boom happened" in text_of(result)
+        assert result.is_error is True and text_of(result) == "boom happened"  # both modes
 
         for name in ("circular", "bigint"):
             result = await session.call_tool(ours[name].name, {})
@@ -541,5 +539,57 @@ async def test_form_controls_give_the_schema_chromium_synthesises(tb: ToolsBrows
             assert page_tools_of(tools, url)["plan_trip"].input_schema == FORM_CONTROLS_SCHEMA
             result = await session.call_tool(page_tools_of(tools, url)["plan_trip"].name, {"class": "first"})
             assert result.is_error is True and "class" in text_of(result)  # not in the enum: never filled
+    finally:
+        await page.close()
+
+
+NATIVE_SHAPE = """() => {
+    const frame = document.createElement("iframe");  // about:blank: no webctx wrapper in frames
+    document.body.append(frame);
+    const own = frame.contentDocument.modelContext.registerTool;
+    const ours = document.modelContext.registerTool;
+    const fts = Function.prototype.toString;
+    const shape = (f) => ({ text: fts.call(f), name: f.name, length: f.length, proto: "prototype" in f,
+                            keys: Object.getOwnPropertyNames(f).sort().join(",") });
+    const result = { top: shape(ours), frame: shape(own),
+                     toString: fts.call(fts),
+                     toStringShape: shape(fts), frameToStringShape: shape(frame.contentWindow.Function.prototype.toString),
+                     callString: String(ours), plainFunction: fts.call(function f(a) { return a; }) };
+    frame.remove();
+    return result;
+}"""
+
+
+async def test_the_pages_error_text_reaches_the_host_and_cannot_be_forged(tb: ToolsBrowser, page_server: str) -> None:
+    """`execute` throwing `new Error("out of stock")` → isError "out of stock" in both modes; under
+    native WebMCP main_world/native_errors.js keeps the text, invisible to the page, unforgeable."""
+    url = f"{page_server}/tool_errors.html"
+    page = await tb.open("/tool_errors.html", page_server)
+    try:
+        async with tb.session() as session:
+            ours = page_tools_of(await wait_for_tools(session, lambda ts: "boom" in page_tools_of(ts, url)), url)
+            result = await session.call_tool(ours["boom"].name, {})
+            assert result.is_error is True and text_of(result) == "out of stock"
+            result = await session.call_tool(ours["reject_string"].name, {})
+            assert result.is_error is True and text_of(result) == "sold out"
+            # Concurrent failing calls each get their own text (keyed by tool and input).
+            whys = [f"reason {i}" for i in range(6)] + ["a"]
+            results = await asyncio.gather(
+                *(session.call_tool(ours["fail_with"].name, {"why": why}) for why in whys)
+            )
+            texts = [text_of(r) for r in results]
+            assert all(r.is_error for r in results) and texts == whys, texts
+            result = await session.call_tool(ours["ok"].name, {})
+            assert not result.is_error and result.structured_content == {"fine": True}
+        if tb.mode == "native":
+            assert await page.evaluate("window.seenPorts") >= 1  # it saw the real port, and wrote into it
+            shape = await page.evaluate(NATIVE_SHAPE)
+            assert shape["top"] == shape["frame"], shape
+            assert shape["top"]["text"] == "function registerTool() { [native code] }", shape
+            # (Another realm's Function.prototype.toString shows the Proxy: docs/extension.md.)
+            assert shape["toString"] == "function toString() { [native code] }"
+            assert shape["toStringShape"] == shape["frameToStringShape"], shape
+            assert shape["callString"] == shape["top"]["text"]
+            assert shape["plainFunction"] == "function f(a) { return a; }"
     finally:
         await page.close()
