@@ -404,6 +404,17 @@
   chrome.runtime.onMessage.addListener(onRuntimeMessage);
   ns.onStop(() => chrome.runtime.onMessage.removeListener(onRuntimeMessage));
   ns.onStop(() => port?.disconnect());
+  // A headed browser hides the page when its window is minimized and shows it on restore: tell
+  // the worker (only a page with tools has the port), which compares the exposed tools again.
+  const onVisibility = () => {
+    try {
+      port?.postMessage({ type: "tools.visibility" });
+    } catch {
+      // Disconnected: nothing to tell.
+    }
+  };
+  document.addEventListener("visibilitychange", onVisibility);
+  ns.onStop(() => document.removeEventListener("visibilitychange", onVisibility));
   if (isNative) {
     requestErrorPort();
     native.addEventListener("toolchange", scheduleRefresh);

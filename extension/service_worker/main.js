@@ -26,7 +26,7 @@ import { Locator } from "./locator.js";
 import { SelectionStore } from "./selections.js";
 import { countPagesWithTools, isExcluded, normalizeSettings } from "./settings.js";
 import { buildTree, isInternalUrl } from "./tree.js";
-import { WINDOW_STATE_POLL_MS } from "./page_tools.js";
+import { windowStatePollMs } from "./page_tools.js";
 import { PageToolRouter } from "./page_tool_router.js";
 import {
   CURRENT,
@@ -118,9 +118,10 @@ api.onTabLoading((tabId) => {
 });
 api.onZoomChange((tabId, zoom) => locator.noteZoom(tabId, zoom));
 api.onVisiblePagesMayChange(() => pageTools.scheduleChanged());
-// Minimize and restore fire no event in headless Chromium (and not on every window manager):
-// while some page has tools, compare window states every WINDOW_STATE_POLL_MS.
-setInterval(() => void pageTools.pollWindowStates(), WINDOW_STATE_POLL_MS);
+// Minimize and restore: window events and the page's visibilitychange (on the tools port) where
+// the browser has them; while some page has tools, a window-state poll too, every 100 ms in
+// headless Chromium (minimizing fires nothing there) and every 1 s as a safety net otherwise.
+setInterval(() => void pageTools.pollWindowStates(), windowStatePollMs(navigator.userAgent));
 
 // ---- routers, by trust: the native port, then our own pages, then content scripts -------------
 

@@ -1,7 +1,7 @@
 // Page tools in the worker: the traffic (SPEC §5, docs/protocol.md "Page tools").
 //
 //   content script ── tools.report ──► report() ──► PageToolStore (page_tools.js, pure)
-//   tab/window events, window-state poll ──► scheduleChanged() ──► tools.changed to the host
+//   tab/window events, a page's visibilitychange, window-state poll ──► scheduleChanged() ──► tools.changed
 //   host ── tools.call {pageId, name, input} ──► call() ──► tools.run to that tab's top document
 //   host ── tools.cancel {callId} ──► cancel() ──► tools.abort to the same document
 //   tools.run/tools.abort go down the document's tools port (attach(): one chrome.runtime.Port the
@@ -13,12 +13,14 @@
 import * as api from "./browser_api.js";
 import { RequestError } from "./native_port.js";
 import { PageToolStore, parseRunReply } from "./page_tools.js";
-import { ERROR_CODES, TOOLS_ABORT, TOOLS_CHANGED, TOOLS_RAN, TOOLS_RUN } from "../protocol.js";
+import { ERROR_CODES, TOOLS_ABORT, TOOLS_CHANGED, TOOLS_RAN, TOOLS_RUN, TOOLS_VISIBILITY } from "../protocol.js";
 
 /** @typedef {import("../protocol.js").NativeMessage} NativeMessage */
 
 /** At most one `tools.changed` per this many ms, so a burst of changes becomes few messages. */
 export const TOOLS_CHANGED_INTERVAL_MS = 10;
+/** After a page's visibilitychange, the exposure is compared again this many ms later. */
+export const VISIBILITY_RECHECK_MS = 40;
 
 /**
  * @typedef {object} RouterDeps
@@ -60,6 +62,10 @@ export class PageToolRouter {
     port.onMessage((message) => {
       if (typeof message !== "object" || message === null) return;
       const { type, callId, reply } = /** @type {Record<string, unknown>} */ (message);
+      if (type === TOOLS_VISIBILITY) {
+        this.#visibilityChanged();
+        return;
+      }
       if (type !== TOOLS_RAN || typeof callId !== "string") return;
       const waiting = this.#waiting.get(callId);
       if (!waiting || waiting.documentId !== documentId) return;
@@ -74,6 +80,22 @@ export class PageToolRouter {
         waiting.reject(new Error("the document went away"));
       }
     });
+  }
+
+  /** @type {ReturnType<typeof setTimeout> | 0} */ #visibilityTimer = 0;
+
+  /**
+   * A page with tools became hidden or visible (its window was minimized or restored, in a
+   * headed browser): compare now, and once more a little later in case the window's state
+   * reads the old value yet (a second look that finds nothing new sends nothing).
+   */
+  #visibilityChanged() {
+    this.scheduleChanged();
+    if (this.#visibilityTimer) return;
+    this.#visibilityTimer = setTimeout(() => {
+      this.#visibilityTimer = 0;
+      this.scheduleChanged();
+    }, VISIBILITY_RECHECK_MS);
   }
 
   /**

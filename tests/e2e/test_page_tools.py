@@ -12,6 +12,7 @@ import contextlib
 import re
 from collections.abc import AsyncIterator
 from pathlib import Path
+from statistics import median
 
 import anyio
 import pytest
@@ -36,6 +37,8 @@ pytestmark = pytest.mark.asyncio(loop_scope="module")
 EXPOSED = re.compile(r"^[A-Za-z0-9_]{1,48}$")
 LONG_NAME = "t" * 120 + ".long-12"
 TOOLS_PAGE = "/tools.html"
+SAMPLES = 9
+"""Samples per list_changed latency check; the check is on their median (5 flaked once at load 9)."""
 REGISTER = "name => document.modelContext.registerTool({name, description: 'added', execute: () => name})"
 """Register one more tool in the page (a `toolchange`)."""
 ACTIVATE_TAB = (
@@ -259,24 +262,25 @@ async def test_toolchange_and_tab_switch_reach_clients_as_list_changed_within_10
                 with contextlib.suppress(TimeoutError):
                     await watcher.next_after(0, timeout_s=0.5)
         latencies = []
-        for i in range(5):
+        for i in range(SAMPLES):
             await asyncio.sleep(0.1)  # let the previous change's coalescing window pass
             count = len(watcher.times)
             started = monotonic_ms()
             await tools_page.evaluate(REGISTER, f"added_{i}")
             latencies.append(await watcher.next_after(count) - started)
-        assert sorted(latencies)[2] < 100, latencies  # the median of 5: one slow tick on a busy VM is noise
+        # The median of SAMPLES: a few slow ticks on a busy VM (load 9) are noise, the bound is not.
+        assert median(latencies) < 100, latencies
         # A tab switch changes the visible page's tools too.
         other = await tb.running.new_page(f"{page_server}/index.html")
         try:
             switches = []
-            for target in (url, f"{page_server}/index.html", url):
+            for target in [url, f"{page_server}/index.html"] * (SAMPLES // 2) + [url]:
                 await asyncio.sleep(0.1)
                 count = len(watcher.times)
                 started = monotonic_ms()
                 await tb.running.worker_eval(ACTIVATE_TAB, target)
                 switches.append(await watcher.next_after(count) - started)
-            assert sorted(switches)[1] < 100, switches
+            assert median(switches) < 100, switches
         finally:
             await other.close()
 
@@ -471,21 +475,34 @@ async def test_minimizing_the_window_hides_its_page_tools_and_restoring_shows_th
     async with tb.session() as session:
         await wait_for_tools(session, lambda ts: "add" in page_tools_of(ts, url))
         async with watch_list_changed(tb.descriptor, legacy=False) as watcher:
+            # Headless Chromium: minimizing fires no event (the worker's 100 ms window-state poll
+            # sees it), restoring fires windows.onFocusChanged (docs/extension.md).
+            assert "HeadlessChrome" in await tb.running.worker_eval("() => navigator.userAgent")
             window_id = await tb.running.worker_eval(
-                """async (url) => {
-                    const [tab] = await chrome.tabs.query({url});
-                    await chrome.windows.update(tab.windowId, {state: "minimized"});
-                    return tab.windowId;
-                }""",
-                url,
+                "async (url) => (await chrome.tabs.query({url}))[0].windowId", url
             )
+            await tb.running.worker_eval(MINIMIZE, window_id)
             await watcher.next_after(0)
             await wait_for_tools(session, lambda ts: not page_tools_of(ts, url))
-            await tb.running.worker_eval(
-                "async (id) => { await chrome.windows.update(id, {state: 'normal'}); }", window_id
-            )
+            await tb.running.worker_eval(RESTORE, window_id)
             await watcher.next_after(1)
             await wait_for_tools(session, lambda ts: "add" in page_tools_of(ts, url))
+            # SPEC §5: list_changed within 100 ms of a minimize or a restore (the median of SAMPLES,
+            # timed from before the worker is asked, so the CDP round trip counts against us).
+            latencies: dict[str, list[float]] = {"minimize": [], "restore": []}
+            for _ in range(SAMPLES):
+                for kind, script in (("minimize", MINIMIZE), ("restore", RESTORE)):
+                    await asyncio.sleep(0.15)
+                    count = len(watcher.times)
+                    started = monotonic_ms()
+                    await tb.running.worker_eval(script, window_id)
+                    latencies[kind].append(await watcher.next_after(count) - started)
+            for kind, times in latencies.items():
+                assert median(times) < 100, (kind, times)
+
+
+MINIMIZE = "async (id) => { await chrome.windows.update(id, {state: 'minimized'}); }"
+RESTORE = "async (id) => { await chrome.windows.update(id, {state: 'normal'}); }"
 
 
 FORM_CONTROLS_SCHEMA = {
@@ -553,21 +570,25 @@ NATIVE_SHAPE = """() => {
                             keys: Object.getOwnPropertyNames(f).sort().join(",") });
     const result = { top: shape(ours), frame: shape(own),
                      toString: fts.call(fts),
-                     toStringShape: shape(fts), frameToStringShape: shape(frame.contentWindow.Function.prototype.toString),
+                     toStringShape: shape(fts),
+                     frameToStringShape: shape(frame.contentWindow.Function.prototype.toString),
                      callString: String(ours), plainFunction: fts.call(function f(a) { return a; }) };
     frame.remove();
     return result;
 }"""
 
 
-async def test_the_pages_error_text_reaches_the_host_and_cannot_be_forged(tb: ToolsBrowser, page_server: str) -> None:
+async def test_the_pages_error_text_reaches_the_host_and_cannot_be_forged(
+    tb: ToolsBrowser, page_server: str
+) -> None:
     """`execute` throwing `new Error("out of stock")` → isError "out of stock" in both modes; under
     native WebMCP main_world/native_errors.js keeps the text, invisible to the page, unforgeable."""
     url = f"{page_server}/tool_errors.html"
     page = await tb.open("/tool_errors.html", page_server)
     try:
         async with tb.session() as session:
-            ours = page_tools_of(await wait_for_tools(session, lambda ts: "boom" in page_tools_of(ts, url)), url)
+            listed = await wait_for_tools(session, lambda ts: "boom" in page_tools_of(ts, url))
+            ours = page_tools_of(listed, url)
             result = await session.call_tool(ours["boom"].name, {})
             assert result.is_error is True and text_of(result) == "out of stock"
             result = await session.call_tool(ours["reject_string"].name, {})
