@@ -223,7 +223,6 @@
 
   // ---- the page's error texts under native WebMCP (main_world/native_errors.js) -------------
 
-  const ERRORS_CHANNEL = "webctx.webmcp.errors";
   /** How long a failed call waits for its record (it normally arrives before the rejection). */
   const ERROR_RECORD_WAIT_MS = 50;
   /** Records no call has taken are dropped after this many ms (the page's own executeTool calls). */
@@ -243,23 +242,15 @@
     for (const wake of errorWaiters.splice(0)) wake();
   }
 
-  /** Ask the main world for a port with a fresh nonce; take the first answer carrying it. */
-  function requestErrorPort() {
-    const nonce = crypto.randomUUID();
-    /** @param {MessageEvent} event */
-    const onAnswer = (event) => {
-      const data = event.data;
-      if (event.source !== window || typeof data !== "object" || data === null) return;
-      if (data.channel !== ERRORS_CHANNEL || data.kind !== "port" || data.nonce !== nonce) return;
-      const port = event.ports[0];
-      if (!port) return;
-      window.removeEventListener("message", onAnswer, true);
-      port.onmessage = onErrorRecord;
-      ns?.onStop(() => port.close());
-    };
-    window.addEventListener("message", onAnswer, true);
-    ns?.onStop(() => window.removeEventListener("message", onAnswer, true));
-    window.postMessage({ channel: ERRORS_CHANNEL, kind: "hello", nonce }, "*");
+  /** Read the private port content/errors_port.js opened at document_start (top frame). */
+  function listenForErrorRecords() {
+    const holder = /** @type {{__webctxErrorsPort?: MessagePort}} */ (/** @type {unknown} */ (globalThis));
+    const errorsPort = holder.__webctxErrorsPort;
+    if (!errorsPort) return; // injected into an open tab: texts stay generic
+    errorsPort.onmessage = onErrorRecord;
+    ns?.onStop(() => {
+      errorsPort.onmessage = null;
+    });
   }
 
   /**
@@ -416,7 +407,7 @@
   document.addEventListener("visibilitychange", onVisibility);
   ns.onStop(() => document.removeEventListener("visibilitychange", onVisibility));
   if (isNative) {
-    requestErrorPort();
+    listenForErrorRecords();
     native.addEventListener("toolchange", scheduleRefresh);
     ns.onStop(() => native.removeEventListener("toolchange", scheduleRefresh));
   } else {

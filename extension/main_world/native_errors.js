@@ -9,21 +9,19 @@
 //     and `execute` (each reads the page's member once, in the order Chromium reads them)
 //   Chromium calls execute'(input, client) ──► page's execute ── throws/rejects ──► record
 //     {tool name, input as JSON, message} ──► every MessagePort handed to the bridge ──► rethrow
-//   bridge (content/webmcp_bridge.js): hello {nonce} ──► here: port {nonce} + a MessagePort
+//   the MessagePort: from content/errors_port.js (isolated world, document_start), handed over by
+//     a synchronous event before any page script runs; its other end is read by webmcp_bridge.js
 //
 // Invisible to the page: registerTool keeps its name, length and toString() (a Proxy, and
 // Function.prototype.toString answers for it as for the native function); results, errors, timing
 // of resolution and the number and order of reads of the page's tool members stay the same.
-// A page cannot forge a record: records go only down MessagePorts created here (the page may hold
-// one, as it may hold a hello's port, but nothing it posts reaches the bridge through them), and
-// the bridge takes a record only for its own failed call of the same tool with the same input.
-// Polyfill mode (no native registerTool) and frames: nothing happens here.
+// A page cannot forge a record: it never sees the port (the hand-over is over before its first
+// script runs), and the bridge takes a record only for its own failed call of the same tool with
+// the same input. Polyfill mode (no native registerTool): only the port is taken (so that nothing
+// else can take it). Frames, and a late injection into an open tab: nothing happens here.
 
 (function webctxNativeErrors() {
-  if (window !== window.top) return;
-  const CHANNEL = "webctx.webmcp.errors";
-  /** Ports handed out (one per bridge hello); older ones are dropped. */
-  const MAX_PORTS = 4;
+  if (window !== window.top || document.readyState !== "loading") return;
   /** An input whose JSON is longer than this is not keyed (its error stays generic). */
   const MAX_KEY_CHARS = 1024 * 1024;
   const MAX_MESSAGE_CHARS = 2000;
@@ -37,12 +35,29 @@
   const stringify = JSON.stringify;
   const promiseThen = Promise.prototype.then;
   const functionToString = Function.prototype.toString;
-  const MessageChannelCtor = MessageChannel;
   const portPost = MessagePort.prototype.postMessage;
-  const windowPost = window.postMessage.bind(window);
+  const MessageEventCtor = MessageEvent;
+  const EventCtor = Event;
   const addListener = EventTarget.prototype.addEventListener;
-  const push = Array.prototype.push;
-  const shift = Array.prototype.shift;
+  const removeListener = EventTarget.prototype.removeEventListener;
+  const dispatch = EventTarget.prototype.dispatchEvent;
+  const preventDefault = Event.prototype.preventDefault;
+  const portsOf = /** @type {PropertyDescriptor} */ (getOwnPropertyDescriptor(MessageEvent.prototype, "ports")).get;
+
+  // The private port first, in every mode (content/errors_port.js): whichever script runs second
+  // completes the hand-over, synchronously, before any page script.
+  /** @type {MessagePort | null} */
+  let port = null;
+  const onPort = (/** @type {Event} */ event) => {
+    if (port || !(event instanceof MessageEventCtor) || !portsOf) return;
+    const [given] = /** @type {readonly MessagePort[]} */ (apply(portsOf, event, []));
+    if (!given) return;
+    port = given;
+    apply(preventDefault, event, []);
+    apply(removeListener, window, ["webctx-errors-port", onPort]);
+  };
+  apply(addListener, window, ["webctx-errors-port", onPort]);
+  apply(dispatch, window, [new EventCtor("webctx-errors-hello")]);
 
   let context;
   try {
@@ -60,9 +75,6 @@
   if (!owner || !descriptor || typeof descriptor.value !== "function") return;
   const nativeRegister = descriptor.value;
   if (!/\{\s*\[native code\]\s*\}\s*$/.test(apply(functionToString, nativeRegister, []))) return; // a polyfill
-
-  /** @type {MessagePort[]} */
-  const ports = [];
 
   /**
    * The text of what a tool threw, read without running page code where possible: an own
@@ -93,7 +105,7 @@
    * @param {unknown} error
    */
   function record(name, input, error) {
-    if (typeof name !== "string" || ports.length === 0) return;
+    if (typeof name !== "string" || port === null) return;
     const message = messageOf(error);
     if (message === null) return;
     let key;
@@ -103,12 +115,10 @@
       return;
     }
     if (typeof key !== "string" || key.length > MAX_KEY_CHARS) return;
-    for (const port of ports) {
-      try {
-        apply(portPost, port, [{ name, input: key, message }]);
-      } catch {
-        // A closed port: the page closed it (it may have picked it up) or the bridge went away.
-      }
+    try {
+      apply(portPost, port, [{ name, input: key, message }]);
+    } catch {
+      // Not cloneable cannot happen (strings); a closed port: the bridge went away.
     }
   }
 
@@ -195,20 +205,5 @@
   defineProperty(owner, "registerTool", { ...descriptor, value: registerTool });
   if (toStringDescriptor) defineProperty(Function.prototype, "toString", { ...toStringDescriptor, value: toString });
 
-  // The bridge asks for a port with a fresh nonce; the answer carries the nonce back. Registered
-  // now (capturing), before any page script, so this answer is posted before any page's.
-  apply(addListener, window, [
-    "message",
-    (/** @type {MessageEvent} */ event) => {
-      const data = event.data;
-      if (event.source !== window || typeof data !== "object" || data === null) return;
-      if (data.channel !== CHANNEL || data.kind !== "hello" || typeof data.nonce !== "string") return;
-      const channel = new MessageChannelCtor();
-      apply(push, ports, [channel.port1]);
-      if (ports.length > MAX_PORTS) apply(shift, ports, []);
-      windowPost({ channel: CHANNEL, kind: "port", nonce: data.nonce }, "*", [channel.port2]);
-    },
-    true,
-  ]);
 })();
 void 0;

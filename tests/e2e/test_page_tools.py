@@ -603,7 +603,7 @@ async def test_the_pages_error_text_reaches_the_host_and_cannot_be_forged(
             result = await session.call_tool(ours["ok"].name, {})
             assert not result.is_error and result.structured_content == {"fine": True}
         if tb.mode == "native":
-            assert await page.evaluate("window.seenPorts") >= 1  # it saw the real port, and wrote into it
+            assert await page.evaluate("window.seenPorts") == 0  # the hand-over was over before its script
             shape = await page.evaluate(NATIVE_SHAPE)
             assert shape["top"] == shape["frame"], shape
             assert shape["top"]["text"] == "function registerTool() { [native code] }", shape
