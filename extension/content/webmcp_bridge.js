@@ -397,7 +397,11 @@
   ns.onStop(() => port?.disconnect());
   // A headed browser hides the page when its window is minimized and shows it on restore: tell
   // the worker (only a page with tools has the port), which compares the exposed tools again.
+  // Only a real change counts: a page dispatching fake visibilitychange events sends nothing.
+  let visibility = document.visibilityState;
   const onVisibility = () => {
+    if (document.visibilityState === visibility) return;
+    visibility = document.visibilityState;
     try {
       port?.postMessage({ type: "tools.visibility" });
     } catch {
