@@ -127,6 +127,9 @@ export const STATUS_KEY = "status";
  *                              sensitive field
  * @property {number} [length]  the full length of the text in UTF-16 code units
  * @property {boolean} [sensitive]  password / cc-* / one-time-code: no content, no selection
+ * @property {boolean} [pending] the user is typing in this large field and its text changes
+ *                              without pushes until typing pauses (report.js): the worker pulls
+ *                              the tab at `current`; a push leaves `content`/`length` out
  */
 
 /**
@@ -151,6 +154,9 @@ export const STATUS_KEY = "status";
  * @property {number} selectionAt    when the selection last changed, ms since the epoch (0: never)
  * @property {FieldFacts | null} focus
  * @property {HoverFacts | null} hover
+ * @property {string} [token]        a random id the content script made for this document at start
+ *                                   (keys the document where the browser has no documentId: Firefox)
+ * @property {string} [parentToken]  the parent frame's `token`, learnt by postMessage (nested frames)
  */
 
 /**
@@ -192,6 +198,8 @@ export const STATUS_KEY = "status";
  * @property {string} [fix]       the command that fixes it
  * @property {string} [instance]  the native host's instance (when connected)
  * @property {number} [port]      the MCP endpoint's port on 127.0.0.1 (once `provider.ready` came)
+ * @property {boolean} [viaProvider] `port` is the browser's provider's: another profile's native host
+ *   publishes the descriptor and serves this profile's windows and page tools (our host stands by)
  * @property {number} [pagesWithTools]  Pages listing page tools in the last `current` answer
  * @property {number} [retryAt]   when the next connection attempt is due (ms since the epoch)
  * @property {number} at          when this status was written (ms since the epoch)

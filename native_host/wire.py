@@ -281,6 +281,9 @@ class ProviderReady(WireModel):
 
     type: Literal["provider.ready"] = "provider.ready"
     port: int = Field(ge=1, le=65535)
+    via_provider: bool | None = None
+    """True when this host stands by (another profile's host is the browser's provider, SPEC §3):
+    `port` is then the provider's MCP port, which this profile's pages are served through."""
 
 
 # ---------------------------------------------------------------------------------------------
@@ -342,6 +345,9 @@ class ToolCallRequest(WireModel):
     page_id: str
     name: str
     input: dict[str, Any]
+    deadline_ms: int | None = None
+    """The host's limit for the whole call, in ms (PAGE_TOOL_DEADLINE_MS unless overridden): a
+    confirmation prompt answers "timed out" shortly before it (docs/extension.md)."""
 
 
 class ToolCancelRequest(WireModel):
