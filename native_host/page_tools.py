@@ -223,7 +223,14 @@ class PageToolTable:
         entries: dict[str, _Entry] = {}
         for info in tools:
             if info.name not in entries:
-                entries[info.name] = _Entry(info, mcp_tool(info))
+                entry = _Entry(info, mcp_tool(info))
+                before = self._entries.get(info.name)
+                same_schema = before is not None and before.tool.input_schema == entry.tool.input_schema
+                if before is not None and before.compiled and same_schema:
+                    # A tab switch or another page's change resends every tool: keep the compiled
+                    # validator of an unchanged schema (compiled once per schema, on first call).
+                    entry.validator, entry.compiled = before.validator, True
+                entries[info.name] = entry
         self._entries = entries
         log.info("page tools: %d exposed", len(entries))
         if self.on_change is not None:

@@ -6,6 +6,9 @@
 //   polyfill (no native API; main_world/polyfill.js owns document.modelContext in the main world):
 //     window.postMessage channel "webctx.webmcp": to-ext {kind: "tools" | "result"} is page input:
 //     only event.source === window, checked shape and size; to-page {kind: "hello" | "call" | "cancel"}
+//   worker ⇄ here: tools.report by runtime.sendMessage; once the page has tools, one long-lived
+//     chrome.runtime.Port "webctx.tools" carries tools.run / tools.abort down and tools.ran back
+//     (no message channel opened per call); before it is up, tools.run comes by tabs.sendMessage.
 //
 // Top frame only: the native getTools() already lists same-origin iframe tools, and a frame must
 // not speak for its parent. What the page sends here can only describe and answer its own tools.
@@ -124,6 +127,36 @@
     if (text === lastReport) return;
     lastReport = text;
     ns?.send({ type: "tools.report", tools: report.tools, omitted: report.omitted });
+    if (report.tools.length > 0) openPort();
+  }
+
+  /** The tools port to the worker (null until the page has tools, or after the worker restarted). */
+  /** @type {chrome.runtime.Port | null} */
+  let port = null;
+
+  function openPort() {
+    if (port || !ns?.isAlive()) return;
+    /** @type {chrome.runtime.Port} */
+    let opened;
+    try {
+      opened = chrome.runtime.connect({ name: "webctx.tools" });
+    } catch {
+      return; // the extension went away; calls (if any) come by tabs.sendMessage
+    }
+    port = opened;
+    opened.onMessage.addListener((/** @type {unknown} */ message) => {
+      handle(message, (reply) => {
+        const { callId } = /** @type {{callId: string}} */ (message);
+        try {
+          opened.postMessage({ type: "tools.ran", callId, reply });
+        } catch {
+          // Disconnected meanwhile: the worker already treats the call as gone.
+        }
+      });
+    });
+    opened.onDisconnect.addListener(() => {
+      if (port === opened) port = null; // reopened at the next report; calls fall back meanwhile
+    });
   }
 
   // ---- native WebMCP --------------------------------------------------------------------------
@@ -171,7 +204,8 @@
       return { ok: true, text };
     } catch (error) {
       if (controller.signal.aborted) return { ok: false, error: "The call was cancelled." };
-      return { ok: false, error: errorText(error) };
+      const thrown = await pageErrorFor(name, input, error);
+      return { ok: false, error: thrown ?? errorText(error) };
     } finally {
       calls.delete(callId);
     }
@@ -185,6 +219,70 @@
       return cap(typeof name === "string" && name !== "Error" ? `${name}: ${text}` : text, MAX_ERROR_CHARS);
     }
     return cap(String(error), MAX_ERROR_CHARS);
+  }
+
+  // ---- the page's error texts under native WebMCP (main_world/native_errors.js) -------------
+
+  /** How long a failed call waits for its record (it normally arrives before the rejection). */
+  const ERROR_RECORD_WAIT_MS = 50;
+  /** Records no call has taken are dropped after this many ms (the page's own executeTool calls). */
+  const ERROR_RECORD_TTL_MS = 5000;
+  /** @type {{name: string, input: string, message: string, at: number}[]} */
+  let errorRecords = [];
+  /** @type {(() => void)[]} */
+  let errorWaiters = [];
+
+  /** @param {MessageEvent} event */
+  function onErrorRecord(event) {
+    const { name, input, message } = /** @type {Record<string, unknown>} */ (event.data ?? {});
+    if (typeof name !== "string" || typeof input !== "string" || typeof message !== "string") return;
+    const now = Date.now();
+    errorRecords = errorRecords.filter((r) => now - r.at < ERROR_RECORD_TTL_MS).slice(-63);
+    errorRecords.push({ name, input, message: cap(message, MAX_ERROR_CHARS), at: now });
+    for (const wake of errorWaiters.splice(0)) wake();
+  }
+
+  /** Read the private port content/errors_port.js opened at document_start (top frame). */
+  function listenForErrorRecords() {
+    const holder = /** @type {{__webctxErrorsPort?: MessagePort}} */ (/** @type {unknown} */ (globalThis));
+    const errorsPort = holder.__webctxErrorsPort;
+    if (!errorsPort) return; // injected into an open tab: texts stay generic
+    errorsPort.onmessage = onErrorRecord;
+    ns?.onStop(() => {
+      errorsPort.onmessage = null;
+    });
+  }
+
+  /**
+   * What the page's execute threw for this call, if the main world recorded it: the first record
+   * of the same tool with the same input (identical calls have interchangeable errors).
+   * @param {string} name
+   * @param {Record<string, unknown>} input
+   * @param {unknown} error what executeTool rejected with (only UnknownError is worth a wait)
+   * @returns {Promise<string | null>}
+   */
+  async function pageErrorFor(name, input, error) {
+    if (!(error instanceof DOMException) || error.name !== "UnknownError") return null;
+    let key;
+    try {
+      key = JSON.stringify(input);
+    } catch {
+      return null;
+    }
+    const deadline = Date.now() + ERROR_RECORD_WAIT_MS;
+    for (;;) {
+      const index = errorRecords.findIndex((r) => r.name === name && r.input === key);
+      if (index >= 0) return errorRecords.splice(index, 1)[0].message;
+      const left = deadline - Date.now();
+      if (left <= 0) return null;
+      await new Promise((resolve) => {
+        const timer = setTimeout(resolve, left);
+        errorWaiters.push(() => {
+          clearTimeout(timer);
+          resolve(undefined);
+        });
+      });
+    }
   }
 
   // ---- polyfill channel -----------------------------------------------------------------------
@@ -261,29 +359,59 @@
   }
 
   /**
-   * chrome.runtime.onMessage from the worker: `tools.run` and `tools.abort`.
+   * `tools.run` (answered through `respond`, asynchronously) and `tools.abort` (not answered) from
+   * the worker, by either channel.
    * @param {unknown} message
-   * @param {chrome.runtime.MessageSender} _sender
-   * @param {(reply: unknown) => void} sendResponse
+   * @param {(reply: RunReply) => void} respond
+   * @returns {boolean} whether `respond` will be called
    */
-  function onRuntimeMessage(message, _sender, sendResponse) {
+  function handle(message, respond) {
     if (typeof message !== "object" || message === null) return false;
     const { type, callId, name, input } = /** @type {Record<string, unknown>} */ (message);
     if (type === "tools.abort" && typeof callId === "string") {
       calls.get(callId)?.abort();
-      sendResponse({ aborted: true });
       return false;
     }
     if (type !== "tools.run" || typeof callId !== "string" || typeof name !== "string") return false;
     const args = /** @type {Record<string, unknown>} */ (typeof input === "object" && input !== null ? input : {});
     const run = isNative ? runNative(callId, name, args) : runPolyfilled(callId, name, args);
-    run.then(sendResponse, (error) => sendResponse({ ok: false, error: errorText(error) }));
-    return true; // answered asynchronously
+    run.then(respond, (error) => respond({ ok: false, error: errorText(error) }));
+    return true;
+  }
+
+  /**
+   * chrome.runtime.onMessage from the worker (before the tools port is up).
+   * @param {unknown} message
+   * @param {chrome.runtime.MessageSender} _sender
+   * @param {(reply: unknown) => void} sendResponse
+   */
+  function onRuntimeMessage(message, _sender, sendResponse) {
+    const answering = handle(message, sendResponse);
+    const { type } = /** @type {{type?: unknown}} */ (message ?? {});
+    if (!answering && type === "tools.abort") sendResponse({ aborted: true });
+    return answering; // true: answered asynchronously
   }
 
   chrome.runtime.onMessage.addListener(onRuntimeMessage);
   ns.onStop(() => chrome.runtime.onMessage.removeListener(onRuntimeMessage));
+  ns.onStop(() => port?.disconnect());
+  // A headed browser hides the page when its window is minimized and shows it on restore: tell
+  // the worker (only a page with tools has the port), which compares the exposed tools again.
+  // Only a real change counts: a page dispatching fake visibilitychange events sends nothing.
+  let visibility = document.visibilityState;
+  const onVisibility = () => {
+    if (document.visibilityState === visibility) return;
+    visibility = document.visibilityState;
+    try {
+      port?.postMessage({ type: "tools.visibility" });
+    } catch {
+      // Disconnected: nothing to tell.
+    }
+  };
+  document.addEventListener("visibilitychange", onVisibility);
+  ns.onStop(() => document.removeEventListener("visibilitychange", onVisibility));
   if (isNative) {
+    listenForErrorRecords();
     native.addEventListener("toolchange", scheduleRefresh);
     ns.onStop(() => native.removeEventListener("toolchange", scheduleRefresh));
   } else {

@@ -9,6 +9,9 @@ import {
   PageToolStore,
   parseRunReply,
   parseToolReport,
+  WINDOW_STATE_POLL_MS,
+  WINDOW_STATE_SAFETY_POLL_MS,
+  windowStatePollMs,
 } from "../service_worker/page_tools.js";
 
 const TOP = { tabId: 5, frameId: 0, documentId: "doc-A", url: "http://127.0.0.1:8000/tools.html" };
@@ -114,4 +117,13 @@ test("the user's policy can switch page tools off or exclude sites", () => {
   assert.equal(store.exposed(windows, ids, { exposePageTools: false }).tools.length, 0);
   assert.equal(store.exposed(windows, ids, { isExcluded: (url) => url.startsWith("http://127.0.0.1") }).tools.length, 0);
   assert.equal(store.exposed(windows, ids, { isExcluded: () => false }).tools.length, 1);
+});
+
+test("the window-state poll meets 100 ms only where it must: headless Chromium", () => {
+  const headless = "Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) HeadlessChrome/156.0.0.0 Safari/537.36";
+  const headed = "Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/156.0.0.0 Safari/537.36";
+  assert.equal(windowStatePollMs(headless), WINDOW_STATE_POLL_MS);
+  assert.ok(WINDOW_STATE_POLL_MS <= 100);
+  assert.equal(windowStatePollMs(headed), WINDOW_STATE_SAFETY_POLL_MS);
+  assert.ok(WINDOW_STATE_SAFETY_POLL_MS > WINDOW_STATE_POLL_MS);
 });

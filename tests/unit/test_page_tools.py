@@ -179,6 +179,33 @@ async def test_a_call_sends_the_original_name_and_maps_the_reply(table: PageTool
     assert await table.call("p9_unknown", {}) is None
 
 
+async def test_a_schema_is_compiled_once_and_kept_across_updates(
+    table: PageToolTable, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The validator is built on the first call and reused while the schema stays the same (a tab
+    switch resends every tool); a changed schema is compiled again."""
+    from native_host import page_tools
+
+    compiled: list[object] = []
+    real = page_tools.compile_schema
+
+    def counting(schema: Any) -> Any:
+        compiled.append(schema)
+        return real(schema)
+
+    monkeypatch.setattr(page_tools, "compile_schema", counting)
+    fake(table).answers["tools.call"] = {"ok": True, "text": "1"}
+    for _ in range(3):
+        await table.call("p1_order", {"item": "tea", "qty": 1})
+    assert len(compiled) == 1
+    assert await table.update([page_tool(), page_tool(name="p2_other", pageId="tab-2")]) is True
+    await table.call("p1_order", {"item": "tea", "qty": 1})
+    assert len(compiled) == 1
+    await table.update([page_tool(inputSchema={"type": "object", "required": ["item"]})])
+    result = await table.call("p1_order", {"qty": 1})
+    assert len(compiled) == 2 and result is not None and result.is_error and "item" in text(result)
+
+
 async def test_invalid_input_never_reaches_the_page(table: PageToolTable) -> None:
     result = await table.call("p1_order", {"item": "tea"})
     assert result is not None and result.is_error and "qty" in text(result)
