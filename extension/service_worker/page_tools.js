@@ -37,6 +37,8 @@ export const MAX_RESULT_CHARS = 48 * 1024 * 1024;
  * @property {string} [title]
  * @property {Record<string, unknown>} [inputSchema]
  * @property {{readOnlyHint?: boolean, untrustedContentHint?: boolean, consequentialHint?: boolean}} [annotations]
+ * @property {string} [origin]      a cross-origin frame's tool: that frame's origin (the top
+ *   document lists it because the frame has allow="tools" and exposed it to the top's origin)
  */
 
 /**
@@ -61,6 +63,7 @@ export const MAX_RESULT_CHARS = 48 * 1024 * 1024;
  * @property {string} url
  * @property {Record<string, unknown>} [inputSchema]
  * @property {ReportedTool["annotations"]} [annotations]
+ * @property {string} [frameOrigin]  set for a cross-origin frame's tool: the frame's origin
  */
 
 /**
@@ -98,7 +101,7 @@ export function parseToolReport(value) {
  */
 function parseTool(raw, budget) {
   if (typeof raw !== "object" || raw === null) return null;
-  const { name, description, title, inputSchema, annotations } = /** @type {Record<string, unknown>} */ (raw);
+  const { name, description, title, inputSchema, annotations, origin } = /** @type {Record<string, unknown>} */ (raw);
   if (typeof name !== "string" || !TOOL_NAME_PATTERN.test(name)) return null;
   if (typeof description !== "string" || description.length === 0) return null;
   /** @type {ReportedTool} */
@@ -118,7 +121,24 @@ function parseTool(raw, budget) {
     }
     if (Object.keys(kept).length > 0) tool.annotations = kept;
   }
+  const frame = serialisedOrigin(origin);
+  if (frame) tool.origin = frame;
   return tool;
+}
+
+/**
+ * `value` when it is a serialised http(s)/ws(s) origin (what RegisteredTool.origin holds), else null.
+ * @param {unknown} value
+ * @returns {string | null}
+ */
+export function serialisedOrigin(value) {
+  if (typeof value !== "string" || value.length > 256) return null;
+  try {
+    const url = new URL(value);
+    return url.origin === value && /^(https?|wss?):$/.test(url.protocol) ? value : null;
+  } catch {
+    return null;
+  }
 }
 
 /**
@@ -265,6 +285,7 @@ export class PageToolStore {
         if (tool.title) exposed.title = tool.title;
         if (tool.inputSchema) exposed.inputSchema = tool.inputSchema;
         if (tool.annotations) exposed.annotations = tool.annotations;
+        if (tool.origin && tool.origin !== reported.origin) exposed.frameOrigin = tool.origin;
         tools.push(exposed);
       });
       pages.set(tab.id, { names, omitted: reported.omitted });
