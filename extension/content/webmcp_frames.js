@@ -7,7 +7,8 @@
 // With native WebMCP the top document sees a cross-origin frame's tools only through
 // getTools({fromOrigins:[thatOrigin]}), so it must know the origins framed in its tab. A frame
 // announces its own origin when it loads; the top, when it starts, asks the frames already
-// there to announce again. The messages carry nothing but the channel name (no url, no data):
+// there to announce again. Every announcement makes the top re-read its tools, since a frame that
+// navigated takes its tools along without a toolchange in the top. The messages carry nothing but the channel name (no url, no data):
 // a page learns nothing it could not read from `event.origin` of any message. Only potentially
 // trustworthy origins are kept (getTools rejects the rest with SecurityError), at most 32.
 
@@ -60,8 +61,13 @@
   function onHere(event) {
     if (event.data?.channel !== CHANNEL || event.data.kind !== "here" || event.source === window) return;
     const origin = trustworthy(event.origin);
-    if (!origin || origin === location.origin || origins.has(origin) || origins.size >= MAX_ORIGINS) return;
-    origins.add(origin);
+    if (!origin || origin === location.origin) return;
+    if (!origins.has(origin)) {
+      if (origins.size >= MAX_ORIGINS) return;
+      origins.add(origin);
+    }
+    // A new document in some frame: the old one's tools are gone (Chromium fires no toolchange
+    // here for that), and the new one may have exposed some. Listeners throttle their re-reads.
     for (const listener of listeners) listener();
   }
 
