@@ -757,6 +757,8 @@
      * @returns {Promise<string | null>}
      */
     executeTool(tool, input = {}, options = {}) {
+      const refused = policyError();
+      if (refused) return Promise.reject(refused);
       if (typeof input !== "object" || input === null) {
         return Promise.reject(new TypeError("invalid input object: value is not an object"));
       }

@@ -9,6 +9,7 @@ import {
   PageToolStore,
   parseRunReply,
   parseToolReport,
+  serialisedOrigin,
 } from "../service_worker/page_tools.js";
 
 const TOP = { tabId: 5, frameId: 0, documentId: "doc-A", url: "http://127.0.0.1:8000/tools.html" };
@@ -114,4 +115,36 @@ test("the user's policy can switch page tools off or exclude sites", () => {
   assert.equal(store.exposed(windows, ids, { exposePageTools: false }).tools.length, 0);
   assert.equal(store.exposed(windows, ids, { isExcluded: (url) => url.startsWith("http://127.0.0.1") }).tools.length, 0);
   assert.equal(store.exposed(windows, ids, { isExcluded: () => false }).tools.length, 1);
+});
+
+test("a cross-origin frame's tool carries the frame's origin as frameOrigin", () => {
+  const store = new PageToolStore();
+  const ids = new IdRegistry("inst");
+  store.report(TOP, {
+    tools: [
+      { name: "framed", description: "F", origin: "http://localhost:9000" },
+      { name: "own", description: "O", origin: "http://127.0.0.1:8000" },
+      { name: "junk", description: "J", origin: "http://localhost:9000/path" },
+      { name: "opaque", description: "J", origin: "null" },
+    ],
+  });
+  const windows = [
+    { id: 1, incognito: false, type: "normal", state: "normal", tabs: [{ id: 5, index: 0, active: true, title: "Shop", url: TOP.url }] },
+  ];
+  const byName = Object.fromEntries(store.exposed(windows, ids).tools.map((t) => [t.toolName, t]));
+  assert.equal(byName.framed.frameOrigin, "http://localhost:9000");
+  assert.equal(byName.framed.origin, "http://127.0.0.1:8000");
+  assert.equal(byName.own.frameOrigin, undefined);
+  assert.equal(byName.junk.frameOrigin, undefined);
+  assert.equal(byName.opaque.frameOrigin, undefined);
+});
+
+test("serialisedOrigin accepts only an http(s)/ws(s) origin as the browser serialises it", () => {
+  assert.equal(serialisedOrigin("https://a.example"), "https://a.example");
+  assert.equal(serialisedOrigin("http://localhost:9000"), "http://localhost:9000");
+  assert.equal(serialisedOrigin("https://a.example/"), null);
+  assert.equal(serialisedOrigin("HTTPS://A.example"), null);
+  assert.equal(serialisedOrigin("file:///x"), null);
+  assert.equal(serialisedOrigin("null"), null);
+  assert.equal(serialisedOrigin(42), null);
 });

@@ -10,8 +10,13 @@ exposed to the top origin. The desktop host sees exactly what the top document's
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
+import asyncio
+import functools
+import http.server
+import threading
+from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 import pytest_asyncio
@@ -30,10 +35,16 @@ from tests.e2e.page_tools_harness import (
 
 pytestmark = pytest.mark.asyncio(loop_scope="module")
 
+PAGES = Path(__file__).parent.parent / "pages"
+
 TOP_GET_TOOLS = """async (child) => {
-  const names = async (options) => (await document.modelContext.getTools(options)).map((t) => `${t.name}@${t.origin}`);
+  const names = async (options) =>
+    (await document.modelContext.getTools(options)).map((t) => `${t.name}@${t.origin}`);
   const out = {own: await names(), fromChild: await names({fromOrigins: [child]})};
-  try { await document.modelContext.getTools({fromOrigins: ["http://insecure.example"]}); out.insecure = "resolved"; }
+  try {
+    await document.modelContext.getTools({fromOrigins: ["http://insecure.example"]});
+    out.insecure = "resolved";
+  }
   catch (error) { out.insecure = error.name; }
   return out;
 }"""
@@ -75,7 +86,10 @@ async def test_cross_origin_frame_tools_follow_allow_and_exposed_to(
     try:
         frames = await frames_done(page)
         # The browser's (or the polyfill's) answers inside the frames.
-        assert await frames["noallow"].evaluate("window.results") == {"noallow": "NotAllowedError"}
+        assert await frames["noallow"].evaluate("window.results") == {
+            "noallow": "NotAllowedError",
+            "getTools": "NotAllowedError",
+        }
         assert await frames["private"].evaluate("window.results") == {"private": "ok"}
         assert await frames["exposed"].evaluate("window.results") == {
             "exposed": "ok",
@@ -86,7 +100,11 @@ async def test_cross_origin_frame_tools_follow_allow_and_exposed_to(
         view = await page.evaluate(TOP_GET_TOOLS, other_origin)
         assert view == {
             "own": [f"top_tool@{page_server}"],
-            "fromChild": [f"frame_exposed@{other_origin}", f"frame_slow@{other_origin}", f"top_tool@{page_server}"],
+            "fromChild": [
+                f"frame_exposed@{other_origin}",
+                f"frame_slow@{other_origin}",
+                f"top_tool@{page_server}",
+            ],
             "insecure": "SecurityError",
         }
         async with tb.session() as session:
@@ -95,7 +113,8 @@ async def test_cross_origin_frame_tools_follow_allow_and_exposed_to(
             assert set(ours) == {"top_tool", "frame_exposed", "frame_slow"}  # not private_tool, noallow_tool
             exposed = ours["frame_exposed"]
             meta = exposed.meta or {}
-            assert meta["frameOrigin"] == other_origin and meta["origin"] == page_server and meta["url"] == url
+            assert meta["frameOrigin"] == other_origin
+            assert meta["origin"] == page_server and meta["url"] == url
             assert "frameOrigin" not in (ours["top_tool"].meta or {})
             assert other_origin in (exposed.description or "")
             result = await session.call_tool(exposed.name, {"x": 3})
@@ -119,8 +138,6 @@ async def test_a_frame_navigating_mid_call_is_an_error_and_its_tools_leave(
         async with tb.session() as session:
             tools = await wait_for_tools(session, lambda ts: "frame_slow" in page_tools_of(ts, url))
             slow = page_tools_of(tools, url)["frame_slow"]
-            import asyncio
-
             call = asyncio.ensure_future(session.call_tool(slow.name, {}))
             await frames["exposed"].wait_for_function("window.events.includes('slow:started')", timeout=5000)
             started = monotonic_ms()
@@ -132,5 +149,58 @@ async def test_a_frame_navigating_mid_call_is_an_error_and_its_tools_leave(
             assert result.is_error is True
             assert monotonic_ms() - started < DEADLINE_MS
             await wait_for_tools(session, lambda ts: set(page_tools_of(ts, url)) == {"top_tool"})
+    finally:
+        await page.close()
+
+
+class _NotOriginKeyedHandler(http.server.SimpleHTTPRequestHandler):
+    """tests/pages with `Origin-Agent-Cluster: ?0`: the page may set document.domain."""
+
+    def end_headers(self) -> None:
+        self.send_header("Origin-Agent-Cluster", "?0")
+        super().end_headers()
+
+    def log_message(self, format: str, *args: Any) -> None:
+        pass
+
+
+@pytest.fixture(scope="module")
+def not_origin_keyed() -> Iterator[str]:
+    """tests/pages on a fresh 127.0.0.1 port, served with `Origin-Agent-Cluster: ?0`."""
+    handler = functools.partial(_NotOriginKeyedHandler, directory=str(PAGES))
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    yield f"http://127.0.0.1:{server.server_address[1]}"
+    server.shutdown()
+    server.server_close()
+
+
+NOT_ORIGIN_KEYED_JS = """async () => {
+  const out = {originAgentCluster: window.originAgentCluster};
+  try {
+    await document.modelContext.registerTool({name: "a", description: "d", execute: () => 1});
+    out.register = "resolved";
+  }
+  catch (error) { out.register = `${error.name}: ${error.message}`; }
+  try { await document.modelContext.getTools(); out.getTools = "resolved"; }
+  catch (error) { out.getTools = error.name; }
+  return out;
+}"""
+
+
+async def test_a_document_that_is_not_origin_keyed_gets_security_error(
+    tb: ToolsBrowser, not_origin_keyed: str
+) -> None:
+    """research/webmcp.md §1.3 step 2 (document.domain usable → SecurityError), in both modes."""
+    page = await tb.running.new_page(f"{not_origin_keyed}/index.html")
+    try:
+        assert await page.evaluate(NOT_ORIGIN_KEYED_JS) == {
+            "originAgentCluster": False,
+            "register": (
+                "SecurityError: document.modelContext cannot be used when document.domain is enabled."
+            ),
+            "getTools": "SecurityError",
+        }
     finally:
         await page.close()
