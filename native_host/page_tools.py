@@ -157,6 +157,8 @@ def mcp_tool(tool: PageTool) -> types.Tool:
     }
     if tool.frame_origin:
         meta["frameOrigin"] = tool.frame_origin
+        if tool.frame_url:
+            meta["frameUrl"] = tool.frame_url
     if annotations and annotations.consequential_hint:
         meta["consequential"] = True
     return types.Tool(

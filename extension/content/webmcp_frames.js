@@ -30,6 +30,15 @@
     window.addEventListener("message", onAsk);
     ns.onStop(() => window.removeEventListener("message", onAsk));
     announce();
+    // The worker learns this frame's origin and url from the browser (sender), to check a top
+    // document's claim that a tool is this frame's. Only frames of another origin than the top.
+    let crossOrigin = false;
+    try {
+      crossOrigin = top?.location.origin !== location.origin;
+    } catch {
+      crossOrigin = true;
+    }
+    if (crossOrigin) ns.send({ type: "tools.frame" });
     ns.webmcpFrames = { origins: () => [], onChange: () => {} };
     return;
   }

@@ -64,6 +64,7 @@ export const MAX_RESULT_CHARS = 48 * 1024 * 1024;
  * @property {Record<string, unknown>} [inputSchema]
  * @property {ReportedTool["annotations"]} [annotations]
  * @property {string} [frameOrigin]  set for a cross-origin frame's tool: the frame's origin
+ * @property {string} [frameUrl]     and that frame's url (the last one a frame of that origin had)
  */
 
 /**
@@ -124,6 +125,18 @@ function parseTool(raw, budget) {
   const frame = serialisedOrigin(origin);
   if (frame) tool.origin = frame;
   return tool;
+}
+
+/**
+ * The origin of `url`, or "" when it does not parse.
+ * @param {string} url
+ */
+function safeOrigin(url) {
+  try {
+    return new URL(url).origin;
+  } catch {
+    return "";
+  }
 }
 
 /**
@@ -189,9 +202,18 @@ export function parseRunReply(value) {
  * @property {(url: string) => boolean} [isExcluded]  true for a page of an excluded site
  */
 
+/** Most cross-origin frame origins remembered per tab. */
+export const MAX_FRAMES_PER_TAB = 64;
+
 export class PageToolStore {
   /** @type {Map<number, TabTools>} by browser tab id */
   #tabs = new Map();
+  /**
+   * Cross-origin frames seen in each tab since its top document loaded: origin → url, from the
+   * browser's `sender` of a frame's `tools.frame` (content/webmcp_frames.js).
+   * @type {Map<number, Map<string, string>>}
+   */
+  #frames = new Map();
   /** Exposed names, remembered per (page, original name) for the instance. */
   names = new ToolNameRegistry();
 
@@ -224,7 +246,24 @@ export class PageToolStore {
    * @param {number} tabId
    */
   forget(tabId) {
+    this.#frames.delete(tabId);
     return this.#tabs.delete(tabId);
+  }
+
+  /**
+   * A frame of a tab said it is there (`tools.frame`). Returns whether its origin or url is new.
+   * @param {{tabId?: number, frameId?: number, url?: string, origin?: string}} sender
+   * @returns {boolean}
+   */
+  noteFrame(sender) {
+    if (sender.tabId === undefined || !sender.frameId || !sender.url) return false;
+    const origin = serialisedOrigin(sender.origin ?? safeOrigin(sender.url));
+    if (!origin) return false;
+    const frames = this.#frames.get(sender.tabId) ?? new Map();
+    if (frames.get(origin) === sender.url || (!frames.has(origin) && frames.size >= MAX_FRAMES_PER_TAB)) return false;
+    frames.set(origin, sender.url);
+    this.#frames.set(sender.tabId, frames);
+    return true;
   }
 
   /**
@@ -271,7 +310,13 @@ export class PageToolStore {
       const pageId = ids.tabId(tab.id);
       const pageNumber = Number(pageId.slice("tab-".length));
       const names = this.names.namesFor(pageNumber, reported.tools.map((t) => t.name));
+      const frames = this.#frames.get(tab.id);
       reported.tools.forEach((tool, i) => {
+        // A tool the top document says is a cross-origin frame's is listed only once a frame of
+        // that origin has shown itself in this tab (the polyfill's report is page input).
+        const frameOrigin = tool.origin && tool.origin !== reported.origin ? tool.origin : undefined;
+        const frameUrl = frameOrigin ? frames?.get(frameOrigin) : undefined;
+        if (frameOrigin && frameUrl === undefined) return;
         /** @type {ExposedTool} */
         const exposed = {
           name: names[i],
@@ -285,10 +330,14 @@ export class PageToolStore {
         if (tool.title) exposed.title = tool.title;
         if (tool.inputSchema) exposed.inputSchema = tool.inputSchema;
         if (tool.annotations) exposed.annotations = tool.annotations;
-        if (tool.origin && tool.origin !== reported.origin) exposed.frameOrigin = tool.origin;
+        if (frameOrigin && frameUrl !== undefined) {
+          exposed.frameOrigin = frameOrigin;
+          exposed.frameUrl = firstChars(wellFormed(frameUrl), 4096);
+        }
         tools.push(exposed);
       });
-      pages.set(tab.id, { names, omitted: reported.omitted });
+      const listed = new Set(tools.filter((t) => t.pageId === pageId).map((t) => t.name));
+      pages.set(tab.id, { names: names.filter((name) => listed.has(name)), omitted: reported.omitted });
     }
     return { tools, pages };
   }

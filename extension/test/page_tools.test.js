@@ -117,7 +117,7 @@ test("the user's policy can switch page tools off or exclude sites", () => {
   assert.equal(store.exposed(windows, ids, { isExcluded: () => false }).tools.length, 1);
 });
 
-test("a cross-origin frame's tool carries the frame's origin as frameOrigin", () => {
+test("a cross-origin frame's tool carries the frame's origin and url, once that frame showed itself", () => {
   const store = new PageToolStore();
   const ids = new IdRegistry("inst");
   store.report(TOP, {
@@ -131,12 +131,24 @@ test("a cross-origin frame's tool carries the frame's origin as frameOrigin", ()
   const windows = [
     { id: 1, incognito: false, type: "normal", state: "normal", tabs: [{ id: 5, index: 0, active: true, title: "Shop", url: TOP.url }] },
   ];
+  // No frame of that origin in the tab yet: the top's claim is not believed.
+  assert.deepEqual(store.exposed(windows, ids).tools.map((t) => t.toolName).sort(), ["junk", "opaque", "own"]);
+  assert.deepEqual(store.exposed(windows, ids).pages.get(5)?.names.length, 3);
+  const frameUrl = "http://localhost:9000/widget.html?x=1";
+  assert.equal(store.noteFrame({ tabId: 5, frameId: 3, url: frameUrl, origin: "http://localhost:9000" }), true);
+  assert.equal(store.noteFrame({ tabId: 5, frameId: 3, url: frameUrl, origin: "http://localhost:9000" }), false);
+  assert.equal(store.noteFrame({ tabId: 5, frameId: 0, url: TOP.url }), false); // the top is no frame
   const byName = Object.fromEntries(store.exposed(windows, ids).tools.map((t) => [t.toolName, t]));
   assert.equal(byName.framed.frameOrigin, "http://localhost:9000");
+  assert.equal(byName.framed.frameUrl, frameUrl);
   assert.equal(byName.framed.origin, "http://127.0.0.1:8000");
   assert.equal(byName.own.frameOrigin, undefined);
   assert.equal(byName.junk.frameOrigin, undefined);
   assert.equal(byName.opaque.frameOrigin, undefined);
+  // The top document navigating forgets the tab's frames.
+  store.forget(5);
+  store.report(TOP, { tools: [{ name: "framed", description: "F", origin: "http://localhost:9000" }] });
+  assert.deepEqual(store.exposed(windows, ids).tools, []);
 });
 
 test("serialisedOrigin accepts only an http(s)/ws(s) origin as the browser serialises it", () => {

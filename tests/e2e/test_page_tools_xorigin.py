@@ -114,6 +114,7 @@ async def test_cross_origin_frame_tools_follow_allow_and_exposed_to(
             exposed = ours["frame_exposed"]
             meta = exposed.meta or {}
             assert meta["frameOrigin"] == other_origin
+            assert meta["frameUrl"] == f"{other_origin}/xorigin_child.html?mode=exposed"
             assert meta["origin"] == page_server and meta["url"] == url
             assert "frameOrigin" not in (ours["top_tool"].meta or {})
             assert other_origin in (exposed.description or "")
