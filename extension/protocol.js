@@ -185,6 +185,8 @@ export const STATUS_KEY = "status";
  * @property {string} [fix]       the command that fixes it
  * @property {string} [instance]  the native host's instance (when connected)
  * @property {number} [port]      the MCP endpoint's port on 127.0.0.1 (once `provider.ready` came)
+ * @property {boolean} [viaProvider] `port` is the browser's provider's: another profile's native host
+ *   publishes the descriptor and serves this profile's windows and page tools (our host stands by)
  * @property {number} [pagesWithTools]  Pages listing page tools in the last `current` answer
  * @property {number} [retryAt]   when the next connection attempt is due (ms since the epoch)
  * @property {number} at          when this status was written (ms since the epoch)

@@ -7,11 +7,12 @@ start      (the first hello was usually answered already, by early_hello.py, wit
 hello      answer at once {instance, protocol, listening}; if settings.enabled is not false:
            import done → start the MCP endpoint and the hand-off server (handoff.py) → the
            publisher (publisher.py) takes the browser's provider lock and writes the descriptor,
-           or stands by and follows the provider → `provider.ready {port}`
+           or stands by and follows the provider → `provider.ready {port}` (ours once we publish;
+           the provider's, with `viaProvider: true`, while we follow it)
 result/    routed to the waiting request (bridge.py)
 error
-tools.     the exposed page tools → McpEndpoint.set_page_tools (kept until the endpoint exists)
-changed
+tools.     the exposed page tools → McpEndpoint.set_page_tools (kept until the endpoint exists),
+changed    and to the provider while we follow it (follower_link.py)
 stop       stdin EOF, SIGTERM, SIGINT, fatal error → remove the descriptor FIRST (if still ours),
            fail pending requests, stop the hand-off server and uvicorn (≤ 1 s each), exit
 ```
@@ -178,6 +179,7 @@ class NativeHost:
         self._provider_task: asyncio.Task[None] | None = None
         self._mcp_module: asyncio.Future[ModuleType] | None = None
         self._page_tools: ToolsChanged | None = None
+        self._own_port: int | None = None
 
     def _ms_since_start(self) -> float:
         return (time.monotonic() - self.started_at) * 1e3
@@ -286,6 +288,8 @@ class NativeHost:
             self._page_tools = parsed
             if self.endpoint is not None:
                 await self.endpoint.set_page_tools(parsed.tools)
+            if self.handoff is not None:
+                self.handoff.set_page_tools(parsed.to_wire()["tools"])
 
     async def _on_hello(self, hello: Hello, *, answered: EarlyHello | None = None) -> None:
         """Answer `hello` (unless `answered` says early_hello.py did) and start the provider."""
@@ -345,15 +349,23 @@ class NativeHost:
         )
         module = await self._mcp_module
         log.info("mcp imported %.0f ms after start", self._ms_since_start())
+        from native_host.follower_tools import FollowerTools
         from native_host.handoff import ProfileHandoff  # websockets: only when serving
 
-        # Several profiles, one provider (SPEC §3): `current` also asks the hosts that follow us.
-        self.handoff = handoff = ProfileHandoff(self.bridge, instance=self.instance)
+        # Several profiles, one provider (SPEC §3): `current`, `location` and page tools also
+        # reach the hosts that follow us; while we stand by, we follow the provider.
+        follower_tools = FollowerTools(deadline_ms=page_tool_deadline_ms())
+        self.handoff = handoff = ProfileHandoff(
+            self.bridge, instance=self.instance, tools=follower_tools, on_provider=self._on_provider_port
+        )
         self.endpoint = endpoint = module.McpEndpoint(
             handoff.requester, instance=self.instance, page_tool_deadline_ms=page_tool_deadline_ms()
         )
+        endpoint.follower_tools = follower_tools
+        follower_tools.on_change = endpoint.notify_tools_changed
         if self._page_tools is not None:
             await endpoint.set_page_tools(self._page_tools.tools)
+            handoff.set_page_tools(self._page_tools.to_wire()["tools"])
         url = await endpoint.start()
         handoff_url = await handoff.start(endpoint.token)
         identity = await identity_future
@@ -374,16 +386,34 @@ class NativeHost:
         # One descriptor per browser process: the publisher takes the browser's provider lock,
         # keeps the descriptor written (a deleted folder is recreated) and takes over when the
         # provider host of another profile exits (publisher.py).
+        self._own_port = urlsplit(url).port
         self.publisher = DescriptorPublisher(
-            paths.providers_dir(), descriptor, on_role_change=handoff.on_role_change
+            paths.providers_dir(), descriptor, on_role_change=self._on_role_change
         )
         handoff.descriptor_path = self.publisher.path
         role = self.publisher.start()
         self.descriptor_path = self.publisher.path
         log.info("provider ready %.0f ms after start (%s)", self._ms_since_start(), role)
-        port = urlsplit(url).port
-        if port is not None:  # the popup shows it (SPEC §3 leaves this to us)
-            await self._writer.send(ProviderReady(port=port).to_wire())
+
+    def _on_role_change(self, role: str) -> None:
+        """The publisher's role changed: the hand-off follows, and the popup hears our port once we
+        publish (SPEC §3 leaves the popup to us). While we stand by, the port the popup shows is
+        the provider's, sent by `_on_provider_port` once we follow it (docs/protocol.md)."""
+        if self.handoff is not None:
+            self.handoff.on_role_change(role)
+        if role == "provider" and self._own_port is not None:
+            self._send_event(ProviderReady(port=self._own_port).to_wire())
+
+    def _on_provider_port(self, port: int) -> None:
+        """We follow the browser's provider, whose MCP endpoint is on `port`: tell the popup."""
+        self._send_event(ProviderReady(port=port, via_provider=True).to_wire())
+
+    def _send_event(self, frame: dict[str, Any]) -> None:
+        async def send() -> None:
+            with contextlib.suppress(OSError):
+                await self._writer.send(frame)
+
+        self._spawn(send(), f"send {frame.get('type')}")
 
     async def shutdown(self) -> None:
         """Remove the descriptor first, then fail pending requests and stop the MCP endpoint

@@ -4,19 +4,24 @@
  profile A's native host (provider: holds the lock, publishes the descriptor)
    HandoffServer ws://127.0.0.1:<port>/handoff   (the descriptor's `handoff`, our addition)
      ▲  Authorization: Bearer <the provider's token, read from the descriptor>; any Origin → 403
-     │  follower.hello {instance} ─►   ◄─ current {id}   ─► result {id, result: {root}} | error
- profile B's native host (standby)            FollowerLink: answers from its own extension
+     │  follower.hello {instance} ─►  tools.changed {tools} ─►  (follower_tools.py → tools/list)
+     │  ◄─ current | location | tools.call | tools.cancel {id, deadlineMs, …}
+     │  ─► result {id, result} | error {id, error: {code, message}}
+ profile B's native host (standby)            FollowerLink (follower_link.py): its own extension
 ```
 
 `current` on the provider (MergingRequester) asks its own extension and every follower at once
 and appends each follower's windows to its own Application element. A follower's element ids get
-the prefix `f<k>-`, where `k` numbers follower connections for the provider's instance (never
-reused), so ids stay unique in the tree and never repeat within the instance, also when a
-follower reconnects. A follower that fails or misses the deadline is left out of that answer.
+the prefix `f<k>-`, where `k` numbers follower host instances for the provider's instance: a new
+follower instance gets a new `k`, a follower that reconnects keeps its `k` (its ids and tool names
+stay valid), so ids stay unique in the tree and never mean two things within the instance. A
+follower that fails or misses the deadline is left out of that answer. `location` of an id
+`f<k>-…` goes to follower `k` (prefix stripped); when that follower is gone, the answer is `gone`.
+A follower's page tools are the provider's MCP tools (follower_tools.py); calls go to it.
 One focus path survives: the profile whose window really has the browser's focus now (each
 extension's `windowFocused`, from `chrome.windows.getLastFocused().focused`) keeps its `focused`
 marks, the others lose theirs; when none has focus, the provider's own tree keeps its marks.
-Requests other than `current` go to the provider's own extension.
+Other requests go to the provider's own extension.
 """
 
 from __future__ import annotations
@@ -27,42 +32,68 @@ import hmac
 import itertools
 import json
 import logging
+import re
 from collections.abc import Callable, Mapping
 from http import HTTPStatus
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Final
 
-from websockets.asyncio.client import connect
 from websockets.asyncio.server import Server, ServerConnection, serve
 from websockets.exceptions import WebSocketException
 from websockets.http11 import Request, Response
 
-from native_host.errors import DeadlineExceeded, ExtensionError, ProviderUnavailable, WebctxError
+from native_host.errors import DeadlineExceeded, ExtensionError, ProviderUnavailable
+from native_host.follower_link import MAX_MESSAGE_BYTES, FollowerLink, encode
 
 if TYPE_CHECKING:
     from native_host.bridge import Requester
+    from native_host.follower_tools import FollowerTools
 
 log = logging.getLogger(__name__)
 
 PATH: Final = "/handoff"
-MAX_MESSAGE_BYTES: Final = 16 << 20
-"""Largest WebSocket message either side accepts, in bytes (a tree is small; SPEC §2 budgets)."""
-RECONNECT_S: Final = 0.2
-"""A follower retries its connection to the provider this often, in seconds."""
+HELLO_TIMEOUT_S: Final = 2.0
+"""A follower must send `follower.hello` this soon after connecting, in seconds."""
 STOP_TIMEOUT_S: Final = 0.5
 """Closing the hand-off server may take this long at exit, in seconds (the descriptor is already
 removed; the browser SIGKILLs a host ~2 s after closing its port)."""
 
 
-def prefix_ids(element: dict[str, Any], prefix: str) -> dict[str, Any]:
-    """A copy of `element` whose every `id` (recursively) starts with `prefix`."""
+def prefix_ids(
+    element: dict[str, Any], prefix: str, tool_names: Mapping[str, str] | None = None
+) -> dict[str, Any]:
+    """A copy of `element` whose every `id` (recursively) starts with `prefix`; a Page's
+    `attributes.tools` (the follower's exposed names) become the provider's names in `tool_names`
+    (follower_tools.py), names it does not hold are left out."""
     copy = dict(element)
     if isinstance(copy.get("id"), str):
         copy["id"] = prefix + copy["id"]
+    attributes = copy.get("attributes")
+    if tool_names is not None and isinstance(attributes, dict) and isinstance(attributes.get("tools"), list):
+        names = [tool_names[n] for n in attributes["tools"] if isinstance(n, str) and n in tool_names]
+        copy["attributes"] = {**attributes, "tools": names}
     children = copy.get("children")
     if isinstance(children, list):
-        copy["children"] = [prefix_ids(c, prefix) for c in children if isinstance(c, dict)]
+        copy["children"] = [prefix_ids(c, prefix, tool_names) for c in children if isinstance(c, dict)]
     return copy
+
+
+def strip_prefix(body: Mapping[str, Any] | None, prefix: str) -> dict[str, Any]:
+    """`body` with the follower `prefix` taken off its `pageId` and `elementId` (the follower's
+    extension knows its ids without it)."""
+    out = dict(body or {})
+    for key in ("pageId", "elementId"):
+        value = out.get(key)
+        if isinstance(value, str) and value.startswith(prefix):
+            out[key] = value[len(prefix):]
+    return out
+
+
+FOLLOWER_ID: Final = re.compile(r"f(\d+)-(.+)", re.DOTALL)
+"""A follower's element id in the merged tree: `f<k>-<the follower's own id>`."""
+
+GONE_REPLY: Final[dict[str, Any]] = {"location": {"state": "gone", "rects": []}}
+"""The `location` reply for an id of a follower connection that is gone (SPEC §1.2 `gone`)."""
 
 
 def drop_focus(element: dict[str, Any]) -> dict[str, Any]:
@@ -92,26 +123,61 @@ def merge_windows(own: Any, others: list[tuple[list[dict[str, Any]], bool]]) -> 
 
 
 class _Follower:
-    """One connected follower on the provider's side."""
+    """One connected follower on the provider's side; a `bridge.Requester` that reaches the
+    follower's extension through its host (ids lose the `f<k>-` prefix on the way)."""
 
-    def __init__(self, number: int, connection: ServerConnection) -> None:
+    def __init__(self, number: int, connection: ServerConnection, ids: Callable[[], str]) -> None:
+        self.number = number
         self.prefix = f"f{number}-"
         self.connection = connection
         self.pending: dict[str, asyncio.Future[Any]] = {}
+        self.tool_names: Mapping[str, str] = {}
+        """The follower's exposed tool names → the provider's (follower_tools.py)."""
+        self._ids = ids
 
-    async def current(self, request_id: str, deadline_ms: int) -> tuple[list[dict[str, Any]], bool]:
+    def new_request_id(self) -> str:
+        """A fresh id `p-<n>` (unique across the provider's followers)."""
+        return self._ids()
+
+    async def request(
+        self,
+        type_: str,
+        body: Mapping[str, Any] | None = None,
+        *,
+        deadline_ms: int,
+        request_id: str | None = None,
+    ) -> Any:
+        """As `Bridge.request`, through the follower: `{type, id, deadlineMs, **body}` (pageId and
+        elementId without our prefix). Raises DeadlineExceeded, ExtensionError (the follower's
+        extension's code), ProviderUnavailable (the follower is gone)."""
+        if request_id is None:
+            request_id = self.new_request_id()
         future: asyncio.Future[Any] = asyncio.get_running_loop().create_future()
         self.pending[request_id] = future
+        message = {**strip_prefix(body, self.prefix), "type": type_, "id": request_id}
+        message["deadlineMs"] = deadline_ms
         try:
-            await self.connection.send(json.dumps({"type": "current", "id": request_id}))
-            async with asyncio.timeout(deadline_ms / 1000):
-                result = await future
+            try:
+                await self.connection.send(encode(message))
+            except WebSocketException:
+                raise ProviderUnavailable("The other profile's native host disconnected.") from None
+            try:
+                async with asyncio.timeout(deadline_ms / 1000):
+                    return await future
+            except TimeoutError:
+                raise DeadlineExceeded(
+                    f"The other profile's native host did not answer `{type_}` within {deadline_ms} ms."
+                ) from None
         finally:
             self.pending.pop(request_id, None)
+
+    async def current(self, request_id: str, deadline_ms: int) -> tuple[list[dict[str, Any]], bool]:
+        result = await self.request("current", deadline_ms=deadline_ms, request_id=request_id)
         root = result.get("root") if isinstance(result, dict) else None
         windows = root.get("children") if isinstance(root, dict) else None
         focused = isinstance(result, dict) and result.get("windowFocused") is True
-        return [prefix_ids(w, self.prefix) for w in windows or [] if isinstance(w, dict)], focused
+        names = self.tool_names
+        return [prefix_ids(w, self.prefix, names) for w in windows or [] if isinstance(w, dict)], focused
 
 
 class HandoffServer:
@@ -120,10 +186,29 @@ class HandoffServer:
     def __init__(self) -> None:
         self._token = b""
         self._numbers = itertools.count(1)
+        self._by_instance: dict[str, int] = {}
         self._request_ids = itertools.count(1)
         self.followers: dict[int, _Follower] = {}
+        self.tools: FollowerTools | None = None
+        """Where followers' page tools go (set by ProfileHandoff; follower_tools.py)."""
         self._server: Server | None = None
         self.url: str | None = None
+
+    def _next_request_id(self) -> str:
+        return f"p-{next(self._request_ids)}"
+
+    def _number_for(self, hello: Any) -> int:
+        """`k` of a new follower connection: the one its host instance had before (a reconnect
+        keeps its ids and tool names), else a new one; never one that is connected now."""
+        instance = hello.get("instance") if isinstance(hello, dict) else None
+        if isinstance(instance, str) and hello.get("type") == "follower.hello":
+            known = self._by_instance.get(instance)
+            if known is not None and known not in self.followers:
+                return known
+            number = next(self._numbers)
+            self._by_instance[instance] = number
+            return number
+        return next(self._numbers)
 
     def _check(self, connection: ServerConnection, request: Request) -> Response | None:
         if request.headers.get("Origin") is not None:
@@ -141,7 +226,8 @@ class HandoffServer:
         bearer token, published in the descriptor); return `ws://127.0.0.1:<port>/handoff`."""
         self._token = token.encode()
         self._server = await serve(
-            self._serve, "127.0.0.1", 0, process_request=self._check, max_size=MAX_MESSAGE_BYTES
+            self._serve, "127.0.0.1", 0, process_request=self._check, max_size=MAX_MESSAGE_BYTES,
+            compression=None,  # loopback: deflating multi-MiB page-tool results only costs CPU
         )
         port = next(iter(self._server.sockets)).getsockname()[1]
         self.url = f"ws://127.0.0.1:{port}{PATH}"
@@ -156,8 +242,13 @@ class HandoffServer:
                     await self._server.wait_closed()
 
     async def _serve(self, connection: ServerConnection) -> None:
-        number = next(self._numbers)
-        follower = _Follower(number, connection)
+        try:
+            async with asyncio.timeout(HELLO_TIMEOUT_S):
+                hello = json.loads(await connection.recv())
+        except (TimeoutError, ValueError, WebSocketException):
+            return
+        number = self._number_for(hello)
+        follower = _Follower(number, connection, self._next_request_id)
         self.followers[number] = follower
         log.info("follower %d connected", number)
         try:
@@ -166,25 +257,43 @@ class HandoffServer:
                     message = json.loads(raw)
                 except ValueError:
                     continue
-                if not isinstance(message, dict):
-                    continue
-                future = follower.pending.get(str(message.get("id")))
-                if future is None or future.done():
-                    continue
-                if message.get("type") == "result":
-                    future.set_result(message.get("result"))
-                else:
-                    error = message.get("error")
-                    text = str(error.get("message", "")) if isinstance(error, dict) else ""
-                    future.set_exception(ExtensionError(text, code="follower_error"))
+                if isinstance(message, dict):
+                    await self._on_message(follower, message)
         except WebSocketException:
             pass
         finally:
             del self.followers[number]
             for future in follower.pending.values():
                 if not future.done():
-                    future.set_exception(ProviderUnavailable("The follower disconnected."))
+                    future.set_exception(ProviderUnavailable("The other profile's native host disconnected."))
+            if self.tools is not None:
+                await self.tools.remove(number)
             log.info("follower %d disconnected", number)
+
+    async def _on_message(self, follower: _Follower, message: dict[str, Any]) -> None:
+        """A follower's `tools.changed` (its page tools), or a reply to one of our requests."""
+        if message.get("type") == "tools.changed":
+            if self.tools is not None:
+                await self.tools.update(follower.number, follower.prefix, follower, message.get("tools"))
+                follower.tool_names = self.tools.names_of(follower.number)
+            return
+        future = follower.pending.get(str(message.get("id")))
+        if future is None or future.done():
+            return
+        if message.get("type") == "result":
+            future.set_result(message.get("result"))
+        else:
+            error = message.get("error")
+            error = error if isinstance(error, dict) else {}
+            code = str(error.get("code") or "follower_error")
+            future.set_exception(ExtensionError(str(error.get("message", "")), code=code))
+
+    def follower_of(self, element_id: str) -> tuple[bool, _Follower | None]:
+        """Whether `element_id` is a follower's (`f<k>-…`), and that follower when connected."""
+        match = FOLLOWER_ID.fullmatch(element_id)
+        if match is None:
+            return False, None
+        return True, self.followers.get(int(match.group(1)))
 
     async def follower_windows(self, deadline_ms: int) -> list[tuple[list[dict[str, Any]], bool]]:
         """Every follower's `(windows, windowFocused)` (ids prefixed), asked at once; a failing
@@ -193,7 +302,7 @@ class HandoffServer:
         if not followers:
             return []
         results = await asyncio.gather(
-            *(f.current(f"p-{next(self._request_ids)}", deadline_ms) for f in followers),
+            *(f.current(self._next_request_id(), deadline_ms) for f in followers),
             return_exceptions=True,
         )
         out: list[tuple[list[dict[str, Any]], bool]] = []
@@ -226,7 +335,16 @@ class MergingRequester:
         deadline_ms: int,
         request_id: str | None = None,
     ) -> Any:
-        """As `Bridge.request`; for `current` on the provider, follower windows are appended."""
+        """As `Bridge.request`; for `current` on the provider, follower windows are appended;
+        `location` of a follower's id (`f<k>-…`) goes to that follower (`gone` when it is)."""
+        if type_ == "location" and self._is_provider():
+            element_id = (body or {}).get("elementId")
+            element_id = element_id if isinstance(element_id, str) else ""
+            is_follower, follower = self._server.follower_of(element_id)
+            if is_follower:
+                if follower is None:
+                    return GONE_REPLY
+                return await follower.request(type_, body, deadline_ms=deadline_ms, request_id=request_id)
         if type_ != "current" or not self._server.followers or not self._is_provider():
             return await self._own.request(type_, body, deadline_ms=deadline_ms, request_id=request_id)
         own_task = asyncio.ensure_future(
@@ -236,99 +354,48 @@ class MergingRequester:
         return merge_windows(await own_task, others)
 
 
-class FollowerLink:
-    """A standby host's side: connect to the published provider of our browser and answer its
-    `current` requests from our own extension (`own`), until `stop()`."""
-
-    def __init__(self, descriptor_path: Path, own_instance: str, own: Requester, *, deadline_ms: int) -> None:
-        self._path = descriptor_path
-        self._instance = own_instance
-        self._own = own
-        self._deadline_ms = deadline_ms
-        self._task: asyncio.Task[None] | None = None
-
-    def start(self) -> None:
-        if self._task is None or self._task.done():
-            self._task = asyncio.get_running_loop().create_task(self._run(), name="follower-link")
-
-    def stop(self) -> None:
-        if self._task is not None:
-            self._task.cancel()
-            self._task = None
-
-    def _provider(self) -> tuple[str, str] | None:
-        try:
-            data = json.loads(self._path.read_bytes())
-        except (OSError, ValueError):
-            return None
-        if not isinstance(data, dict) or data.get("instance") == self._instance:
-            return None
-        url, token = data.get("handoff"), data.get("token")
-        if isinstance(url, str) and url.startswith("ws://127.0.0.1:") and isinstance(token, str):
-            return url, token
-        return None
-
-    async def _run(self) -> None:
-        while True:
-            provider = self._provider()
-            if provider is not None:
-                url, token = provider
-                try:
-                    async with connect(
-                        url, additional_headers={"Authorization": f"Bearer {token}"},
-                        max_size=MAX_MESSAGE_BYTES, open_timeout=2,
-                    ) as connection:
-                        log.info("following the provider at %s", url.rsplit(":", 1)[-1])
-                        hello = {"type": "follower.hello", "instance": self._instance}
-                        await connection.send(json.dumps(hello))
-                        answering: set[asyncio.Task[None]] = set()
-                        async for raw in connection:
-                            task = asyncio.create_task(self._answer(connection, raw))
-                            answering.add(task)
-                            task.add_done_callback(answering.discard)
-                except (OSError, WebSocketException, TimeoutError) as exc:
-                    log.info("provider link closed: %s", type(exc).__name__)
-            await asyncio.sleep(RECONNECT_S)
-
-    async def _answer(self, connection: Any, raw: str | bytes) -> None:
-        try:
-            message = json.loads(raw)
-        except ValueError:
-            return
-        if not isinstance(message, dict) or message.get("type") != "current":
-            return
-        request_id = message.get("id")
-        try:
-            result = await self._own.request("current", deadline_ms=self._deadline_ms)
-            reply: dict[str, Any] = {"type": "result", "id": request_id, "result": result}
-        except (DeadlineExceeded, ExtensionError, ProviderUnavailable, WebctxError) as exc:
-            reply = {"type": "error", "id": request_id, "error": {"code": exc.code, "message": str(exc)}}
-        with contextlib.suppress(WebSocketException):
-            await connection.send(json.dumps(reply))
-
-
 class ProfileHandoff:
     """The hand-off of one native host, whatever its role: the server it would serve followers on,
     the requester its MCP endpoint uses, and the link it follows the provider with while standing by.
 
-    Usage (app.py): `McpEndpoint(handoff.requester, …)`; `url = await handoff.start(token)` goes
-    into the descriptor as `handoff`; the publisher's `on_role_change` is `handoff.on_role_change`
-    and `handoff.descriptor_path` is the publisher's path; `await handoff.stop()` at exit.
+    Usage (app.py): `McpEndpoint(handoff.requester, …)`; `handoff.server.tools` is the endpoint's
+    `follower_tools`; `url = await handoff.start(token)` goes into the descriptor as `handoff`;
+    the publisher's `on_role_change` is `handoff.on_role_change` and `handoff.descriptor_path` is
+    the publisher's path; `handoff.set_page_tools(…)` on every `tools.changed` of our extension;
+    `on_provider(port)` hears the provider's MCP port while we stand by (the popup shows it);
+    `await handoff.stop()` at exit.
     """
 
-    def __init__(self, own: Requester, *, instance: str, deadline_ms: int = 3000) -> None:
+    def __init__(
+        self,
+        own: Requester,
+        *,
+        instance: str,
+        deadline_ms: int = 3000,
+        tools: FollowerTools | None = None,
+        on_provider: Callable[[int], None] | None = None,
+    ) -> None:
         self._own = own
         self._instance = instance
         self._deadline_ms = deadline_ms
+        self._on_provider = on_provider
         self.server = HandoffServer()
+        self.server.tools = tools
         self.role = "starting"
         self.requester = MergingRequester(own, self.server, lambda: self.role == "provider")
         self.descriptor_path: Path | None = None
         self._link: FollowerLink | None = None
+        self._page_tools: list[dict[str, Any]] = []
 
     async def start(self, token: str) -> str:
         """Start the hand-off server; return its URL for the descriptor."""
         return await self.server.start(token)
+
+    def set_page_tools(self, tools: list[dict[str, Any]]) -> None:
+        """Our extension's page tools (wire shape): streamed to the provider while we follow."""
+        self._page_tools = tools
+        if self._link is not None:
+            self._link.set_tools(tools)
 
     def on_role_change(self, role: str) -> None:
         """Follow the published provider while standing by; stop following once we publish."""
@@ -336,8 +403,10 @@ class ProfileHandoff:
         if role == "standby" and self.descriptor_path is not None:
             if self._link is None:
                 self._link = FollowerLink(
-                    self.descriptor_path, self._instance, self._own, deadline_ms=self._deadline_ms
+                    self.descriptor_path, self._instance, self._own,
+                    deadline_ms=self._deadline_ms, on_provider=self._on_provider,
                 )
+                self._link.set_tools(self._page_tools)
             self._link.start()
         elif self._link is not None:
             self._link.stop()

@@ -8,7 +8,9 @@ desktop host ──HTTP──► uvicorn (pre-bound 127.0.0.1:0 socket, embedded
                                 ├─ ToolSpec table: `current` → Requester.request("current") → extension
                                 │                  `location` → Requester.request("location", {elementId})
                                 │                               + platform.window_number (OS window id)
-                                └─ PageToolTable (page_tools.py): `p<n>_…` → tools.call → page (SPEC §5)
+                                ├─ PageToolTable (page_tools.py): `p<n>_…` → tools.call → page (SPEC §5)
+                                └─ follower_tools (follower_tools.py): `p<n>f<k>_…` → another
+                                   profile's host → its page (SPEC §3, handoff.py)
 ```
 
 This module imports `mcp` and `uvicorn` (about a second): `app.py` imports it in a thread while it
@@ -28,7 +30,7 @@ import secrets
 import socket
 from collections.abc import Awaitable, Callable, Generator, Mapping
 from dataclasses import dataclass
-from typing import Any, Final, cast
+from typing import Any, Final, Protocol, cast
 
 import uvicorn
 from mcp import types
@@ -90,6 +92,22 @@ STOP_TIMEOUT_S: Final = 1.0
 
 START_TIMEOUT_S: Final = 10.0
 """Limit for uvicorn's startup (lifespan + listen), in seconds."""
+
+
+class ToolSource(Protocol):
+    """More tools for `tools/list` and `tools/call` (other profiles' page tools, follower_tools.py)."""
+
+    def tools(self) -> list[types.Tool]:
+        """The `tools/list` entries."""
+        ...
+
+    def get(self, name: str) -> types.Tool | None:
+        """The entry of exposed name `name`, or None."""
+        ...
+
+    async def call(self, name: str, arguments: dict[str, Any]) -> types.CallToolResult | None:
+        """Run tool `name`; None when there is no such tool."""
+        ...
 
 
 ToolRunner = Callable[[dict[str, Any]], Awaitable[types.CallToolResult]]
@@ -244,6 +262,8 @@ class McpEndpoint:
         self._listen = ListenHandler(self._bus)
         self.list_changed = ListChangedBroadcaster(self._bus)
         self.page_tools = PageToolTable(requester, page_tool_deadline_ms, on_change=self.notify_tools_changed)
+        self.follower_tools: ToolSource | None = None
+        """Other profiles' page tools (follower_tools.FollowerTools), listed after our own."""
         self._tools: dict[str, ToolSpec] = {spec.tool.name: spec for spec in self._builtin_tools()}
         self.server = self._build_server()
         self._port: int | None = None
@@ -356,6 +376,8 @@ class McpEndpoint:
         if spec is not None:
             return spec.tool.input_schema
         page_tool = self.page_tools.get(name)
+        if page_tool is None and self.follower_tools is not None:
+            page_tool = self.follower_tools.get(name)
         return page_tool.input_schema if page_tool else None
 
     async def set_page_tools(self, tools: list[PageTool]) -> None:
@@ -374,8 +396,9 @@ class McpEndpoint:
         async def on_list_tools(
             ctx: ServerRequestContext[Any, Any], params: types.PaginatedRequestParams | None
         ) -> types.ListToolsResult:
+            followers = self.follower_tools.tools() if self.follower_tools is not None else []
             return types.ListToolsResult(
-                tools=[spec.tool for spec in self._tools.values()] + self.page_tools.tools()
+                tools=[spec.tool for spec in self._tools.values()] + self.page_tools.tools() + followers
             )
 
         async def on_call_tool(
@@ -397,6 +420,8 @@ class McpEndpoint:
         async def call_page_tool(params: types.CallToolRequestParams) -> types.CallToolResult:
             try:
                 result = await self.page_tools.call(params.name, dict(params.arguments or {}))
+                if result is None and self.follower_tools is not None:
+                    result = await self.follower_tools.call(params.name, dict(params.arguments or {}))
             except (MCPError, asyncio.CancelledError):
                 raise
             except Exception:

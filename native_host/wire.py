@@ -281,6 +281,9 @@ class ProviderReady(WireModel):
 
     type: Literal["provider.ready"] = "provider.ready"
     port: int = Field(ge=1, le=65535)
+    via_provider: bool | None = None
+    """True when this host stands by (another profile's host is the browser's provider, SPEC §3):
+    `port` is then the provider's MCP port, which this profile's pages are served through."""
 
 
 # ---------------------------------------------------------------------------------------------

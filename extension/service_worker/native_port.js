@@ -122,6 +122,8 @@ export class NativePort {
   /** The connected host's instance and MCP port, for the status (reset per port). */
   #instance = "";
   /** @type {number | undefined} */ #instancePort;
+  /** true while our host stands by and `#instancePort` is the browser's provider's (another profile's host) */
+  #viaProvider = false;
   /** @type {ReturnType<typeof setTimeout> | undefined} */ #retryTimer;
 
   /**
@@ -204,6 +206,7 @@ export class NativePort {
     this.#connectedAt = Date.now();
     this.#instance = "";
     this.#instancePort = undefined;
+    this.#viaProvider = false;
     this.#helloDone = false;
     this.options.onConnect();
     void this.#setStatus({ state: "connecting" });
@@ -231,7 +234,7 @@ export class NativePort {
       this.#helloDone = true;
       this.options.onInstance(result.instance);
       this.#instance = result.instance;
-      await this.#setStatus({ state: "connected", instance: result.instance, port: this.#instancePort });
+      await this.#setStatus(this.#connectedStatus(result.instance));
       console.info("webctx: connected to the native host, protocol %s", result.protocol);
     } catch (error) {
       if (this.#port !== port) return; // the port dropped; onDisconnect already reported why
@@ -285,12 +288,29 @@ export class NativePort {
     }
   }
 
-  /** @param {NativeMessage} message `provider.ready {port}`: the popup shows the port */
+  /**
+   * `provider.ready {port, viaProvider?}`: the popup shows the port; with `viaProvider`, our host
+   * stands by and the port is the browser's provider's (another profile's host, docs/protocol.md).
+   * @param {NativeMessage} message
+   */
   async #onProviderReady(message) {
     const { port } = message;
     if (typeof port !== "number" || !Number.isInteger(port) || this.#stopped) return;
     this.#instancePort = port;
-    if (this.#instance) await this.#setStatus({ state: "connected", instance: this.#instance, port });
+    this.#viaProvider = message.viaProvider === true;
+    if (this.#instance) await this.#setStatus(this.#connectedStatus(this.#instance));
+  }
+
+  /**
+   * The "connected" status for `instance`, with the port and how we reach it once known.
+   * @param {string} instance
+   * @returns {Omit<ConnectionStatus, "at">}
+   */
+  #connectedStatus(instance) {
+    /** @type {Omit<ConnectionStatus, "at">} */
+    const status = { state: "connected", instance, port: this.#instancePort };
+    if (this.#viaProvider) status.viaProvider = true;
+    return status;
   }
 
   /** @param {NativeMessage} message a `result` or `error` */

@@ -105,11 +105,18 @@ export function describeStatus(status, enabled) {
   switch (status?.state) {
     case "connected": {
       const parts = [];
-      if (status.port) parts.push(`MCP endpoint on 127.0.0.1:${status.port}`);
+      if (status.port) {
+        parts.push(
+          status.viaProvider
+            ? `MCP endpoint on 127.0.0.1:${status.port}, served by another profile's native host`
+            : `MCP endpoint on 127.0.0.1:${status.port}`,
+        );
+      }
       if (status.pagesWithTools !== undefined) {
         parts.push(`${status.pagesWithTools} ${status.pagesWithTools === 1 ? "page" : "pages"} with tools`);
       }
-      return { state: "connected", label: "Provider on: connected", detail: parts.join(" · "), fix: "" };
+      const label = status.viaProvider ? "Provider on: connected through this browser's provider" : "Provider on: connected";
+      return { state: "connected", label, detail: parts.join(" · "), fix: "" };
     }
     case "disconnected": {
       const notInstalled = (status.fix ?? "").startsWith("webctx install");

@@ -47,6 +47,10 @@ test("the popup's words for each state", () => {
     describeStatus({ state: "connected", port: 1, pagesWithTools: 2, at: 0 }, true).detail,
     "MCP endpoint on 127.0.0.1:1 · 2 pages with tools",
   );
+  // A standby host (another profile's host publishes): the popup names the provider's port as such.
+  const standby = describeStatus({ state: "connected", port: 40123, viaProvider: true, at: 0 }, true);
+  assert.equal(standby.label, "Provider on: connected through this browser's provider");
+  assert.equal(standby.detail, "MCP endpoint on 127.0.0.1:40123, served by another profile's native host");
   const missing = describeStatus(
     { state: "disconnected", error: "Specified native messaging host not found.", fix: "webctx install --browser chromium", at: 0 },
     true,

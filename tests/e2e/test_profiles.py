@@ -104,10 +104,10 @@ async def until(condition: object, limit_s: float, what: str) -> float:
 
 @contextlib.asynccontextmanager
 async def two_profiles(
-    user_data_dir: Path, display: str, second_url: str = "about:blank"
+    user_data_dir: Path, display: str, second_url: str = "about:blank", extra_args: tuple[str, ...] = ()
 ) -> AsyncIterator[tuple[int, list[int]]]:
-    """One headed Chromium with the extension in two profiles of `user_data_dir`; yields the
-    browser pid and the native host pids in start order."""
+    """One headed Chromium with the extension in two profiles of `user_data_dir` (`extra_args` on
+    its command line); yields the browser pid and the native host pids in start order."""
     for profile in PROFILES:
         (user_data_dir / profile).mkdir(parents=True, exist_ok=True)
         (user_data_dir / profile / "Preferences").write_text(
@@ -122,7 +122,7 @@ async def two_profiles(
             str(user_data_dir),
             executable_path=CHROMIUM,
             headless=False,
-            args=[*BROWSER_ARGS, f"--profile-directory={PROFILES[0]}"],
+            args=[*BROWSER_ARGS, *extra_args, f"--profile-directory={PROFILES[0]}"],
             env=env,
         )
         try:
