@@ -64,7 +64,7 @@ export const MAX_RESULT_CHARS = 48 * 1024 * 1024;
  * @property {Record<string, unknown>} [inputSchema]
  * @property {ReportedTool["annotations"]} [annotations]
  * @property {string} [frameOrigin]  set for a cross-origin frame's tool: the frame's origin
- * @property {string} [frameUrl]     and that frame's url (the last one a frame of that origin had)
+ * @property {string} [frameUrl]     and that frame's url, when only one url of that origin is in the tab
  */
 
 /**
@@ -202,16 +202,16 @@ export function parseRunReply(value) {
  * @property {(url: string) => boolean} [isExcluded]  true for a page of an excluded site
  */
 
-/** Most cross-origin frame origins remembered per tab. */
+/** Most cross-origin frames remembered per tab. */
 export const MAX_FRAMES_PER_TAB = 64;
 
 export class PageToolStore {
   /** @type {Map<number, TabTools>} by browser tab id */
   #tabs = new Map();
   /**
-   * Cross-origin frames seen in each tab since its top document loaded: origin → url, from the
-   * browser's `sender` of a frame's `tools.frame` (content/webmcp_frames.js).
-   * @type {Map<number, Map<string, string>>}
+   * Cross-origin frames seen in each tab since its top document loaded, by frameId: their
+   * origin and url, from the browser's `sender` of `tools.frame` (content/webmcp_frames.js).
+   * @type {Map<number, Map<number, {origin: string, url: string}>>}
    */
   #frames = new Map();
   /** Exposed names, remembered per (page, original name) for the instance. */
@@ -260,10 +260,26 @@ export class PageToolStore {
     const origin = serialisedOrigin(sender.origin ?? safeOrigin(sender.url));
     if (!origin) return false;
     const frames = this.#frames.get(sender.tabId) ?? new Map();
-    if (frames.get(origin) === sender.url || (!frames.has(origin) && frames.size >= MAX_FRAMES_PER_TAB)) return false;
-    frames.set(origin, sender.url);
+    const before = frames.get(sender.frameId);
+    if (before?.origin === origin && before.url === sender.url) return false;
+    if (!before && frames.size >= MAX_FRAMES_PER_TAB) return false;
+    frames.set(sender.frameId, { origin, url: sender.url });
     this.#frames.set(sender.tabId, frames);
     return true;
+  }
+
+  /**
+   * Whether a frame of `origin` is in the tab, and its url when exactly one url of that origin
+   * is known (several frames of one origin: which one offers a tool is not known here).
+   * @param {number} tabId
+   * @param {string} origin
+   * @returns {{url?: string} | null} null when no frame of that origin showed itself
+   */
+  #frameOf(tabId, origin) {
+    const urls = new Set();
+    for (const frame of this.#frames.get(tabId)?.values() ?? []) if (frame.origin === origin) urls.add(frame.url);
+    if (urls.size === 0) return null;
+    return urls.size === 1 ? { url: [...urls][0] } : {};
   }
 
   /**
@@ -310,13 +326,13 @@ export class PageToolStore {
       const pageId = ids.tabId(tab.id);
       const pageNumber = Number(pageId.slice("tab-".length));
       const names = this.names.namesFor(pageNumber, reported.tools.map((t) => t.name));
-      const frames = this.#frames.get(tab.id);
+      const tabId = tab.id;
       reported.tools.forEach((tool, i) => {
         // A tool the top document says is a cross-origin frame's is listed only once a frame of
         // that origin has shown itself in this tab (the polyfill's report is page input).
         const frameOrigin = tool.origin && tool.origin !== reported.origin ? tool.origin : undefined;
-        const frameUrl = frameOrigin ? frames?.get(frameOrigin) : undefined;
-        if (frameOrigin && frameUrl === undefined) return;
+        const frame = frameOrigin ? this.#frameOf(tabId, frameOrigin) : null;
+        if (frameOrigin && !frame) return;
         /** @type {ExposedTool} */
         const exposed = {
           name: names[i],
@@ -330,9 +346,9 @@ export class PageToolStore {
         if (tool.title) exposed.title = tool.title;
         if (tool.inputSchema) exposed.inputSchema = tool.inputSchema;
         if (tool.annotations) exposed.annotations = tool.annotations;
-        if (frameOrigin && frameUrl !== undefined) {
+        if (frameOrigin && frame) {
           exposed.frameOrigin = frameOrigin;
-          exposed.frameUrl = firstChars(wellFormed(frameUrl), 4096);
+          if (frame.url !== undefined) exposed.frameUrl = firstChars(wellFormed(frame.url), 4096);
         }
         tools.push(exposed);
       });

@@ -138,9 +138,14 @@ test("a cross-origin frame's tool carries the frame's origin and url, once that 
   assert.equal(store.noteFrame({ tabId: 5, frameId: 3, url: frameUrl, origin: "http://localhost:9000" }), true);
   assert.equal(store.noteFrame({ tabId: 5, frameId: 3, url: frameUrl, origin: "http://localhost:9000" }), false);
   assert.equal(store.noteFrame({ tabId: 5, frameId: 0, url: TOP.url }), false); // the top is no frame
-  const byName = Object.fromEntries(store.exposed(windows, ids).tools.map((t) => [t.toolName, t]));
+  let byName = Object.fromEntries(store.exposed(windows, ids).tools.map((t) => [t.toolName, t]));
   assert.equal(byName.framed.frameOrigin, "http://localhost:9000");
   assert.equal(byName.framed.frameUrl, frameUrl);
+  // A second frame of that origin at another url: which frame offers the tool is not known here.
+  assert.equal(store.noteFrame({ tabId: 5, frameId: 4, url: "http://localhost:9000/other.html" }), true);
+  byName = Object.fromEntries(store.exposed(windows, ids).tools.map((t) => [t.toolName, t]));
+  assert.equal(byName.framed.frameOrigin, "http://localhost:9000");
+  assert.equal(byName.framed.frameUrl, undefined);
   assert.equal(byName.framed.origin, "http://127.0.0.1:8000");
   assert.equal(byName.own.frameOrigin, undefined);
   assert.equal(byName.junk.frameOrigin, undefined);
