@@ -205,3 +205,26 @@ async def test_a_document_that_is_not_origin_keyed_gets_security_error(
         }
     finally:
         await page.close()
+
+
+async def test_cancelling_a_call_aborts_the_frames_own_signal(
+    tb: ToolsBrowser, page_server: str, other_origin: str
+) -> None:
+    url = f"{page_server}/xorigin.html?child={other_origin}"
+    page = await tb.open(f"/xorigin.html?child={other_origin}", page_server)
+    try:
+        frames = await frames_done(page)
+        async with tb.session() as session:
+            tools = await wait_for_tools(session, lambda ts: "frame_slow" in page_tools_of(ts, url))
+            ours = page_tools_of(tools, url)
+            call = asyncio.ensure_future(session.call_tool(ours["frame_slow"].name, {}))
+            await frames["exposed"].wait_for_function("window.events.includes('slow:started')", timeout=5000)
+            call.cancel()
+            with pytest.raises(asyncio.CancelledError):
+                await call
+            await frames["exposed"].wait_for_function("window.events.includes('slow:aborted')", timeout=5000)
+            # The session and the frame's tools still work.
+            result = await session.call_tool(ours["frame_exposed"].name, {"x": 5})
+            assert result.structured_content == {"origin": other_origin, "doubled": 10}
+    finally:
+        await page.close()
