@@ -120,6 +120,9 @@ export const STATUS_KEY = "status";
  *                              sensitive field
  * @property {number} [length]  the full length of the text in UTF-16 code units
  * @property {boolean} [sensitive]  password / cc-* / one-time-code: no content, no selection
+ * @property {boolean} [pending] the user is typing in this large field and its text changes
+ *                              without pushes until typing pauses (report.js): the worker pulls
+ *                              the tab at `current`; a push leaves `content`/`length` out
  */
 
 /**
@@ -144,6 +147,9 @@ export const STATUS_KEY = "status";
  * @property {number} selectionAt    when the selection last changed, ms since the epoch (0: never)
  * @property {FieldFacts | null} focus
  * @property {HoverFacts | null} hover
+ * @property {string} [token]        a random id the content script made for this document at start
+ *                                   (keys the document where the browser has no documentId: Firefox)
+ * @property {string} [parentToken]  the parent frame's `token`, learnt by postMessage (nested frames)
  */
 
 /**

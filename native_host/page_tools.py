@@ -248,7 +248,13 @@ class PageToolTable:
         if problem is not None:
             return tool_error(f"{problem} (tool `{name}`)")
         call_id = self.requester.new_request_id()
-        body = {"pageId": info.page_id, "name": info.tool_name, "input": arguments}
+        # deadlineMs: a confirmation prompt (extension/service_worker/confirm.js) gives up before it.
+        body = {
+            "pageId": info.page_id,
+            "name": info.tool_name,
+            "input": arguments,
+            "deadlineMs": self.deadline_ms,
+        }
         try:
             raw = await self.requester.request(
                 "tools.call", body, deadline_ms=self.deadline_ms, request_id=call_id

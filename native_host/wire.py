@@ -350,6 +350,9 @@ class ToolCallRequest(WireModel):
     page_id: str
     name: str
     input: dict[str, Any]
+    deadline_ms: int | None = None
+    """The host's limit for the whole call, in ms (PAGE_TOOL_DEADLINE_MS unless overridden): a
+    confirmation prompt answers "timed out" shortly before it (docs/extension.md)."""
 
 
 class ToolCancelRequest(WireModel):

@@ -47,8 +47,12 @@
     return host ? { field: host, kind: "contenteditable" } : null;
   }
 
-  /** @returns {FieldFacts | null} the focused editable field of this document, if any */
-  function focus() {
+  /**
+   * @param {number} [skipKey] a field key: when the focused field is that one, leave its text
+   *   out and mark it `pending` (report.js, typing in a large field)
+   * @returns {FieldFacts | null} the focused editable field of this document, if any
+   */
+  function focus(skipKey = 0) {
     const found = asField(selection.deepActiveElement());
     if (!found) return null;
     const { field, kind } = found;
@@ -58,6 +62,10 @@
     if (title) facts.title = title.slice(0, MAX_TITLE_CHARS);
     if (selection.isSensitiveField(field)) {
       facts.sensitive = true;
+      return facts;
+    }
+    if (skipKey !== 0 && facts.key === skipKey) {
+      facts.pending = true;
       return facts;
     }
     const text =

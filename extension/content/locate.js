@@ -1,7 +1,9 @@
 // webctx content script, part 5 (see namespace.js for the map): measuring for `location`.
 //
-//   worker ──`location.get` {target, token}──► the element's frame: reply {measured}: rects in its
-//     viewport (CSS px), its depth, and from the top frame the viewport metrics
+//   worker ──`location.get` {target, token, documentToken?}──► the element's frame: reply
+//     {measured}: rects in its viewport (CSS px), its depth, and from the top frame the viewport
+//     metrics. Addressed by frameId (Firefox: no documentId), a document whose ns.token is not
+//     `documentToken` answers `measured: null` (the frame navigated: "gone")
 //   a subframe also posts {webctxLocate: token} to window.parent, whose content script finds the
 //     <iframe> whose contentWindow is the sender (this works across origins) and sends the worker
 //     `location.offset` {token, offset: {depth, dx, dy, content, viewport, metrics?}}, then posts
@@ -126,8 +128,14 @@
    */
   function onMessage(message, _sender, sendResponse) {
     if (typeof message !== "object" || message === null) return false;
-    const { type, target, token } = /** @type {{type?: unknown, target?: {kind: string, key?: number}, token?: unknown}} */ (message);
+    const { type, target, token, documentToken } =
+      /** @type {{type?: unknown, target?: {kind: string, key?: number}, token?: unknown, documentToken?: unknown}} */ (message);
     if (type !== "location.get" || !target || typeof token !== "string") return false;
+    // Addressed by frame (Firefox has no documentId): another document in that frame is not ours.
+    if (documentToken !== undefined && documentToken !== ns?.token) {
+      sendResponse({ measured: null });
+      return false;
+    }
     const measured = { ...measure(target), clip: viewport(), depth };
     if (isTop) {
       sendResponse({ measured: { ...measured, metrics: metrics() } });

@@ -5,6 +5,7 @@
 //   selection.js   the selection: DOM ranges (shadow roots, contenteditable), input/textarea offsets
 //   focus_hover.js the focused editable field, the hovered Link/Image, the latest pointer event
 //   report.js      this frame's report: pushed as `frame.changed`, pulled by the worker at `current`
+//                  (and the document's token, the parent frame's token, typing in large fields)
 //   locate.js      `location.get`: rects in CSS px, passed up through parent frames to the top
 //   webmcp_frames.js  the origins of the tab's cross-origin frames, for getTools({fromOrigins})
 //   webmcp_bridge.js  the page's WebMCP tools → `tools.report`; runs `tools.run` (top frame only)
@@ -27,9 +28,14 @@
  * @property {(message: object) => void} send   chrome.runtime.sendMessage, quiet when nobody listens
  * @property {(cleanup: () => void) => void} onStop  run `cleanup` when this namespace is retired
  * @property {() => void} stop      retire: remove every listener the parts added
+ * @property {{ms: number, runs: number, maxMs: number}} cost  time spent in the timed handlers
+ *   (input, selection, focus, the pushes), ms (read by bench/typing_bench.py; never sent)
+ * @property {<A extends unknown[]>(fn: (...args: A) => void) => (...args: A) => void} timed
+ *   wrap a handler so its run time is added to `cost`
  * @property {WebctxSelectionPart} [selection]
  * @property {WebctxFocusHoverPart} [focusHover]
  * @property {() => FrameReport} [report]
+ * @property {string} [token]       this document's random token (report.js; Firefox's document key)
  * @property {() => void} [changed]   schedule a `frame.changed` push (report.js)
  * @property {{measure: (target: {kind: string, key?: number}) => import("../service_worker/location.js").Measured}} [locate]
  * @property {{mode: "native" | "polyfill"}} [webmcp]  webmcp_bridge.js: where the page's tools come from
@@ -51,12 +57,12 @@
  * @property {(field: Element) => boolean} isSensitiveField
  * @property {() => Element | null} deepActiveElement
  * @property {(node: Node) => HTMLElement | null} editingHost
- * @property {(sel: {start: number, end: number}, before: string, after: string) => {start: number, end: number} | null} adjustOffsets
+ * @property {(sel: {start: number, end: number}, before: string, after: string, caret?: number) => {start: number, end: number} | null} adjustOffsets
  */
 
 /**
  * @typedef {object} WebctxFocusHoverPart
- * @property {() => FieldFacts | null} focus
+ * @property {(skipKey?: number) => FieldFacts | null} focus  the field `skipKey` names comes without its text (`pending`)
  * @property {() => HoverFacts | null} hover
  * @property {() => import("../service_worker/location.js").PointerSample | null} pointer
  * @property {(key: number) => Element | undefined} hoverElement
@@ -85,11 +91,26 @@
   };
   /** @type {(() => void)[]} */
   const cleanups = [];
+  const cost = { ms: 0, runs: 0, maxMs: 0 };
   /** @type {WebctxNamespace} */
   const ns = {
     version: runtime.getManifest().version,
     startedAt,
     isAlive,
+    cost,
+    timed(fn) {
+      return (...args) => {
+        const t0 = performance.now();
+        try {
+          fn(...args);
+        } finally {
+          const ms = performance.now() - t0;
+          cost.ms += ms;
+          cost.runs += 1;
+          if (ms > cost.maxMs) cost.maxMs = ms;
+        }
+      };
+    },
     send(message) {
       if (!isAlive()) return ns.stop();
       try {

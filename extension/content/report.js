@@ -1,11 +1,19 @@
 // webctx content script, part 4 (see namespace.js for the map): this frame's report.
 //
-//   report()          {isTop, hasFocus, url, lang?, selection, selectionAt, focus, hover}
-//                     (docs/protocol.md "FrameReport"); the worker pulls it from every frame
-//                     with chrome.scripting.executeScript at `current`
+//   report()          {isTop, hasFocus, url, lang?, selection, selectionAt, focus, hover, token,
+//                     parentToken?} (docs/protocol.md "FrameReport"); the worker pulls it from
+//                     every frame with chrome.scripting.executeScript at `current`
 //   `frame.changed`   pushed on selection, focus, hover and input changes (throttled, leading
-//                     and trailing edge), so the worker rarely needs the pull; `report: null`
-//                     on `pagehide` (the document goes away: e.g. its iframe was removed)
+//                     and trailing edge), so the worker rarely needs the pull; `report: {gone,
+//                     token}` on `pagehide` (the document goes away: e.g. its iframe was removed)
+//   typing in a large field (≥ LARGE_FIELD_CHARS at the last read) pushes the focus once,
+//                     without its text and marked `pending`, then nothing more per keystroke; the
+//                     text goes once typing pauses for FIELD_PUSH_MS. While `pending`, the worker
+//                     pulls the report at `current` (selections.js), so `current` stays fresh and a
+//                     keystroke in a 1 MB textarea costs next to nothing (docs/extension.md)
+//   token             a random id for this document (ns.token): keys it where the browser has no
+//                     documentId (Firefox) and links frames: each frame learns its parent's token
+//                     by postMessage ({webctxFrameToken}; only to child frames of this window)
 
 (function webctxReport() {
   const scope = /** @type {{__webctx?: WebctxNamespace}} */ (/** @type {unknown} */ (globalThis));
@@ -15,6 +23,22 @@
 
   /** At most one push per this many ms; the last change always gets pushed. */
   const THROTTLE_MS = 20;
+  /** A focused field this long (UTF-16 code units, at its last read) is "large": see the file comment. */
+  const LARGE_FIELD_CHARS = 4096;
+  /** While typing in a large field, its text is pushed once typing pauses this long (ms). */
+  const FIELD_PUSH_MS = 250;
+  const isTop = window === window.top;
+
+  /** This document's token: 128 random bits in hex (crypto.randomUUID needs a secure context). */
+  const token = [...crypto.getRandomValues(new Uint8Array(16))].map((b) => b.toString(16).padStart(2, "0")).join("");
+  /** The parent frame's token, once its content script told us. @type {string | undefined} */
+  let parentToken;
+  /** The key of the focused field found large at its last read (0: none). */
+  let largeFieldKey = 0;
+  /** Input in the large field since its text was last pushed. */
+  let fieldDirty = false;
+  /** @type {ReturnType<typeof setTimeout> | 0} */
+  let fieldTimer = 0;
 
   /** When the selection last changed, ms since the epoch (picks among frames, SPEC §2). */
   let selectionAt = 0;
@@ -22,20 +46,31 @@
   let lastPushed = "";
   /** @type {ReturnType<typeof setTimeout> | 0} */
   let timer = 0;
+  /** The last push said `pending`: until typing pauses, keystrokes push nothing more. */
+  let pendingPushed = false;
 
-  /** @returns {FrameReport} */
-  function report() {
+  /**
+   * @param {boolean} [light] leave out the large field's text (a push while the user types)
+   * @returns {FrameReport}
+   */
+  function report(light = false) {
     const lang = document.documentElement?.lang;
+    const focus = focusHover.focus(light ? largeFieldKey : 0);
+    if (focus && !focus.pending) largeFieldKey = (focus.length ?? 0) >= LARGE_FIELD_CHARS ? focus.key : 0;
+    // Typing goes on without pushes: tell the worker to pull (a pulled report has the text too).
+    if (focus && fieldDirty && focus.key === largeFieldKey) focus.pending = true;
     /** @type {FrameReport} */
     const out = {
-      isTop: window === window.top,
+      isTop,
       hasFocus: document.hasFocus(),
       url: location.href,
       selection: selection.read(),
       selectionAt,
-      focus: focusHover.focus(),
+      focus,
       hover: focusHover.hover(),
+      token,
     };
+    if (parentToken) out.parentToken = parentToken;
     if (lang) out.lang = lang.slice(0, 64);
     // Chromium's PDF viewer: the top document is a shell around the viewer (SPEC §2: a Document
     // with subrole pdf; its text selection lives in the viewer's own frame, out of our reach).
@@ -45,10 +80,11 @@
 
   function push() {
     timer = 0;
-    const value = report();
+    const value = report(fieldDirty);
     const text = JSON.stringify(value);
     if (text === lastPushed) return;
     lastPushed = text;
+    pendingPushed = value.focus?.pending === true;
     /** @type {WebctxNamespace} */ (ns).send({ type: "frame.changed", report: value });
   }
 
@@ -57,41 +93,108 @@
   function changed() {
     if (timer) return;
     push();
-    timer = setTimeout(push, THROTTLE_MS);
+    timer = setTimeout(timedPush, THROTTLE_MS);
+  }
+
+  /** The large field's text, due: push the full report. */
+  function pushField() {
+    fieldTimer = 0;
+    fieldDirty = false;
+    push();
+  }
+
+  /** @param {Event} event */
+  function onInput(event) {
+    if (largeFieldKey && event.target instanceof Element && selection.fieldKey(event.target) === largeFieldKey) {
+      fieldDirty = true;
+      // Debounced: the text goes once typing pauses; until then `pending` makes the worker pull.
+      if (fieldTimer) clearTimeout(fieldTimer);
+      fieldTimer = setTimeout(timedPushField, FIELD_PUSH_MS);
+      if (pendingPushed) return; // the worker already knows to pull
+    }
+    changed();
   }
 
   /** The document goes away (navigation, its iframe removed): the worker drops its report. */
   function onPageHide() {
     if (timer) clearTimeout(timer);
+    if (fieldTimer) clearTimeout(fieldTimer);
     timer = 0;
+    fieldTimer = 0;
+    fieldDirty = false;
+    pendingPushed = false;
     lastPushed = "";
-    /** @type {WebctxNamespace} */ (ns).send({ type: "frame.changed", report: null });
+    /** @type {WebctxNamespace} */ (ns).send({ type: "frame.changed", report: { gone: true, token } });
+  }
+
+  /**
+   * Frame linking: a child asks (`webctxChildHello`) and its parent answers with its token; a
+   * parent also tells its child frames at start (whichever content script runs first).
+   * @param {MessageEvent} event
+   */
+  function onWindowMessage(event) {
+    const data = /** @type {Record<string, unknown> | null} */ (event.data);
+    if (!data || typeof data !== "object") return;
+    if (data.webctxChildHello === true && isChildWindow(event.source)) {
+      /** @type {Window} */ (event.source).postMessage({ webctxFrameToken: token }, "*");
+    } else if (typeof data.webctxFrameToken === "string" && !isTop && event.source === window.parent) {
+      const value = data.webctxFrameToken;
+      if (/^[0-9a-f]{32}$/.test(value) && value !== parentToken) {
+        parentToken = value;
+        changed();
+      }
+    }
+  }
+
+  /** @param {unknown} source @returns {boolean} whether `source` is one of this window's frames */
+  function isChildWindow(source) {
+    for (let i = 0; i < window.frames.length; i++) if (window.frames[i] === source) return true;
+    return false;
+  }
+
+  function announce() {
+    for (let i = 0; i < window.frames.length; i++) window.frames[i].postMessage({ webctxFrameToken: token }, "*");
+    if (!isTop) window.parent.postMessage({ webctxChildHello: true }, "*");
   }
 
   function onSelectionChange() {
     selectionAt = Date.now();
+    if (fieldDirty && pendingPushed) return; // typing: the worker pulls (see onInput)
     changed();
   }
 
-  const events = /** @type {const} */ (["focusin", "focusout", "input"]);
-  document.addEventListener("selectionchange", onSelectionChange, true);
-  document.addEventListener("select", onSelectionChange, true);
-  for (const type of events) document.addEventListener(type, changed, true);
-  window.addEventListener("focus", changed);
-  window.addEventListener("blur", changed);
+  // Every handler and timer is timed into ns.cost (bench/typing_bench.py).
+  const timedPush = ns.timed(push);
+  const timedPushField = ns.timed(pushField);
+  const onChange = ns.timed(changed);
+  const onInputTimed = ns.timed(onInput);
+  const onSelection = ns.timed(onSelectionChange);
+  const events = /** @type {const} */ (["focusin", "focusout"]);
+  document.addEventListener("input", onInputTimed, true);
+  window.addEventListener("message", onWindowMessage);
+  document.addEventListener("selectionchange", onSelection, true);
+  document.addEventListener("select", onSelection, true);
+  for (const type of events) document.addEventListener(type, onChange, true);
+  window.addEventListener("focus", onChange);
+  window.addEventListener("blur", onChange);
   window.addEventListener("pagehide", onPageHide);
-  window.addEventListener("pageshow", changed); // back from the back/forward cache
+  window.addEventListener("pageshow", onChange); // back from the back/forward cache
   ns.onStop(() => {
     window.removeEventListener("pagehide", onPageHide);
-    window.removeEventListener("pageshow", changed);
-    document.removeEventListener("selectionchange", onSelectionChange, true);
-    document.removeEventListener("select", onSelectionChange, true);
-    for (const type of events) document.removeEventListener(type, changed, true);
-    window.removeEventListener("focus", changed);
-    window.removeEventListener("blur", changed);
+    window.removeEventListener("pageshow", onChange);
+    document.removeEventListener("input", onInputTimed, true);
+    window.removeEventListener("message", onWindowMessage);
+    document.removeEventListener("selectionchange", onSelection, true);
+    document.removeEventListener("select", onSelection, true);
+    for (const type of events) document.removeEventListener(type, onChange, true);
+    window.removeEventListener("focus", onChange);
+    window.removeEventListener("blur", onChange);
     if (timer) clearTimeout(timer);
+    if (fieldTimer) clearTimeout(fieldTimer);
   });
   ns.changed = changed;
-  ns.report = report;
+  ns.report = () => report();
+  ns.token = token;
+  announce();
 })();
 void 0;

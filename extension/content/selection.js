@@ -183,19 +183,13 @@
    * @param {{start: number, end: number}} sel
    * @param {string} before the value the offsets refer to
    * @param {string} after the new value
+   * @param {number} [caret] the field's selectionEnd after the edit: when the edit is a plain
+   *   insertion or deletion ending there (typing), two native string comparisons confirm it, so a
+   *   keystroke in a 1 MB field does not walk the value code unit by code unit
    * @returns {{start: number, end: number} | null}
    */
-  function adjustOffsets(sel, before, after) {
-    let prefix = 0;
-    const max = Math.min(before.length, after.length);
-    while (prefix < max && before.charCodeAt(prefix) === after.charCodeAt(prefix)) prefix++;
-    let suffix = 0;
-    while (
-      suffix < max - prefix &&
-      before.charCodeAt(before.length - 1 - suffix) === after.charCodeAt(after.length - 1 - suffix)
-    )
-      suffix++;
-    const oldEnd = before.length - suffix; // the edit replaced before[prefix, oldEnd)
+  function adjustOffsets(sel, before, after, caret) {
+    const { prefix, oldEnd, suffix } = editAt(before, after, caret) ?? commonEnds(before, after);
     const delta = after.length - before.length;
     if (oldEnd <= sel.start) return { start: sel.start + delta, end: sel.end + delta };
     if (prefix >= sel.end) return sel;
@@ -207,13 +201,54 @@
     return end > start ? { start, end } : null;
   }
 
+  /**
+   * The edit as the longest common prefix and suffix of the two values.
+   * @param {string} before @param {string} after
+   * @returns {{prefix: number, oldEnd: number, suffix: number}} the edit replaced before[prefix, oldEnd)
+   */
+  function commonEnds(before, after) {
+    let prefix = 0;
+    const max = Math.min(before.length, after.length);
+    while (prefix < max && before.charCodeAt(prefix) === after.charCodeAt(prefix)) prefix++;
+    let suffix = 0;
+    while (
+      suffix < max - prefix &&
+      before.charCodeAt(before.length - 1 - suffix) === after.charCodeAt(after.length - 1 - suffix)
+    )
+      suffix++;
+    return { prefix, oldEnd: before.length - suffix, suffix };
+  }
+
+  /**
+   * The edit, if it is an insertion ending at `caret` or a deletion at `caret`; else null.
+   * @param {string} before @param {string} after @param {number | undefined} caret
+   * @returns {{prefix: number, oldEnd: number, suffix: number} | null}
+   */
+  function editAt(before, after, caret) {
+    if (caret === undefined || !Number.isSafeInteger(caret)) return null;
+    const delta = after.length - before.length;
+    const prefix = delta >= 0 ? caret - delta : caret;
+    const oldEnd = delta >= 0 ? prefix : prefix - delta;
+    if (prefix < 0 || oldEnd > before.length || caret > after.length) return null;
+    if (before.slice(0, prefix) !== after.slice(0, prefix)) return null;
+    if (before.slice(oldEnd) !== after.slice(caret)) return null;
+    return { prefix, oldEnd, suffix: before.length - oldEnd };
+  }
+
   /** @param {Event} event an `input` event: move the field selections of that field */
   function onInput(event) {
     const field = event.target;
     if (!(field instanceof HTMLInputElement || field instanceof HTMLTextAreaElement)) return;
     for (const [key, sel] of fieldRanges) {
       if (sel.field.deref() !== field) continue;
-      const moved = adjustOffsets(sel, sel.value, field.value);
+      /** @type {number | undefined} */
+      let caret;
+      try {
+        caret = field.selectionEnd ?? undefined;
+      } catch {
+        caret = undefined; // input types without a text selection
+      }
+      const moved = adjustOffsets(sel, sel.value, field.value, caret);
       if (moved) fieldRanges.set(key, { ...sel, ...moved, value: field.value });
       else fieldRanges.set(key, { ...sel, start: 0, end: 0, value: field.value });
     }
@@ -333,8 +368,9 @@
     return { field, start: sel.start, end: sel.end };
   }
 
-  document.addEventListener("input", onInput, true);
-  ns.onStop(() => document.removeEventListener("input", onInput, true));
+  const onInputTimed = ns.timed(onInput);
+  document.addEventListener("input", onInputTimed, true);
+  ns.onStop(() => document.removeEventListener("input", onInputTimed, true));
   ns.selection = {
     read,
     rangeFor: (key) => ranges.get(key),

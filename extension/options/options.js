@@ -1,7 +1,7 @@
 // webctx options page (an extension page, ES module): the settings of settings.js, stored in
 // chrome.storage.local on every change; the service worker applies them live (storage.onChanged).
 
-import { onSettingsChanged, readSettings, writeSettings } from "../service_worker/browser_api.js";
+import { allowedInIncognito, onSettingsChanged, readSettings, writeSettings } from "../service_worker/browser_api.js";
 import { normalizeSettings, parseSiteList } from "../service_worker/settings.js";
 
 /** @typedef {import("../service_worker/settings.js").Settings} Settings */
@@ -23,6 +23,10 @@ function render() {
   input("expose-page-tools").checked = settings.exposePageTools;
   input("confirm-consequential").checked = settings.confirmConsequential;
   input("incognito").checked = settings.incognito;
+  // The opt-in alone reports nothing until the browser lets webctx into incognito: say so.
+  void allowedInIncognito().then((allowed) => {
+    /** @type {HTMLElement} */ (document.getElementById("incognito-note")).hidden = allowed || !settings.incognito;
+  });
 }
 
 async function save() {

@@ -5,6 +5,7 @@
 //        │ readStatus() + onStatusChanged()
 //        ▼
 //   render(): describeStatus() → state label, the dropped port's lastError message, the fixing command
+//   Port "popup" (open while the popup is) ──► the worker refreshes pagesWithTools in the status
 
 import {
   onSettingsChanged,
@@ -50,6 +51,9 @@ byId("options").addEventListener("click", (event) => {
   event.preventDefault();
   void chrome.runtime.openOptionsPage();
 });
+
+// While this port is open the worker keeps "N pages with tools" current (service_worker/popup_status.js).
+chrome.runtime.connect({ name: "popup" });
 
 onStatusChanged((next) => {
   status = next;

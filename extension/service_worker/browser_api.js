@@ -100,6 +100,18 @@ export function sendToTopFrame(tabId, message) {
 }
 
 /**
+ * Send `message` to the content script of one frame, whatever document it holds now (Firefox
+ * has no documentId; the content script checks a token instead: selections.js `documentKey`).
+ * @param {number} tabId
+ * @param {number} frameId
+ * @param {object} message
+ * @returns {Promise<unknown>} rejects when no content script answers
+ */
+export function sendToFrame(tabId, frameId, message) {
+  return chrome.tabs.sendMessage(tabId, message, { frameId });
+}
+
+/**
  * Every frame's report (content/report.js) in one injection; results name each frame's frameId
  * and documentId. Frames without the content scripts give null results.
  * @param {number} tabId
@@ -346,3 +358,52 @@ export function onSettingsChanged(listener) {
 
 /** Same as settings.js SETTINGS_KEY (kept here so this module imports nothing). */
 const SETTINGS_STORAGE_KEY = "settings";
+
+/** @returns {Promise<boolean>} whether the user allowed this extension in incognito (chrome://extensions) */
+export function allowedInIncognito() {
+  return chrome.extension.isAllowedIncognitoAccess();
+}
+
+// ---- the confirmation prompt (confirm.js) -----------------------------------------------------
+
+/**
+ * Open one of this extension's pages in a small popup window in front of the user.
+ * @param {string} path  e.g. "confirm/confirm.html?key=…"
+ * @param {{width: number, height: number}} size  in CSS px
+ * @returns {Promise<number | undefined>} the window id, or undefined when it could not be opened
+ */
+export async function openPopupWindow(path, size) {
+  try {
+    const win = await chrome.windows.create({ url: chrome.runtime.getURL(path), type: "popup", focused: true, ...size });
+    return win?.id;
+  } catch {
+    return undefined;
+  }
+}
+
+/** @param {number} windowId closed quietly (it may be closed already) */
+export function closeWindow(windowId) {
+  chrome.windows.remove(windowId).catch(() => {});
+}
+
+/** @param {(windowId: number) => void} listener */
+export function onWindowRemoved(listener) {
+  chrome.windows.onRemoved.addListener((windowId) => listener(windowId));
+}
+
+/**
+ * Ports opened by this extension's own page `path` (never by a content script: those carry the
+ * web page's URL as `sender.url`), named `<prefix><rest>`; `listener` gets `rest` and the port.
+ * @param {string} path  e.g. "confirm/confirm.html"
+ * @param {string} prefix
+ * @param {(rest: string, port: chrome.runtime.Port) => void} listener
+ */
+export function onOwnPagePort(path, prefix, listener) {
+  const pageUrl = chrome.runtime.getURL(path);
+  chrome.runtime.onConnect.addListener((port) => {
+    const { id, url } = port.sender ?? {};
+    const fromPage = id === chrome.runtime.id && (url === pageUrl || (url ?? "").startsWith(`${pageUrl}?`));
+    if (!fromPage || !port.name.startsWith(prefix)) return;
+    listener(port.name.slice(prefix.length), port);
+  });
+}

@@ -3,7 +3,8 @@
 //   id ──ids.resolve──► window: chrome.windows bounds (already points)
 //                       tab / selection / frame / field / hover:
 //                         `location.get` to the element's document (by documentId, so a
-//                         navigated document is "gone") ──► content/locate.js measures in CSS px;
+//                         navigated document is "gone"; Firefox: by frameId and the document's
+//                         token, which the content script checks) ──► content/locate.js measures in CSS px;
 //                         for a subframe every parent frame sends `location.offset` {token}
 //                         (its <iframe>'s box), and location.js `climb`s the levels
 //                       ──► location.js: × zoom + viewport origin → points, merged lines, state
@@ -14,7 +15,7 @@
 import * as api from "./browser_api.js";
 import { RequestError } from "./native_port.js";
 import { climb, goneAnswer, pageAnswer, windowAnswer } from "./location.js";
-import { withTimeout } from "./selections.js";
+import { parseDocumentKey, withTimeout } from "./selections.js";
 import { ERROR_CODES, LOCATION_GET } from "../protocol.js";
 
 /** @typedef {import("./location.js").LocationAnswer} LocationAnswer */
@@ -158,10 +159,7 @@ export class Locator {
     try {
       let reply;
       try {
-        reply = await withTimeout(
-          documentId === null ? api.sendToTopFrame(tabId, message) : api.sendToDocument(tabId, documentId, message),
-          MEASURE_TIMEOUT_MS,
-        );
+        reply = await withTimeout(send(tabId, documentId, message), MEASURE_TIMEOUT_MS);
       } catch {
         return null;
       }
@@ -189,6 +187,21 @@ export class Locator {
       this.#pending.delete(token);
     }
   }
+}
+
+/**
+ * Send to the tab's top frame (`documentId` null), to a document by its documentId (Chromium),
+ * or by frame id with the document's token, which the content script checks (Firefox).
+ * @param {number} tabId
+ * @param {string | null} documentId
+ * @param {{type: string}} message
+ * @returns {Promise<unknown>}
+ */
+function send(tabId, documentId, message) {
+  if (documentId === null) return api.sendToTopFrame(tabId, message);
+  const byFrame = parseDocumentKey(documentId);
+  if (byFrame) return api.sendToFrame(tabId, byFrame.frameId, { ...message, documentToken: byFrame.token });
+  return api.sendToDocument(tabId, documentId, message);
 }
 
 /** @param {unknown} r */

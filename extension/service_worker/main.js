@@ -28,6 +28,8 @@ import { countPagesWithTools, isExcluded, normalizeSettings } from "./settings.j
 import { buildTree, isInternalUrl } from "./tree.js";
 import { WINDOW_STATE_POLL_MS } from "./page_tools.js";
 import { PageToolRouter } from "./page_tool_router.js";
+import { cancelConfirmation } from "./confirm.js";
+import { servePopupStatus } from "./popup_status.js";
 import {
   CURRENT,
   ERROR_CODES,
@@ -113,6 +115,15 @@ api.onTabLoading((tabId) => {
 });
 api.onZoomChange((tabId, zoom) => locator.noteZoom(tabId, zoom));
 api.onVisiblePagesMayChange(() => pageTools.scheduleChanged());
+// While the popup is open, its "N pages with tools" follows the exposed page tools (popup_status.js).
+servePopupStatus(
+  async () => {
+    if (!port.connected) return undefined; // nothing to show, and ids wait for the instance
+    const pages = pageTools.exposedPages(await api.normalWindows()); // skips incognito and excluded pages
+    return [...pages.values()].filter((page) => page.names.length > 0 || page.omitted > 0).length;
+  },
+  (pagesWithTools) => void port.noteStatus({ pagesWithTools }),
+);
 // Minimize and restore fire no event in headless Chromium (and not on every window manager):
 // while some page has tools, compare window states every WINDOW_STATE_POLL_MS.
 setInterval(() => void pageTools.pollWindowStates(), WINDOW_STATE_POLL_MS);
@@ -136,7 +147,7 @@ async function routeNativeRequest(message) {
     case TOOLS_CALL:
       return pageTools.call(message);
     case TOOLS_CANCEL:
-      return pageTools.cancel(message);
+      return cancelConfirmation(message) ?? pageTools.cancel(message); // a call may still wait for the user
     default:
       throw new RequestError(ERROR_CODES.unknownType, `unknown message type ${JSON.stringify(message.type)}`);
   }
@@ -192,7 +203,7 @@ async function answerCurrent() {
   const frames = await selections.collect(activeTabIds);
   const pages = pageTools.exposedPages(shown);
   const snapshot = { browser, windows: shown, lastFocusedWindowId, selections: new Map(), frames, pageTools: pages };
-  const root = buildTree(snapshot, ids);
+  const root = buildTree(snapshot, ids, { includeIncognito: settings.incognito }); // SPEC §2: opt-in
   void port.noteStatus({ pagesWithTools: countPagesWithTools(root) }); // the popup shows it
   return root;
 }

@@ -10,6 +10,7 @@
 import * as api from "./browser_api.js";
 import { RequestError } from "./native_port.js";
 import { PageToolStore, parseRunReply } from "./page_tools.js";
+import { confirmCall } from "./confirm.js";
 import { ERROR_CODES, TOOLS_ABORT, TOOLS_CHANGED, TOOLS_RUN } from "../protocol.js";
 
 /** @typedef {import("../protocol.js").NativeMessage} NativeMessage */
@@ -129,6 +130,8 @@ export class PageToolRouter {
     if (!tab || !tab.tools.some((tool) => tool.name === name)) {
       throw new RequestError(ERROR_CODES.pageGone, `page ${pageId} no longer offers that tool`);
     }
+    const refusal = await confirmCall(message, target.tabId, tab); // consequential tools may ask the user first
+    if (refusal) return refusal;
     this.#calls.set(id, { tabId: target.tabId, documentId: tab.documentId });
     let reply;
     try {

@@ -10,8 +10,10 @@
 //        ├─ Text selected
 //        └─ Link/Image hovered              (at most one in the whole tree)
 //
-// Nested iframes are not nested Groups: a subframe's Group sits directly in the Page and names
-// the innermost frame's url (docs/protocol.md).
+// Nested iframes are nested Groups: each frame's report names its parent frame's token (learnt by
+// postMessage, content/report.js), so a Group sits in its parent frame's Group, and the focus path
+// marks every Group from the Page down to the focused frame. A frame whose parent is not known (its
+// parent has no content script, or has not answered yet) sits directly in the Page.
 
 import { capUtf8, DEFAULT_MAX_SELECTION_BYTES, firstChars, MAX_TITLE_CHARS, MAX_URL_CHARS, textElement, wellFormed } from "./tree.js";
 
@@ -39,8 +41,12 @@ import { capUtf8, DEFAULT_MAX_SELECTION_BYTES, firstChars, MAX_TITLE_CHARS, MAX_
  */
 export function pickPointing(frames) {
   const top = frames.find((f) => f.frameId === 0);
+  // An ancestor of the focused frame has hasFocus too (HTML "has focus steps"): take the deepest,
+  // the one no other focused subframe names as its parent.
+  const focusedSubframes = frames.filter((f) => f.frameId !== 0 && f.report.hasFocus);
+  const focusedParents = new Set(focusedSubframes.map((f) => f.report.parentToken));
   const focusFrame =
-    frames.find((f) => f.frameId !== 0 && f.report.hasFocus) ??
+    (focusedSubframes.find((f) => !f.report.token || !focusedParents.has(f.report.token)) ?? focusedSubframes[0]) ??
     (top?.report.hasFocus ? top : undefined) ??
     frames.find((f) => f.report.focus !== null);
   const withSelection = frames.filter((f) => f.report.selection !== null);
@@ -51,6 +57,39 @@ export function pickPointing(frames) {
     .filter((f) => f.report.hover !== null)
     .sort((a, b) => (b.report.hover?.at ?? 0) - (a.report.hover?.at ?? 0))[0];
   return { focusFrame, selectionFrame, hoverFrame, lang: top?.report.lang };
+}
+
+/** Frame Groups nest at most this deep; a longer chain of parents (a loop) ends in the Page. */
+const MAX_FRAME_DEPTH = 16;
+
+/**
+ * Each subframe's parent frame, by the parent token its report names (content/report.js). The top
+ * frame, and frames whose parent is unknown, have none. A frame never is its own parent.
+ * @param {StoredFrame[]} frames
+ * @returns {Map<StoredFrame, StoredFrame>}
+ */
+export function frameParents(frames) {
+  /** @type {Map<string, StoredFrame>} */
+  const byToken = new Map();
+  for (const f of frames) if (f.report.token) byToken.set(f.report.token, f);
+  /** @type {Map<StoredFrame, StoredFrame>} */
+  const parents = new Map();
+  for (const f of frames) {
+    const parent = f.frameId !== 0 && f.report.parentToken ? byToken.get(f.report.parentToken) : undefined;
+    if (parent && parent !== f) parents.set(f, parent);
+  }
+  // A loop of parent tokens (only a forging page makes one): cut it where it is found.
+  for (const f of frames) {
+    const seen = new Set([f]);
+    for (let p = parents.get(f); p; p = parents.get(p)) {
+      if (seen.has(p)) {
+        parents.delete(f);
+        break;
+      }
+      seen.add(p);
+    }
+  }
+  return parents;
 }
 
 /**
@@ -80,16 +119,25 @@ export function pointingChildren(tabId, frames, options, ids) {
   /** @type {Map<number, Element>} */
   const groups = new Map();
 
-  /** @param {StoredFrame} frame @returns {Element[]} the children list of the frame's holder */
-  const holder = (frame) => {
+  const parentOf = frameParents(frames);
+
+  /**
+   * @param {StoredFrame} frame
+   * @param {number} [depth] guards against a loop of parent tokens (a page can forge one)
+   * @returns {Element[]} the children list of the frame's holder
+   */
+  const holder = (frame, depth = 0) => {
     if (frame.frameId === 0) return children;
     let group = groups.get(frame.frameId);
     if (!group) {
+      // The parent's Group first: ids are minted from the outside in.
+      const parent = parentOf.get(frame);
+      const into = parent && depth < MAX_FRAME_DEPTH ? holder(parent, depth + 1) : children;
       group = { id: ids.frameId(tabId, frame.documentId), role: "Group", subrole: "frame", children: [] };
       const url = firstChars(wellFormed(frame.report.url), MAX_URL_CHARS);
       if (url) group.url = url;
       groups.set(frame.frameId, group);
-      children.push(group);
+      into.push(group);
     }
     return /** @type {Element[]} */ (group.children);
   };
@@ -123,9 +171,14 @@ export function pointingChildren(tabId, frames, options, ids) {
   };
 
   if (focusFrame && options.pageFocused) {
-    if (focusFrame.frameId !== 0) {
-      holder(focusFrame);
-      /** @type {Element} */ (groups.get(focusFrame.frameId)).focused = true;
+    // The focus path: every frame Group from the Page down to the focused frame.
+    holder(focusFrame);
+    /** @type {StoredFrame | undefined} */
+    let f = focusFrame;
+    for (let n = 0; f && f.frameId !== 0 && n <= MAX_FRAME_DEPTH; n++) {
+      const group = groups.get(f.frameId);
+      if (group) group.focused = true;
+      f = parentOf.get(f);
     }
     const focus = focusFrame.report.focus;
     if (focus) {

@@ -7,7 +7,14 @@
 // PUSH_SETTLED_MS — with one chrome.scripting.executeScript over all frames (it also gives each
 // frame's documentId). A tab quiet for longer has pushed its final value (the trailing push
 // follows the last change by the throttle, 20 ms), so the answer reflects changes made ≥ 50 ms
-// before the request (SPEC §4) without a round trip to the page on every `current`.
+// before the request (SPEC §4) without a round trip to the page on every `current`. A frame
+// whose last push left its focused field's text out (`pending`: the user types in a large field,
+// content/report.js) keeps its tab pulled until the text follows.
+//
+// Documents are keyed by the browser's documentId (Chromium). Where there is none (Firefox), the
+// key is `ff-<frameId>-<token>`, the token being the random id the content script made for its
+// document (`documentKey`); locator.js addresses such a document by frameId and the content
+// script checks the token, so a navigated frame still answers "gone".
 
 import * as api from "./browser_api.js";
 
@@ -27,6 +34,34 @@ const MAX_CONTEXT_CHARS = 1024;
 const MAX_TITLE_CHARS = 1024;
 const MAX_URL_CHARS = 4096;
 const FIELD_KINDS = new Set(["input", "textarea", "contenteditable"]);
+
+/** A content script's document token: 128 bits in hex (content/report.js). */
+const TOKEN_PATTERN = /^[0-9a-f]{32}$/;
+/** A document key made from a frame id and a token (`documentKey`). */
+const FRAME_KEY_PATTERN = /^ff-(\d{1,15})-([0-9a-f]{32})$/;
+
+/**
+ * The key of a document: the browser's documentId where it has one (Chromium), else
+ * `ff-<frameId>-<token>` (Firefox), else undefined (no token: an old content script).
+ * @param {number} frameId
+ * @param {string | undefined} documentId
+ * @param {string | undefined} token the content script's document token
+ * @returns {string | undefined}
+ */
+export function documentKey(frameId, documentId, token) {
+  if (documentId) return documentId;
+  return token && TOKEN_PATTERN.test(token) && Number.isSafeInteger(frameId) && frameId >= 0 ? `ff-${frameId}-${token}` : undefined;
+}
+
+/**
+ * The frame id and token a `documentKey` made without a documentId; null for a browser documentId.
+ * @param {string} key
+ * @returns {{frameId: number, token: string} | null}
+ */
+export function parseDocumentKey(key) {
+  const match = FRAME_KEY_PATTERN.exec(key);
+  return match ? { frameId: Number(match[1]), token: match[2] } : null;
+}
 
 /** @param {unknown} s @param {number} max */
 const str = (s, max) => (typeof s === "string" ? s.slice(0, max) : "");
@@ -78,10 +113,13 @@ export function parseReport(value) {
   };
   if (typeof v.lang === "string" && v.lang) out.lang = v.lang.slice(0, 64);
   if (v.pdf === true) out.pdf = true;
+  if (typeof v.token === "string" && TOKEN_PATTERN.test(v.token)) out.token = v.token;
+  if (typeof v.parentToken === "string" && TOKEN_PATTERN.test(v.parentToken)) out.parentToken = v.parentToken;
   const focus = /** @type {Record<string, unknown> | null} */ (typeof v.focus === "object" ? v.focus : null);
   if (focus && isKey(focus.key) && FIELD_KINDS.has(/** @type {string} */ (focus.kind))) {
     out.focus = { key: /** @type {number} */ (focus.key), kind: /** @type {any} */ (focus.kind) };
     if (typeof focus.title === "string" && focus.title) out.focus.title = focus.title.slice(0, MAX_TITLE_CHARS);
+    if (focus.pending === true) out.focus.pending = true;
     if (focus.sensitive === true) out.focus.sensitive = true;
     else if (typeof focus.content === "string") {
       out.focus.content = focus.content.slice(0, MAX_TEXT_CHARS);
@@ -117,23 +155,37 @@ export class SelectionStore {
   }
 
   /**
-   * Record a `frame.changed` push. A null report is a document going away (its `pagehide`, e.g.
-   * an iframe removed from its page): what it reported is dropped.
+   * Record a `frame.changed` push. A report `{gone: true, token}` (or null, from an older content
+   * script) is a document going away (its `pagehide`, e.g. an iframe removed from its page): what
+   * it reported is dropped. A push whose focus is `pending` keeps the text last reported for the
+   * same field (the tab is pulled at `current` until the text follows).
    * @param {{tabId?: number, frameId?: number, documentId?: string}} sender
    * @param {unknown} report
    */
   push(sender, report) {
-    if (sender.tabId === undefined || sender.frameId === undefined || !sender.documentId) return;
-    if (report === null) {
+    if (sender.tabId === undefined || sender.frameId === undefined) return;
+    const gone = report === null || (typeof report === "object" && /** @type {{gone?: unknown}} */ (report).gone === true);
+    if (gone) {
+      const token = report === null ? undefined : /** @type {{token?: unknown}} */ (report).token;
+      const key = documentKey(sender.frameId, sender.documentId, typeof token === "string" ? token : undefined);
       const frames = this.#frames.get(sender.tabId);
-      if (frames?.get(sender.frameId)?.documentId === sender.documentId) frames.delete(sender.frameId);
+      if (key && frames?.get(sender.frameId)?.documentId === key) frames.delete(sender.frameId);
       return;
     }
     const parsed = parseReport(report);
     if (!parsed) return;
+    const documentId = documentKey(sender.frameId, sender.documentId, parsed.token);
+    if (!documentId) return;
     let frames = this.#frames.get(sender.tabId);
     if (!frames) this.#frames.set(sender.tabId, (frames = new Map()));
-    frames.set(sender.frameId, { frameId: sender.frameId, documentId: sender.documentId, report: parsed });
+    const previous = frames.get(sender.frameId);
+    const focus = parsed.focus;
+    const before = previous?.documentId === documentId ? previous.report.focus : null;
+    if (focus?.pending && focus.content === undefined && before?.key === focus.key && typeof before.content === "string") {
+      focus.content = before.content;
+      focus.length = before.length;
+    }
+    frames.set(sender.frameId, { frameId: sender.frameId, documentId, report: parsed });
     if (sender.frameId === 0) this.#topSeen.add(sender.tabId);
     this.#pushedAt.set(sender.tabId, this.#now());
   }
@@ -151,7 +203,9 @@ export class SelectionStore {
    */
   needsPull(tabId) {
     const at = this.#pushedAt.get(tabId);
-    return !this.#topSeen.has(tabId) || at === undefined || this.#now() - at < PUSH_SETTLED_MS;
+    if (!this.#topSeen.has(tabId) || at === undefined || this.#now() - at < PUSH_SETTLED_MS) return true;
+    for (const frame of this.#frames.get(tabId)?.values() ?? []) if (frame.report.focus?.pending) return true;
+    return false;
   }
 
   /**
@@ -185,7 +239,8 @@ export class SelectionStore {
       const frames = [];
       for (const { frameId, documentId, result } of results) {
         const report = parseReport(result);
-        if (report && documentId) frames.push({ frameId, documentId, report });
+        const key = report ? documentKey(frameId, documentId, report.token) : undefined;
+        if (report && key) frames.push({ frameId, documentId: key, report });
       }
       return frames;
     } catch {

@@ -11,7 +11,7 @@ export const SETTINGS_KEY = "settings";
  * @property {string[]} excludedSites        host names (a leading "*." or none: the site and its subdomains)
  * @property {boolean} exposePageTools       whether visible pages' WebMCP tools become MCP tools
  * @property {boolean} incognito             report incognito windows too (needs "Allow in Incognito")
- * @property {boolean} confirmConsequential  page tools not marked read-only ask before they run
+ * @property {boolean} confirmConsequential  page tools marked `consequentialHint` ask the user before they run (confirm.js)
  */
 
 /** @type {Readonly<Settings>} */

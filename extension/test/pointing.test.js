@@ -4,7 +4,7 @@ import assert from "node:assert/strict";
 import test from "node:test";
 
 import { IdRegistry } from "../service_worker/ids.js";
-import { pickPointing } from "../service_worker/pointing.js";
+import { frameParents, pickPointing } from "../service_worker/pointing.js";
 import { buildTree } from "../service_worker/tree.js";
 
 const BROWSER = { name: "Chromium", version: "156.0.8078.114" };
@@ -135,4 +135,60 @@ test("Chromium's PDF viewer is a Document with subrole pdf, its url and the tab'
   const root = tree({ 10: [{ frameId: 0, documentId: "pdfdoc", report: report({ url: "http://127.0.0.1/a.pdf", pdf: true }) }] });
   const page = root.children[0].children[0];
   assert.deepEqual(page.children, [{ id: "doc-1", role: "Document", subrole: "pdf", title: "A", url: "http://127.0.0.1/a.pdf" }]);
+});
+
+const TOP = "00000000000000000000000000000000";
+const A = "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa";
+const B = "bbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbb";
+
+test("nested iframes are nested frame Groups; the focus path marks every level", () => {
+  const root = tree({
+    10: [
+      { frameId: 0, documentId: "top", report: report({ hasFocus: true, token: TOP }) },
+      // Both frames have hasFocus (an ancestor of the focused frame has it too); B is the deepest.
+      { frameId: 4, documentId: "a", report: report({ isTop: false, hasFocus: true, url: "http://localhost:9/a.html", token: A, parentToken: TOP }) },
+      {
+        frameId: 6,
+        documentId: "b",
+        report: report({ isTop: false, hasFocus: true, url: "http://127.0.0.1:8/b.html", token: B, parentToken: A, selection: sel("deep"), selectionAt: 3 }),
+      },
+    ],
+  });
+  const page = root.children[0].children[0];
+  assert.deepEqual(page.children, [
+    {
+      id: "frame-1",
+      role: "Group",
+      subrole: "frame",
+      url: "http://localhost:9/a.html",
+      focused: true,
+      children: [
+        {
+          id: "frame-2",
+          role: "Group",
+          subrole: "frame",
+          url: "http://127.0.0.1:8/b.html",
+          focused: true,
+          children: [{ id: "sel-1", role: "Text", selected: true, content: [{ type: "text", text: "deep" }] }],
+        },
+      ],
+    },
+  ]);
+  assert.deepEqual(walk(root).filter((e) => e.focused).map((e) => e.role), ["Window", "Page", "Group", "Group"]);
+});
+
+test("a frame whose parent is unknown sits in the Page; a forged loop of parents is cut", () => {
+  const frames = [
+    { frameId: 0, documentId: "top", report: report({ token: TOP }) },
+    { frameId: 4, documentId: "a", report: report({ isTop: false, token: A, parentToken: B }) },
+    { frameId: 6, documentId: "b", report: report({ isTop: false, token: B, parentToken: A, selection: sel("x"), selectionAt: 1 }) },
+  ];
+  const parents = frameParents(/** @type {any} */ (frames));
+  assert.equal(parents.size, 1);
+  const root = tree({ 10: frames });
+  const page = root.children[0].children[0];
+  // The link A → B is cut; B → A stays: Page → Group(a) → Group(b) → Text.
+  assert.equal(page.children.length, 1);
+  assert.equal(page.children[0].children[0].children[0].role, "Text");
+  assert.equal(JSON.stringify(root).length > 0, true);
 });

@@ -3,7 +3,7 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 
-import { PUSH_SETTLED_MS, SelectionStore, parseReport } from "../service_worker/selections.js";
+import { PUSH_SETTLED_MS, SelectionStore, documentKey, parseDocumentKey, parseReport } from "../service_worker/selections.js";
 
 const top = (tabId) => ({ tabId, frameId: 0, documentId: `doc-${tabId}` });
 const words = { key: 1, text: "words", before: "", after: "", length: 5 };
@@ -91,4 +91,55 @@ test("parseReport keeps the known shape and drops the rest (the page is not trus
   const sensitive = parseReport({ focus: { key: 1, kind: "input", sensitive: true, content: "hunter2" } });
   assert.deepEqual(sensitive?.focus, { key: 1, kind: "input", sensitive: true });
   assert.equal(parseReport("nope"), null);
+});
+
+const T1 = "0123456789abcdef0123456789abcdef";
+const T2 = "fedcba9876543210fedcba9876543210";
+
+test("without a documentId (Firefox) a document is keyed by frame id and its token", async () => {
+  assert.equal(documentKey(3, "CHROMIUM-DOC", T1), "CHROMIUM-DOC");
+  assert.equal(documentKey(3, undefined, T1), `ff-3-${T1}`);
+  assert.equal(documentKey(3, undefined, "not-a-token"), undefined);
+  assert.deepEqual(parseDocumentKey(`ff-3-${T1}`), { frameId: 3, token: T1 });
+  assert.equal(parseDocumentKey("E3B0C44298FC1C149AFBF4C8996FB924"), null);
+  let now = 1000;
+  const store = new SelectionStore(() => now);
+  store.push({ tabId: 7, frameId: 0 }, { ...selection, token: T1 });
+  store.push({ tabId: 7, frameId: 0 }, { ...selection, token: T2 }); // the frame navigated
+  store.push({ tabId: 7, frameId: 0 }, { gone: true, token: T1 }); // the old document's late pagehide
+  now += 10 * PUSH_SETTLED_MS;
+  assert.deepEqual((await store.collect([7])).get(7)?.map((f) => f.documentId), [`ff-0-${T2}`]);
+  store.push({ tabId: 7, frameId: 0 }, { gone: true, token: T2 });
+  assert.equal((await store.collect([7])).get(7), undefined);
+});
+
+test("a pending focus keeps the field's last text and keeps the tab pulled until the text follows", async () => {
+  let now = 1000;
+  const store = new SelectionStore(() => now);
+  const field = { key: 4, kind: "textarea", content: "long text", length: 9 };
+  store.push(top(7), { ...selection, focus: field });
+  store.push(top(7), { ...selection, focus: { key: 4, kind: "textarea", pending: true } });
+  now += 10 * PUSH_SETTLED_MS;
+  assert.equal(store.needsPull(7), true);
+  store.push(top(7), { ...selection, focus: { ...field, content: "long text!", length: 10 } });
+  now += 10 * PUSH_SETTLED_MS;
+  assert.equal(store.needsPull(7), false);
+  const [frame] = /** @type {any[]} */ ((await store.collect([7])).get(7));
+  assert.equal(frame.report.focus.content, "long text!");
+});
+
+test("a pending focus in another field carries no text over", () => {
+  const store = new SelectionStore(() => 1000);
+  store.push(top(7), { ...selection, focus: { key: 4, kind: "textarea", content: "a", length: 1 } });
+  store.push(top(7), { ...selection, focus: { key: 5, kind: "textarea", pending: true } });
+  return store.collect([]).then((all) => assert.equal(all.get(7)?.[0].report.focus?.content, undefined));
+});
+
+test("a pulled report still typing (pending, with its text) keeps the tab pulled", () => {
+  let now = 1000;
+  const store = new SelectionStore(() => now);
+  store.push(top(7), { ...selection, focus: { key: 4, kind: "textarea", content: "abc", length: 3, pending: true } });
+  now += 10 * PUSH_SETTLED_MS;
+  assert.equal(store.needsPull(7), true);
+  assert.equal(parseReport({ ...selection, focus: { key: 4, kind: "textarea", content: "abc", length: 3, pending: true } })?.focus?.content, "abc");
 });

@@ -15,6 +15,7 @@ from typing import Any
 import psutil
 from playwright.async_api import BrowserContext, Page, Worker
 
+from native_host.install import manifests
 from native_host.wire import Descriptor
 
 
@@ -54,13 +55,17 @@ class RunningBrowser:
         return await self.worker.evaluate(script, arg)
 
 
-def seed_profile(user_data_dir: Path) -> None:
+def seed_profile(user_data_dir: Path, *, allow_incognito: bool = False) -> None:
     """Turn developer mode on, or `chrome.runtime.reload()` disables an unpacked extension
-    (chromium-recipe.md §9.1)."""
+    (chromium-recipe.md §9.1). `allow_incognito`: the extension starts allowed in incognito, as
+    if the user had switched "Allow in Incognito" on in chrome://extensions (Chromium 156 keeps
+    the `extensions.settings.<id>.incognito` flag it finds in Preferences; Linux does not enforce
+    the Secure Preferences MACs)."""
+    prefs: dict[str, Any] = {"extensions": {"ui": {"developer_mode": True}}}
+    if allow_incognito:
+        prefs["extensions"]["settings"] = {manifests.extension_id(): {"incognito": True}}
     (user_data_dir / "Default").mkdir(parents=True, exist_ok=True)
-    (user_data_dir / "Default" / "Preferences").write_text(
-        json.dumps({"extensions": {"ui": {"developer_mode": True}}})
-    )
+    (user_data_dir / "Default" / "Preferences").write_text(json.dumps(prefs))
 
 
 def install_host_manifest(user_data_dir: Path) -> None:

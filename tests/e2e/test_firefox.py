@@ -11,6 +11,7 @@ import subprocess
 import sys
 from pathlib import Path
 from typing import Any
+from urllib.parse import quote
 
 import pytest
 
@@ -21,6 +22,7 @@ from tests.e2e.firefox import ELEMENT_KEY, EXTENSION_BASE, FIREFOX, Marionette, 
 from tests.e2e.harness import RunningBrowser, end_leftovers
 from tests.e2e.png import background_share, has_colour_near, read_png
 from tests.e2e.test_popup import GREEN, GREY
+from tests.e2e.tree import find_all
 
 pytestmark = pytest.mark.skipif(FIREFOX is None, reason="Firefox is not installed (apt install firefox-esr)")
 
@@ -94,6 +96,136 @@ async def test_firefox_loads_the_build_and_becomes_a_provider(tmp_path: Path, is
         await asyncio.to_thread(session.command, "WebDriver:ElementClick", click)
         again = await watcher.descriptor(timeout_s=15.0, not_instance=descriptor.instance)
         assert again.listener_pid != descriptor.listener_pid
+    finally:
+        await asyncio.to_thread(stop_firefox, process, session)
+        end_leftovers(watcher.host_pids)
+
+
+async def _script(session: Marionette, script: str, *args: Any) -> Any:
+    """Run `script` (a function body; `arguments` holds `args`) in the selected tab's page."""
+    params = {"script": script, "args": list(args)}
+    reply = await asyncio.to_thread(session.command, "WebDriver:ExecuteScript", params)
+    return reply["value"]
+
+
+def _is_text(element: dict[str, Any]) -> bool:
+    return bool(element["role"] == "Text")
+
+
+def _is_page(element: dict[str, Any]) -> bool:
+    return bool(element["role"] == "Page")
+
+
+def _close(actual: dict[str, float], expected: dict[str, float]) -> bool:
+    return all(abs(actual[k] - expected[k]) <= 1.0 for k in expected)
+
+
+async def test_firefox_reports_pointing_and_answers_location(
+    tmp_path: Path, isolated_home: Path, page_server: str, other_origin: str
+) -> None:
+    """Firefox has no documentId: documents are keyed by frame id and the content script's token
+    (docs/extension.md). A selection shows as Text with `before`/`after`, the focused field as a
+    textbox Group, `location` answers rects in points (no `window`: headless), and a navigated
+    document's ids answer `gone`. Nested iframes are nested frame Groups, located through both."""
+    webctx = Path(sys.executable).with_name("webctx")
+    command = [str(webctx), "install", "--browser", "firefox"]
+    subprocess.run(command, check=True, capture_output=True, timeout=60)
+    build = firefox.build_firefox(tmp_path / "firefox-extension")
+    process, session = await asyncio.to_thread(start_firefox, tmp_path / "profile")
+    no_context: Any = None
+    watcher = RunningBrowser(no_context, no_context, tmp_path / "profile", paths.providers_dir())
+    try:
+        await asyncio.to_thread(session.command, "Addon:Install", {"path": str(build), "temporary": True})
+        descriptor = await watcher.descriptor(timeout_s=30.0)
+        host = HostClient(folder=watcher.providers, timeout_s=10.0)
+        navigate = {"url": f"{page_server}/pointing.html"}
+        await asyncio.to_thread(session.command, "WebDriver:Navigate", navigate)
+        select_wrote = """const node = document.getElementById('line1').firstChild;
+            const r = document.createRange(); r.setStart(node, 4); r.setEnd(node, 9);
+            getSelection().removeAllRanges(); getSelection().addRange(r);
+            const b = r.getBoundingClientRect(); return [b.x, b.y, b.width, b.height];"""
+        texts: list[dict[str, Any]] = []
+        async with asyncio.timeout(15):  # the content script runs at document_idle
+            while not texts:
+                box = await _script(session, select_wrote)
+                await asyncio.sleep(0.1)
+                answer = (await host.current(descriptor.pid)).raw
+                texts = [e for e in find_all(answer["root"], _is_text) if e.get("selected")]
+        [text] = texts
+        assert text["content"] == [{"type": "text", "text": "wrote"}]
+        before = text["attributes"]["before"]
+        assert before.strip() == "Ada" and before.endswith("Ada ")
+        assert text["attributes"]["after"].startswith(" the first program for the Analytical Engine.")
+        [page] = [e for e in find_all(answer["root"], _is_page) if "pointing.html" in e["url"]]
+        viewport = (await host.location(page["id"])).to_wire()
+        assert viewport["state"] == "visible" and "window" not in viewport
+        x0, y0 = viewport["rects"][0]["x"], viewport["rects"][0]["y"]
+        where = (await host.location(text["id"])).to_wire()
+        assert where["state"] == "visible" and "window" not in where, where
+        expected = {"x": x0 + box[0], "y": y0 + box[1], "w": box[2], "h": box[3]}
+        assert len(where["rects"]) == 1 and _close(where["rects"][0], expected), (where, expected)
+
+        # The caret in a field: a focused textbox Group with the field's text, located.
+        field_box = await _script(
+            session,
+            "const f = document.getElementById('name'); f.focus(); f.setSelectionRange(3, 3);"
+            " const b = f.getBoundingClientRect(); return [b.x, b.y, b.width, b.height];",
+        )
+        await asyncio.sleep(0.1)
+        answer = (await host.current(descriptor.pid)).raw
+        [box_group] = find_all(answer["root"], lambda e: e.get("subrole") == "textbox")
+        assert box_group.get("focused") is True and box_group.get("title") == "Your name"
+        assert box_group["content"] == [{"type": "text", "text": "Charles Babbage"}]
+        focused = find_all(answer["root"], lambda e: bool(e.get("focused")))
+        assert [e["role"] for e in focused] == ["Window", "Page", "Group"]
+        field_where = (await host.location(box_group["id"])).to_wire()
+        fx, fy, fw, fh = field_box
+        field_expected = {"x": x0 + fx, "y": y0 + fy, "w": fw, "h": fh}
+        assert field_where["state"] == "visible", field_where
+        assert _close(field_where["rects"][0], field_expected), (field_where, field_expected)
+
+        # Navigated: the same frame now holds another document; the old ids are gone.
+        navigate = {"url": f"{page_server}/index.html"}
+        await asyncio.to_thread(session.command, "WebDriver:Navigate", navigate)
+        await asyncio.sleep(0.3)
+        assert (await host.location(text["id"])).to_wire()["state"] == "gone"
+        assert (await host.location(box_group["id"])).to_wire()["state"] == "gone"
+
+        # Nested frames: top (127.0.0.1) → outer.html (localhost) → frame.html (localhost).
+        inner_url = f"{other_origin}/frame.html"
+        outer = f"{other_origin}/outer.html?inner={inner_url}"
+        navigate = {"url": f"{page_server}/pointing.html?frame={quote(outer, safe='')}"}
+        await asyncio.to_thread(session.command, "WebDriver:Navigate", navigate)
+        for selector in ("#frame", "#nested"):
+            found = {"using": "css selector", "value": selector}
+            iframe = (await asyncio.to_thread(session.command, "WebDriver:FindElement", found))["value"]
+            into = {"element": iframe[ELEMENT_KEY]}
+            await asyncio.to_thread(session.command, "WebDriver:SwitchToFrame", into)
+        select_inner = """const p = document.getElementById('inner');
+            const r = document.createRange(); r.selectNodeContents(p);
+            getSelection().removeAllRanges(); getSelection().addRange(r);
+            const b = r.getBoundingClientRect(); return [b.x, b.y, b.width, b.height];"""
+        groups: list[dict[str, Any]] = []
+        async with asyncio.timeout(15):
+            while len(groups) < 2:
+                inner_box = await _script(session, select_inner)
+                await asyncio.sleep(0.2)
+                answer = (await host.current(descriptor.pid)).raw
+                groups = find_all(answer["root"], lambda e: e.get("subrole") == "frame")
+        await asyncio.to_thread(session.command, "WebDriver:SwitchToParentFrame", {})
+        await asyncio.to_thread(session.command, "WebDriver:SwitchToParentFrame", {})
+        [outer_group, inner_group] = groups
+        assert outer_group["url"] == outer and inner_group["url"] == inner_url
+        assert inner_group in outer_group["children"]
+        [inner_text] = [c for c in inner_group["children"] if c["role"] == "Text"]
+        inner_where = (await host.location(inner_text["id"])).to_wire()
+        ix, iy, iw, ih = inner_box
+        expected = {"x": x0 + 300 + 20 + ix, "y": y0 + 200 + 10 + iy, "w": iw, "h": ih}
+        assert inner_where["state"] == "visible", inner_where
+        assert _close(inner_where["rects"][0], expected), (inner_where, expected)
+        group_where = (await host.location(inner_group["id"])).to_wire()
+        group_expected = {"x": x0 + 320, "y": y0 + 210, "w": 300, "h": 120}
+        assert _close(group_where["rects"][0], group_expected), group_where
     finally:
         await asyncio.to_thread(stop_firefox, process, session)
         end_leftovers(watcher.host_pids)

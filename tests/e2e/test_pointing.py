@@ -430,6 +430,33 @@ async def test_the_caret_in_a_field_is_a_focused_textbox_at_the_end_of_the_focus
     assert focused[3]["content"] == [{"type": "text", "text": "frame field"}]
 
 
+async def test_typing_in_a_large_field_keeps_current_up_to_date(
+    tab: Page, page_server: str, host: HostClient, shared: Shared
+) -> None:
+    """A large focused field's text is not pushed per keystroke (content/report.js `pending`), yet
+    `current` reports it as typed: at once (the worker pulls) and after typing pauses (pushed)."""
+    await tab.goto(f"{page_server}/pointing.html")
+    await tab.bring_to_front()
+    size = 200_000
+    await tab.evaluate(
+        "(n) => { const f = document.getElementById('notes'); f.value = 'a'.repeat(n);"
+        " f.focus(); f.setSelectionRange(0, 0); }",
+        size,
+    )
+    await asyncio.sleep(0.1)
+    for typed in ("H", "He", "Hel", "Hell", "Hello"):
+        await tab.keyboard.type(typed[-1])
+        answer = (await host.current(shared[1].pid)).raw  # no settling time: the worker must pull
+        [box] = find_all(answer["root"], lambda e: e.get("subrole") == "textbox")
+        assert box["focused"] is True
+        assert box["attributes"] == {"truncated": True, "length": size + len(typed)}
+        assert box["content"][0]["text"].startswith(typed + "a")
+    await asyncio.sleep(0.8)  # typing paused: the text was pushed, and the tab is no longer pulled
+    answer = await ask(host, shared)
+    [box] = find_all(answer["root"], lambda e: e.get("subrole") == "textbox")
+    assert box["attributes"]["length"] == size + 5 and box["content"][0]["text"].startswith("Helloa")
+
+
 async def test_hover_marks_the_innermost_link_or_image_only(
     tab: Page, page_server: str, host: HostClient, shared: Shared
 ) -> None:
@@ -523,11 +550,16 @@ async def test_a_removed_iframe_takes_its_selection_with_it(
     assert (await locate(host, text["id"]))["state"] == "gone"
 
 
+@pytest.mark.parametrize("inner_origin", ["outer", "top"])
 async def test_a_selection_two_iframes_deep_is_located_through_both(
-    tab: Page, page_server: str, other_origin: str, host: HostClient, shared: Shared
+    tab: Page, page_server: str, other_origin: str, host: HostClient, shared: Shared, inner_origin: str
 ) -> None:
+    """Page → Group(outer, localhost) → Group(frame) → Text, the inner frame same-origin with the
+    outer frame (localhost) or with the top (127.0.0.1): each level located, ids stable across
+    answers, and the focus path marks both Groups once focus is in the inner frame."""
     # top (127.0.0.1) ─ iframe at (300, 200) ─ outer.html (localhost) ─ iframe at (20, 10) ─ frame.html
-    outer = f"{other_origin}/outer.html?inner={page_server}/frame.html"
+    inner_url = f"{other_origin if inner_origin == 'outer' else page_server}/frame.html"
+    outer = f"{other_origin}/outer.html?inner={inner_url}"
     await tab.goto(f"{page_server}/pointing.html?frame={quote(outer, safe='')}")
     await tab.bring_to_front()
     frame = await wait_for_frame(tab, "/frame.html")
@@ -544,3 +576,28 @@ async def test_a_selection_two_iframes_deep_is_located_through_both(
     x0, y0 = ORIGIN
     assert where["state"] == "visible"
     assert close(where["rects"][0], {"x": x0 + 330, "y": y0 + 240, "w": width, "h": 19}), where
+
+    await frame.click("#inner")  # focus into the inner frame; the click keeps no selection
+    await frame.evaluate(
+        """() => { const r = document.createRange(); r.selectNodeContents(document.getElementById('inner'));
+           getSelection().removeAllRanges(); getSelection().addRange(r); }"""
+    )
+    answers = [await ask(host, shared), await ask(host, shared)]
+    page = our_page(answers[0], "pointing.html?frame=")
+    [outer_group] = [c for c in page["children"] if c.get("subrole") == "frame"]
+    assert outer_group["url"] == outer and outer_group.get("focused") is True
+    [inner_group] = [c for c in outer_group["children"] if c.get("subrole") == "frame"]
+    assert inner_group["url"] == inner_url and inner_group.get("focused") is True
+    [inner_text] = [c for c in inner_group["children"] if c["role"] == "Text"]
+    assert inner_text["content"] == [{"type": "text", "text": "Words inside the frame"}]
+    focused = find_all(answers[0]["root"], lambda e: bool(e.get("focused")))
+    assert [e["role"] for e in focused] == ["Window", "Page", "Group", "Group"]
+    again = our_page(answers[1], "pointing.html?frame=")
+    assert again["children"] == page["children"]  # ids stable
+    # The outer iframe's content box is at (300, 200) CSS px, 400 x 150; the inner at (20, 10) in it.
+    outer_where = await locate(host, outer_group["id"])
+    assert outer_where["state"] == "visible"
+    assert close(outer_where["rects"][0], {"x": x0 + 300, "y": y0 + 200, "w": 400, "h": 150}), outer_where
+    inner_where = await locate(host, inner_group["id"])
+    assert inner_where["state"] == "visible"
+    assert close(inner_where["rects"][0], {"x": x0 + 320, "y": y0 + 210, "w": 300, "h": 120}), inner_where

@@ -9,6 +9,7 @@ drawn in its state's colour, beside the same text in the DOM.
 from __future__ import annotations
 
 import asyncio
+import re
 import socket
 from pathlib import Path
 from typing import Any
@@ -72,9 +73,10 @@ async def test_switching_the_provider_off_and_on_removes_and_restores_the_descri
     await popup.goto(POPUP)
     await _check_screenshot(popup, tmp_path, "on", "Provider on: connected", GREEN)
     port = urlsplit(first.endpoint).port
-    await expect(popup.locator("#detail")).to_have_text(f"MCP endpoint on 127.0.0.1:{port}", timeout=5_000)
-    await ask_current(first)  # the worker counts the pages with tools in each answer
+    # The count is there without a host asking (popup_status.js), and stays so after a `current`.
     detail = f"MCP endpoint on 127.0.0.1:{port} · 0 pages with tools"
+    await expect(popup.locator("#detail")).to_have_text(detail, timeout=5_000)
+    await ask_current(first)
     await expect(popup.locator("#detail")).to_have_text(detail, timeout=5_000)
 
     await popup.locator("#enabled").uncheck()
@@ -108,6 +110,7 @@ async def test_an_excluded_site_is_not_reported_and_settings_are_stored(
     await options.locator("#excluded-sites").fill("127.0.0.1")
     await options.locator("#incognito").check()  # any change saves the whole form
     await expect(options.locator("#saved")).to_have_text("Saved; applied at once.", timeout=5_000)
+    await expect(options.locator("#incognito-note")).to_be_visible()  # not allowed in incognito here
     stored = await browser.worker_eval("async () => (await chrome.storage.local.get('settings')).settings")
     assert stored["excludedSites"] == ["127.0.0.1"] and stored["incognito"] is True
     answer = await ask_current(descriptor)  # type: ignore[operator]
@@ -132,3 +135,20 @@ async def test_without_the_host_the_popup_names_the_install_command(tmp_path: Pa
             await expect(popup.locator("#fix-command")).to_have_text("webctx install --browser chromium")
         finally:
             await context.close()
+
+
+async def test_the_popup_counts_the_pages_with_tools_live_without_a_host_asking(
+    browser: RunningBrowser, page_server: str
+) -> None:
+    await browser.descriptor()
+    tools_page = await browser.new_page(f"{page_server}/tools.html")
+    await tools_page.wait_for_function("window.registered === true", timeout=10_000)
+    # The popup in a window of its own, as the toolbar bubble is: the tools tab stays the visible page.
+    await browser.worker_eval("async (url) => { await chrome.windows.create({type: 'popup', url}); }", POPUP)
+    async with asyncio.timeout(10):
+        while not (popups := [p for p in browser.context.pages if p.url == POPUP]):
+            await asyncio.sleep(0.05)
+    detail = popups[0].locator("#detail")
+    await expect(detail).to_have_text(re.compile(r"· 1 page with tools$"), timeout=10_000)
+    await tools_page.close()
+    await expect(detail).to_have_text(re.compile(r"· 0 pages with tools$"), timeout=5_000)

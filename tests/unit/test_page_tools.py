@@ -180,7 +180,12 @@ async def test_a_call_sends_the_original_name_and_maps_the_reply(table: PageTool
     assert result is not None and result.structured_content == {"done": True}
     assert fake(table).sent[0] == (
         "tools.call",
-        {"pageId": "tab-1", "name": "order", "input": {"item": "tea", "qty": 1}},
+        {
+            "pageId": "tab-1",
+            "name": "order",
+            "input": {"item": "tea", "qty": 1},
+            "deadlineMs": table.deadline_ms,  # the confirmation prompt gives up before it
+        },
         "h-1",
     )
     assert await table.call("p9_unknown", {}) is None
