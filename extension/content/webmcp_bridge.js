@@ -53,6 +53,8 @@
   /** @type {ReturnType<typeof setTimeout> | 0} */
   let timer = 0;
   let lastRefresh = 0;
+  /** No getTools() before this time (Date.now() ms): a cross-origin frame with tools just left. */
+  let settleUntil = 0;
 
   /** @param {string} text @param {number} max */
   const cap = (text, max) => (text.length <= max ? text : `${text.slice(0, max - 1)}…`);
@@ -142,6 +144,11 @@
   // ---- native WebMCP --------------------------------------------------------------------------
 
   async function refreshNative() {
+    const settling = settleUntil - Date.now(); // see frameRemoved
+    if (settling > 0) {
+      setTimeout(scheduleRefresh, settling);
+      return;
+    }
     /** @type {any[]} */
     let list;
     try {
@@ -312,7 +319,7 @@
    * when the isolated world called getTools({fromOrigins}) within ~25 ms of a cross-origin frame
    * with exposed tools being removed (tests/e2e/test_page_tools_xorigin.py). So while cross-origin
    * tools are held, drop those whose window has closed at once, and read the registry again
-   * only after FRAME_SETTLE_MS.
+   * (for whatever reason: toolchange, a frame announcing itself) only after FRAME_SETTLE_MS.
    */
   function frameRemoved() {
     const crossHeld = isNative && [...nativeTools.values()].some((tool) => frameOrigin(tool.origin) !== undefined);
@@ -322,7 +329,8 @@
     }
     for (const [name, tool] of nativeTools) if ((tool.window ?? tool.source)?.closed) nativeTools.delete(name);
     sendReport(summarise([...nativeTools.values()]));
-    setTimeout(scheduleRefresh, FRAME_SETTLE_MS);
+    settleUntil = Date.now() + FRAME_SETTLE_MS;
+    scheduleRefresh();
   }
 
   // Chromium 156 fires no toolchange in the parent when a frame with tools is removed: re-read
