@@ -42,6 +42,8 @@ export const LOCATION_GET = "location.get";
 export const LOCATION_OFFSET = "location.offset";
 /** content → worker: the page's tools changed (docs/protocol.md "Page tools"). */
 export const TOOLS_REPORT = "tools.report";
+/** content → worker: a cross-origin frame is here (content/webmcp_frames.js); its tools may be listed by the top. */
+export const TOOLS_FRAME = "tools.frame";
 /** worker → content: run / abort a page tool in the top frame. */
 export const TOOLS_RUN = "tools.run";
 export const TOOLS_ABORT = "tools.abort";

@@ -21,6 +21,8 @@
   const CHANNEL = "webctx.webmcp";
   /** Coalesce toolchange floods: at most one refresh per this many ms (trailing edge kept). */
   const REFRESH_THROTTLE_MS = 25;
+  /** After a cross-origin frame with tools left, wait this long before calling getTools (frameRemoved). */
+  const FRAME_SETTLE_MS = 1000;
   /** Pre-caps, so a hostile page never pushes megabytes through the extension's channel. */
   const MAX_TOOLS = 128;
   const MAX_DESCRIPTION_CHARS = 4096;
@@ -34,7 +36,7 @@
   /**
    * A tool as sent to the worker (service_worker/page_tools.js `parseToolReport` checks it again).
    * @typedef {{name: string, description: string, title?: string, inputSchema?: string,
-   *   annotations?: Record<string, boolean>}} ToolSummary
+   *   annotations?: Record<string, boolean>, origin?: string}} ToolSummary
    */
   /** @typedef {{ok: true, text: string | null} | {ok: false, error: string}} RunReply */
 
@@ -54,6 +56,8 @@
   /** @type {ReturnType<typeof setTimeout> | 0} */
   let timer = 0;
   let lastRefresh = 0;
+  /** No getTools() before this time (Date.now() ms): a cross-origin frame with tools just left. */
+  let settleUntil = 0;
 
   /** @param {string} text @param {number} max */
   const cap = (text, max) => (text.length <= max ? text : `${text.slice(0, max - 1)}…`);
@@ -102,6 +106,8 @@
         }
         summary.annotations = kept;
       }
+      const origin = frameOrigin(tool.origin);
+      if (origin) summary.origin = origin;
       tools.push(summary);
     }
     return { tools, omitted };
@@ -119,6 +125,15 @@
     } catch {
       return undefined;
     }
+  }
+
+  /**
+   * A tool's origin when it is a cross-origin frame's (webmcp_frames.js, research/webmcp.md §1.7).
+   * @param {unknown} origin
+   * @returns {string | undefined}
+   */
+  function frameOrigin(origin) {
+    return typeof origin === "string" && origin !== location.origin && origin.length <= 256 ? origin : undefined;
   }
 
   /** @param {{tools: ToolSummary[], omitted: number}} report */
@@ -162,22 +177,31 @@
   // ---- native WebMCP --------------------------------------------------------------------------
 
   async function refreshNative() {
+    const settling = settleUntil - Date.now(); // see frameRemoved
+    if (settling > 0) {
+      setTimeout(scheduleRefresh, settling);
+      return;
+    }
     /** @type {any[]} */
     let list;
     try {
-      list = await native.getTools();
+      const fromOrigins = ns?.webmcpFrames?.origins() ?? [];
+      list = await native.getTools(fromOrigins.length > 0 ? { fromOrigins } : undefined);
     } catch {
       list = [];
     }
     if (!Array.isArray(list)) list = [];
     /** @type {Map<string, any>} */
     const byName = new Map();
-    // A name may appear twice (a same-origin iframe's tool): the top document's wins.
+    // A name may appear more than once (an iframe's tool): the top document's wins, then a
+    // same-origin frame's, then a cross-origin frame's.
+    /** @param {any} tool */
+    const rank = (tool) => (tool.window === window || tool.source === window ? 0 : tool.origin === location.origin ? 1 : 2);
     for (const tool of list) {
       const name = tool?.name;
       if (typeof name !== "string") continue;
-      const ours = tool.window === window || tool.source === window;
-      if (!byName.has(name) || ours) byName.set(name, tool);
+      const held = byName.get(name);
+      if (!held || rank(tool) < rank(held)) byName.set(name, tool);
     }
     nativeTools = byName;
     const ordered = [...byName.values()].sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
@@ -418,16 +442,36 @@
     window.addEventListener("message", onWindowMessage);
     ns.onStop(() => window.removeEventListener("message", onWindowMessage));
   }
+  /**
+   * A frame left the DOM. Chromium 156 (native WebMCP) took the whole browser down in most runs
+   * when the isolated world called getTools({fromOrigins}) within ~25 ms of a cross-origin frame
+   * with exposed tools being removed (tests/e2e/test_page_tools_xorigin.py). So while cross-origin
+   * tools are held, drop those whose window has closed at once, and read the registry again
+   * (for whatever reason: toolchange, a frame announcing itself) only after FRAME_SETTLE_MS.
+   */
+  function frameRemoved() {
+    const crossHeld = isNative && [...nativeTools.values()].some((tool) => frameOrigin(tool.origin) !== undefined);
+    if (!crossHeld) {
+      scheduleRefresh();
+      return;
+    }
+    for (const [name, tool] of nativeTools) if ((tool.window ?? tool.source)?.closed) nativeTools.delete(name);
+    sendReport(summarise([...nativeTools.values()]));
+    settleUntil = Date.now() + FRAME_SETTLE_MS;
+    scheduleRefresh();
+  }
+
   // Chromium 156 fires no toolchange in the parent when a frame with tools is removed: re-read
   // when the number of child frames drops (an O(1) check, whatever the page's DOM churn).
   let frameCount = window.frames.length;
   const frames = new MutationObserver(() => {
     const now = window.frames.length;
-    if (now < frameCount) scheduleRefresh();
+    if (now < frameCount) frameRemoved();
     frameCount = now;
   });
   frames.observe(document, { childList: true, subtree: true });
   ns.onStop(() => frames.disconnect());
+  ns.webmcpFrames?.onChange(scheduleRefresh); // a newly seen cross-origin frame may offer tools
   ns.webmcp = { mode: isNative ? "native" : "polyfill" };
   scheduleRefresh();
 })();

@@ -39,6 +39,7 @@ import {
   TOOLS_CALL,
   TOOLS_CANCEL,
   TOOLS_PORT,
+  TOOLS_FRAME,
   TOOLS_REPORT,
 } from "../protocol.js";
 
@@ -181,6 +182,11 @@ function routeRuntimeMessage(message, sender) {
     case TOOLS_REPORT:
       // page_tools.js checks shape and size; only a tab's top frame speaks for its page.
       pageTools.report(sender, message);
+      return undefined;
+    case TOOLS_FRAME:
+      // A cross-origin frame's origin and url, from the browser (sender): what a top document's
+      // claim that a tool is that frame's is checked against (page_tools.js).
+      if (pageTools.store.noteFrame(sender)) pageTools.scheduleChanged();
       return undefined;
     default:
       return undefined;

@@ -106,6 +106,18 @@ def test_the_tool_entry_names_the_page_and_marks_it_untrusted() -> None:
     assert tool.annotations is not None and tool.annotations.read_only_hint is True
 
 
+def test_a_cross_origin_frames_tool_names_the_frame() -> None:
+    """A tool of a cross-origin iframe (allow="tools", exposedTo the page): `_meta.frameOrigin`
+    and the description say where it runs; `origin`/`url` stay the page's."""
+    tool = mcp_tool(page_tool(frameOrigin="https://widget.example", frameUrl="https://widget.example/w"))
+    assert tool.meta is not None and tool.meta["frameOrigin"] == "https://widget.example"
+    assert tool.meta["frameUrl"] == "https://widget.example/w"
+    assert tool.meta["origin"] == "https://shop.example"
+    assert tool.description is not None and tool.description.startswith(
+        "[Page tool of “Shop” (https://shop.example), from its embedded frame https://widget.example;"
+    )
+
+
 def test_a_non_object_schema_is_replaced() -> None:
     assert mcp_tool(page_tool(inputSchema={"type": "string"})).input_schema == {"type": "object"}
     assert mcp_tool(page_tool(inputSchema=None)).input_schema == {"type": "object"}
