@@ -8,16 +8,19 @@ What it measures (times in ms; median and p99 by nearest rank over `--calls` cal
 - **page tool**: the same call to a real page tool (`execute: () => 42`) in headless Chromium with
   the real extension and native host, in each WebMCP mode (`native`: `--enable-features=WebMCP`;
   `polyfill`: the extension's main-world polyfill). On top of the floor it adds the native port
-  (host → worker and back), `chrome.tabs.sendMessage` to the content script, and `executeTool`
-  (native) or the postMessage bridge (polyfill).
+  (host → worker and back), the document's tools port (worker → content script and back; a
+  `chrome.runtime.Port`, docs/extension.md), and `executeTool` (native) or the postMessage
+  bridge (polyfill).
 - **in page**: `document.modelContext.executeTool(tool, {})` timed inside the page itself
   (`performance.now()`), the cost a page pays without webctx.
 - **tools/list (50)**: `tools/list` with 50 page tools of the visible page exposed (+ `current`).
 
 Every call goes through the SDK client over real HTTP with the bearer token (2026-07-28 era).
 The floor's and the browser's calls alternate in blocks of 10 so that other load hits both alike.
-Target (the issue): page-tool median ≤ floor median + 3 ms. Nothing touches the real user's
-files: HOME, XDG_* and CONTEXT_PROVIDERS_DIR point into a temp folder.
+Target (the issue): page-tool median ≤ floor median + 3 ms. The 1-minute load average before and
+after each mode is printed with it: on a shared 2-vCPU machine the figures mean little without
+it. Nothing touches the real user's files: HOME, XDG_* and CONTEXT_PROVIDERS_DIR point into a
+temp folder.
 
     .venv/bin/python bench/page_tools_latency.py [--calls 300] [--modes native,polyfill] [--json]
 """
@@ -30,6 +33,7 @@ import contextlib
 import functools
 import http.server
 import json
+import os
 import subprocess
 import sys
 import tempfile
@@ -145,6 +149,7 @@ def serve(folder: Path) -> Any:
 
 async def run_mode(mode: str, calls: int, floor: Client, root: Path, base: str) -> dict[str, Any]:
     """Measure one WebMCP mode (a fresh browser) against the floor; return the figures."""
+    load_before = os.getloadavg()[0]
     async with launch(mode, root / mode) as tb:  # type: ignore[arg-type]
         page = await tb.running.new_page(f"{base}/bench.html")
         await page.wait_for_function("window.registered === true", timeout=10_000)
@@ -177,6 +182,7 @@ async def run_mode(mode: str, calls: int, floor: Client, root: Path, base: str) 
         "page_tool": stats(page_times),
         "in_page_executeTool": stats(in_page),
         "tools_list": {**stats(list_times), "tools": listed},
+        "load_average_1min": [round(load_before, 2), round(os.getloadavg()[0], 2)],
     }
     result["overhead_over_floor_ms"] = round(result["page_tool"]["median"] - result["floor"]["median"], 2)
     return result
@@ -224,6 +230,7 @@ async def main() -> None:
                 f"{r['mode']:9} {cell(r['floor']):>15} {cell(r['page_tool']):>15} "
                 f"{r['overhead_over_floor_ms']:9.2f} {cell(r['in_page_executeTool']):>15} "
                 f"{cell(r['tools_list']):>15} ({r['tools_list']['tools']} tools)"
+                f"  load {r['load_average_1min'][0]:.1f}→{r['load_average_1min'][1]:.1f}"
             )
         print("(median / p99 in ms; overhead = page-tool median - floor median; target <= 3 ms)")
     print(json.dumps({"calls": args.calls, "results": results}))

@@ -42,9 +42,20 @@ export const LOCATION_GET = "location.get";
 export const LOCATION_OFFSET = "location.offset";
 /** content → worker: the page's tools changed (docs/protocol.md "Page tools"). */
 export const TOOLS_REPORT = "tools.report";
+/** content → worker: a cross-origin frame is here (content/webmcp_frames.js); its tools may be listed by the top. */
+export const TOOLS_FRAME = "tools.frame";
 /** worker → content: run / abort a page tool in the top frame. */
 export const TOOLS_RUN = "tools.run";
 export const TOOLS_ABORT = "tools.abort";
+/** content → worker, on the tools port: the reply to one `tools.run` (`{callId, reply}`). */
+export const TOOLS_RAN = "tools.ran";
+/** The name of the long-lived `chrome.runtime.Port` a top frame with tools opens to the worker:
+ * `tools.run`/`tools.abort` go down it and `tools.ran` comes back, without opening a message
+ * channel per call as `chrome.tabs.sendMessage` does (docs/extension.md "Page tools"). */
+export const TOOLS_PORT = "webctx.tools";
+/** content → worker, on the tools port: the page's visibilityState changed (a headed browser's
+ * window was minimized or restored); the worker compares the exposed tools again. */
+export const TOOLS_VISIBILITY = "tools.visibility";
 
 /** Error codes the worker puts in `error.code` (stable snake_case, as in native_host/errors.py). */
 export const ERROR_CODES = Object.freeze({

@@ -131,12 +131,14 @@ def check_input(schema: Mapping[str, Any] | Validator | None, arguments: Any) ->
 
 
 def describe(tool: PageTool) -> str:
-    """The MCP description: the page's title and origin first, then the page's own text."""
+    """The MCP description: the page's title and origin (and a cross-origin frame's origin) first,
+    then the page's own text."""
     title = tool.page_title.strip() or tool.url or "an untitled page"
     if len(title) > MAX_PAGE_TITLE_CHARS:
         title = title[:MAX_PAGE_TITLE_CHARS] + "…"
     origin = tool.origin or "unknown origin"
-    return f"[Page tool of “{title}” ({origin}); page-provided, untrusted] {tool.description}"
+    frame = f", from its embedded frame {tool.frame_origin}" if tool.frame_origin else ""
+    return f"[Page tool of “{title}” ({origin}){frame}; page-provided, untrusted] {tool.description}"
 
 
 def mcp_tool(tool: PageTool) -> types.Tool:
@@ -153,6 +155,10 @@ def mcp_tool(tool: PageTool) -> types.Tool:
         "url": tool.url,
         META_UNTRUSTED: True,
     }
+    if tool.frame_origin:
+        meta["frameOrigin"] = tool.frame_origin
+        if tool.frame_url:
+            meta["frameUrl"] = tool.frame_url
     if annotations and annotations.consequential_hint:
         meta["consequential"] = True
     return types.Tool(
@@ -223,7 +229,14 @@ class PageToolTable:
         entries: dict[str, _Entry] = {}
         for info in tools:
             if info.name not in entries:
-                entries[info.name] = _Entry(info, mcp_tool(info))
+                entry = _Entry(info, mcp_tool(info))
+                before = self._entries.get(info.name)
+                same_schema = before is not None and before.tool.input_schema == entry.tool.input_schema
+                if before is not None and before.compiled and same_schema:
+                    # A tab switch or another page's change resends every tool: keep the compiled
+                    # validator of an unchanged schema (compiled once per schema, on first call).
+                    entry.validator, entry.compiled = before.validator, True
+                entries[info.name] = entry
         self._entries = entries
         log.info("page tools: %d exposed", len(entries))
         if self.on_change is not None:

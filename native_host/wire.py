@@ -313,6 +313,9 @@ class PageTool(IncomingFrame):
     `name` is the exposed MCP name (`p<n>_…`, at most 48 of `[A-Za-z0-9_]`); `tool_name` the
     page's original WebMCP name; `page_id` the Page element id (`tab-<n>`); `page_title`,
     `origin`, `url` describe the page; `input_schema` the page's JSON Schema (an object, or None).
+    `frame_origin` and `frame_url` are set when the tool belongs to a cross-origin iframe of the
+    page that has `allow="tools"` and exposed the tool to the page's origin (`exposedTo`); the
+    call runs there.
     """
 
     name: str = Field(pattern=PAGE_TOOL_NAME_PATTERN.pattern)
@@ -325,6 +328,8 @@ class PageTool(IncomingFrame):
     url: str = ""
     input_schema: dict[str, Any] | None = None
     annotations: PageToolAnnotations | None = None
+    frame_origin: str | None = Field(default=None, max_length=256)
+    frame_url: str | None = None
 
 
 class ToolsChanged(IncomingFrame):

@@ -7,6 +7,7 @@
 //   report.js      this frame's report: pushed as `frame.changed`, pulled by the worker at `current`
 //                  (and the document's token, the parent frame's token, typing in large fields)
 //   locate.js      `location.get`: rects in CSS px, passed up through parent frames to the top
+//   webmcp_frames.js  the origins of the tab's cross-origin frames, for getTools({fromOrigins})
 //   webmcp_bridge.js  the page's WebMCP tools → `tools.report`; runs `tools.run` (top frame only)
 //
 // The main world has one script of ours, main_world/polyfill.js (document_start), which provides
@@ -38,6 +39,8 @@
  * @property {() => void} [changed]   schedule a `frame.changed` push (report.js)
  * @property {{measure: (target: {kind: string, key?: number}) => import("../service_worker/location.js").Measured}} [locate]
  * @property {{mode: "native" | "polyfill"}} [webmcp]  webmcp_bridge.js: where the page's tools come from
+ * @property {{origins: () => string[], onChange: (listener: () => void) => void}} [webmcpFrames]
+ *   webmcp_frames.js: the trustworthy origins of the tab's cross-origin frames (top frame; empty elsewhere)
  */
 
 /** @typedef {import("../protocol.js").FrameReport} FrameReport */

@@ -6,6 +6,9 @@
 //   polyfill (no native API; main_world/polyfill.js owns document.modelContext in the main world):
 //     window.postMessage channel "webctx.webmcp": to-ext {kind: "tools" | "result"} is page input:
 //     only event.source === window, checked shape and size; to-page {kind: "hello" | "call" | "cancel"}
+//   worker ⇄ here: tools.report by runtime.sendMessage; once the page has tools, one long-lived
+//     chrome.runtime.Port "webctx.tools" carries tools.run / tools.abort down and tools.ran back
+//     (no message channel opened per call); before it is up, tools.run comes by tabs.sendMessage.
 //
 // Top frame only: the native getTools() already lists same-origin iframe tools, and a frame must
 // not speak for its parent. What the page sends here can only describe and answer its own tools.
@@ -18,6 +21,8 @@
   const CHANNEL = "webctx.webmcp";
   /** Coalesce toolchange floods: at most one refresh per this many ms (trailing edge kept). */
   const REFRESH_THROTTLE_MS = 25;
+  /** After a cross-origin frame with tools left, wait this long before calling getTools (frameRemoved). */
+  const FRAME_SETTLE_MS = 1000;
   /** Pre-caps, so a hostile page never pushes megabytes through the extension's channel. */
   const MAX_TOOLS = 128;
   const MAX_DESCRIPTION_CHARS = 4096;
@@ -31,7 +36,7 @@
   /**
    * A tool as sent to the worker (service_worker/page_tools.js `parseToolReport` checks it again).
    * @typedef {{name: string, description: string, title?: string, inputSchema?: string,
-   *   annotations?: Record<string, boolean>}} ToolSummary
+   *   annotations?: Record<string, boolean>, origin?: string}} ToolSummary
    */
   /** @typedef {{ok: true, text: string | null} | {ok: false, error: string}} RunReply */
 
@@ -51,6 +56,8 @@
   /** @type {ReturnType<typeof setTimeout> | 0} */
   let timer = 0;
   let lastRefresh = 0;
+  /** No getTools() before this time (Date.now() ms): a cross-origin frame with tools just left. */
+  let settleUntil = 0;
 
   /** @param {string} text @param {number} max */
   const cap = (text, max) => (text.length <= max ? text : `${text.slice(0, max - 1)}…`);
@@ -99,6 +106,8 @@
         }
         summary.annotations = kept;
       }
+      const origin = frameOrigin(tool.origin);
+      if (origin) summary.origin = origin;
       tools.push(summary);
     }
     return { tools, omitted };
@@ -118,33 +127,81 @@
     }
   }
 
+  /**
+   * A tool's origin when it is a cross-origin frame's (webmcp_frames.js, research/webmcp.md §1.7).
+   * @param {unknown} origin
+   * @returns {string | undefined}
+   */
+  function frameOrigin(origin) {
+    return typeof origin === "string" && origin !== location.origin && origin.length <= 256 ? origin : undefined;
+  }
+
   /** @param {{tools: ToolSummary[], omitted: number}} report */
   function sendReport(report) {
     const text = JSON.stringify(report);
     if (text === lastReport) return;
     lastReport = text;
     ns?.send({ type: "tools.report", tools: report.tools, omitted: report.omitted });
+    if (report.tools.length > 0) openPort();
+  }
+
+  /** The tools port to the worker (null until the page has tools, or after the worker restarted). */
+  /** @type {chrome.runtime.Port | null} */
+  let port = null;
+
+  function openPort() {
+    if (port || !ns?.isAlive()) return;
+    /** @type {chrome.runtime.Port} */
+    let opened;
+    try {
+      opened = chrome.runtime.connect({ name: "webctx.tools" });
+    } catch {
+      return; // the extension went away; calls (if any) come by tabs.sendMessage
+    }
+    port = opened;
+    opened.onMessage.addListener((/** @type {unknown} */ message) => {
+      handle(message, (reply) => {
+        const { callId } = /** @type {{callId: string}} */ (message);
+        try {
+          opened.postMessage({ type: "tools.ran", callId, reply });
+        } catch {
+          // Disconnected meanwhile: the worker already treats the call as gone.
+        }
+      });
+    });
+    opened.onDisconnect.addListener(() => {
+      if (port === opened) port = null; // reopened at the next report; calls fall back meanwhile
+    });
   }
 
   // ---- native WebMCP --------------------------------------------------------------------------
 
   async function refreshNative() {
+    const settling = settleUntil - Date.now(); // see frameRemoved
+    if (settling > 0) {
+      setTimeout(scheduleRefresh, settling);
+      return;
+    }
     /** @type {any[]} */
     let list;
     try {
-      list = await native.getTools();
+      const fromOrigins = ns?.webmcpFrames?.origins() ?? [];
+      list = await native.getTools(fromOrigins.length > 0 ? { fromOrigins } : undefined);
     } catch {
       list = [];
     }
     if (!Array.isArray(list)) list = [];
     /** @type {Map<string, any>} */
     const byName = new Map();
-    // A name may appear twice (a same-origin iframe's tool): the top document's wins.
+    // A name may appear more than once (an iframe's tool): the top document's wins, then a
+    // same-origin frame's, then a cross-origin frame's.
+    /** @param {any} tool */
+    const rank = (tool) => (tool.window === window || tool.source === window ? 0 : tool.origin === location.origin ? 1 : 2);
     for (const tool of list) {
       const name = tool?.name;
       if (typeof name !== "string") continue;
-      const ours = tool.window === window || tool.source === window;
-      if (!byName.has(name) || ours) byName.set(name, tool);
+      const held = byName.get(name);
+      if (!held || rank(tool) < rank(held)) byName.set(name, tool);
     }
     nativeTools = byName;
     const ordered = [...byName.values()].sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
@@ -171,7 +228,8 @@
       return { ok: true, text };
     } catch (error) {
       if (controller.signal.aborted) return { ok: false, error: "The call was cancelled." };
-      return { ok: false, error: errorText(error) };
+      const thrown = await pageErrorFor(name, input, error);
+      return { ok: false, error: thrown ?? errorText(error) };
     } finally {
       calls.delete(callId);
     }
@@ -185,6 +243,70 @@
       return cap(typeof name === "string" && name !== "Error" ? `${name}: ${text}` : text, MAX_ERROR_CHARS);
     }
     return cap(String(error), MAX_ERROR_CHARS);
+  }
+
+  // ---- the page's error texts under native WebMCP (main_world/native_errors.js) -------------
+
+  /** How long a failed call waits for its record (it normally arrives before the rejection). */
+  const ERROR_RECORD_WAIT_MS = 50;
+  /** Records no call has taken are dropped after this many ms (the page's own executeTool calls). */
+  const ERROR_RECORD_TTL_MS = 5000;
+  /** @type {{name: string, input: string, message: string, at: number}[]} */
+  let errorRecords = [];
+  /** @type {(() => void)[]} */
+  let errorWaiters = [];
+
+  /** @param {MessageEvent} event */
+  function onErrorRecord(event) {
+    const { name, input, message } = /** @type {Record<string, unknown>} */ (event.data ?? {});
+    if (typeof name !== "string" || typeof input !== "string" || typeof message !== "string") return;
+    const now = Date.now();
+    errorRecords = errorRecords.filter((r) => now - r.at < ERROR_RECORD_TTL_MS).slice(-63);
+    errorRecords.push({ name, input, message: cap(message, MAX_ERROR_CHARS), at: now });
+    for (const wake of errorWaiters.splice(0)) wake();
+  }
+
+  /** Read the private port content/errors_port.js opened at document_start (top frame). */
+  function listenForErrorRecords() {
+    const holder = /** @type {{__webctxErrorsPort?: MessagePort}} */ (/** @type {unknown} */ (globalThis));
+    const errorsPort = holder.__webctxErrorsPort;
+    if (!errorsPort) return; // injected into an open tab: texts stay generic
+    errorsPort.onmessage = onErrorRecord;
+    ns?.onStop(() => {
+      errorsPort.onmessage = null;
+    });
+  }
+
+  /**
+   * What the page's execute threw for this call, if the main world recorded it: the first record
+   * of the same tool with the same input (identical calls have interchangeable errors).
+   * @param {string} name
+   * @param {Record<string, unknown>} input
+   * @param {unknown} error what executeTool rejected with (only UnknownError is worth a wait)
+   * @returns {Promise<string | null>}
+   */
+  async function pageErrorFor(name, input, error) {
+    if (!(error instanceof DOMException) || error.name !== "UnknownError") return null;
+    let key;
+    try {
+      key = JSON.stringify(input);
+    } catch {
+      return null;
+    }
+    const deadline = Date.now() + ERROR_RECORD_WAIT_MS;
+    for (;;) {
+      const index = errorRecords.findIndex((r) => r.name === name && r.input === key);
+      if (index >= 0) return errorRecords.splice(index, 1)[0].message;
+      const left = deadline - Date.now();
+      if (left <= 0) return null;
+      await new Promise((resolve) => {
+        const timer = setTimeout(resolve, left);
+        errorWaiters.push(() => {
+          clearTimeout(timer);
+          resolve(undefined);
+        });
+      });
+    }
   }
 
   // ---- polyfill channel -----------------------------------------------------------------------
@@ -261,45 +383,95 @@
   }
 
   /**
-   * chrome.runtime.onMessage from the worker: `tools.run` and `tools.abort`.
+   * `tools.run` (answered through `respond`, asynchronously) and `tools.abort` (not answered) from
+   * the worker, by either channel.
    * @param {unknown} message
-   * @param {chrome.runtime.MessageSender} _sender
-   * @param {(reply: unknown) => void} sendResponse
+   * @param {(reply: RunReply) => void} respond
+   * @returns {boolean} whether `respond` will be called
    */
-  function onRuntimeMessage(message, _sender, sendResponse) {
+  function handle(message, respond) {
     if (typeof message !== "object" || message === null) return false;
     const { type, callId, name, input } = /** @type {Record<string, unknown>} */ (message);
     if (type === "tools.abort" && typeof callId === "string") {
       calls.get(callId)?.abort();
-      sendResponse({ aborted: true });
       return false;
     }
     if (type !== "tools.run" || typeof callId !== "string" || typeof name !== "string") return false;
     const args = /** @type {Record<string, unknown>} */ (typeof input === "object" && input !== null ? input : {});
     const run = isNative ? runNative(callId, name, args) : runPolyfilled(callId, name, args);
-    run.then(sendResponse, (error) => sendResponse({ ok: false, error: errorText(error) }));
-    return true; // answered asynchronously
+    run.then(respond, (error) => respond({ ok: false, error: errorText(error) }));
+    return true;
+  }
+
+  /**
+   * chrome.runtime.onMessage from the worker (before the tools port is up).
+   * @param {unknown} message
+   * @param {chrome.runtime.MessageSender} _sender
+   * @param {(reply: unknown) => void} sendResponse
+   */
+  function onRuntimeMessage(message, _sender, sendResponse) {
+    const answering = handle(message, sendResponse);
+    const { type } = /** @type {{type?: unknown}} */ (message ?? {});
+    if (!answering && type === "tools.abort") sendResponse({ aborted: true });
+    return answering; // true: answered asynchronously
   }
 
   chrome.runtime.onMessage.addListener(onRuntimeMessage);
   ns.onStop(() => chrome.runtime.onMessage.removeListener(onRuntimeMessage));
+  ns.onStop(() => port?.disconnect());
+  // A headed browser hides the page when its window is minimized and shows it on restore: tell
+  // the worker (only a page with tools has the port), which compares the exposed tools again.
+  // Only a real change counts: a page dispatching fake visibilitychange events sends nothing.
+  let visibility = document.visibilityState;
+  const onVisibility = () => {
+    if (document.visibilityState === visibility) return;
+    visibility = document.visibilityState;
+    try {
+      port?.postMessage({ type: "tools.visibility" });
+    } catch {
+      // Disconnected: nothing to tell.
+    }
+  };
+  document.addEventListener("visibilitychange", onVisibility);
+  ns.onStop(() => document.removeEventListener("visibilitychange", onVisibility));
   if (isNative) {
+    listenForErrorRecords();
     native.addEventListener("toolchange", scheduleRefresh);
     ns.onStop(() => native.removeEventListener("toolchange", scheduleRefresh));
   } else {
     window.addEventListener("message", onWindowMessage);
     ns.onStop(() => window.removeEventListener("message", onWindowMessage));
   }
+  /**
+   * A frame left the DOM. Chromium 156 (native WebMCP) took the whole browser down in most runs
+   * when the isolated world called getTools({fromOrigins}) within ~25 ms of a cross-origin frame
+   * with exposed tools being removed (tests/e2e/test_page_tools_xorigin.py). So while cross-origin
+   * tools are held, drop those whose window has closed at once, and read the registry again
+   * (for whatever reason: toolchange, a frame announcing itself) only after FRAME_SETTLE_MS.
+   */
+  function frameRemoved() {
+    const crossHeld = isNative && [...nativeTools.values()].some((tool) => frameOrigin(tool.origin) !== undefined);
+    if (!crossHeld) {
+      scheduleRefresh();
+      return;
+    }
+    for (const [name, tool] of nativeTools) if ((tool.window ?? tool.source)?.closed) nativeTools.delete(name);
+    sendReport(summarise([...nativeTools.values()]));
+    settleUntil = Date.now() + FRAME_SETTLE_MS;
+    scheduleRefresh();
+  }
+
   // Chromium 156 fires no toolchange in the parent when a frame with tools is removed: re-read
   // when the number of child frames drops (an O(1) check, whatever the page's DOM churn).
   let frameCount = window.frames.length;
   const frames = new MutationObserver(() => {
     const now = window.frames.length;
-    if (now < frameCount) scheduleRefresh();
+    if (now < frameCount) frameRemoved();
     frameCount = now;
   });
   frames.observe(document, { childList: true, subtree: true });
   ns.onStop(() => frames.disconnect());
+  ns.webmcpFrames?.onChange(scheduleRefresh); // a newly seen cross-origin frame may offer tools
   ns.webmcp = { mode: isNative ? "native" : "polyfill" };
   scheduleRefresh();
 })();

@@ -2,13 +2,17 @@
 //
 //   document.modelContext (only where the browser has none; invisible where it has the real thing)
 //     registerTool(tool, {signal, exposedTo}) → Promise   validation and errors as Chromium 156
-//     getTools() → Promise<RegisteredTool[]> sorted by name
+//     getTools({fromOrigins}) → Promise<RegisteredTool[]> sorted by name
+//     Permissions Policy "tools" (NotAllowedError), document.domain (SecurityError), exposedTo
 //     executeTool(tool, input, {signal}) → Promise<string>
 //     events: toolchange, toolactivated, toolcancel
 //   declarative forms: <form toolname tooldescription [toolautosubmit]> → tools (MutationObserver),
 //     schema synthesised from the controls, SubmitEvent.agentInvoked + respondWith()
 //   bridge: window.postMessage channel "webctx.webmcp" with content/webmcp_bridge.js (isolated)
 //     to-page {kind: "hello" | "call" | "cancel"}   to-ext {kind: "tools" | "result"}
+//   frames: channel "webctx.webmcp.frames" between polyfill instances of one tab: "policy?"/"policy"
+//     (a child asks its parent), "tools"/"reset" (a cross-origin frame → the top), "call"/"cancel"
+//     (top → frame) and "result" (frame → top)
 //
 // Everything here runs beside page code, so the built-ins it uses are saved first. Whatever the
 // page posts on the channel can only describe or run the page's own tools.
@@ -47,6 +51,7 @@
    * @property {(input: object, options: {signal: AbortSignal}) => unknown} execute
    * @property {Record<string, boolean> | undefined} annotations
    * @property {HTMLFormElement} [form]  a declarative tool's form
+   * @property {string[]} [exposedTo]  serialised origins besides this one that may see and run it
    */
 
   /** @type {Map<string, Entry>} */
@@ -60,18 +65,26 @@
    * @property {() => Entry[]} entries
    * @property {(name: string, input: unknown, signal: AbortSignal) => ReturnType<typeof run>} run
    * @property {() => void} childChanged
+   * @property {() => boolean} allowed  whether this document may use WebMCP (Permissions Policy)
+   * @property {{state: "allowed" | "denied" | "pending", ready: Promise<void>} | null} policy
    */
   const FRAME_KEY = Symbol.for("webctx.webmcp.frame");
 
   /**
+   * A tool this document can see: `api` runs a same-origin frame's, `frame` a cross-origin frame's.
+   * @typedef {{entry: Entry, win: Window, origin: string, api: FrameApi | null, frame?: CrossFrame}} Visible
+   */
+
+  /**
    * Every tool this document can see, by name: its own first, then those of same-origin
-   * descendant frames in document order (the first of a name wins).
-   * @returns {Map<string, {entry: Entry, win: Window, api: FrameApi | null}>}
+   * descendant frames in document order, then those cross-origin frames exposed to this one (the
+   * first of a name wins).
+   * @returns {Map<string, Visible>}
    */
   function visibleTools() {
-    /** @type {Map<string, {entry: Entry, win: Window, api: FrameApi | null}>} */
+    /** @type {Map<string, Visible>} */
     const all = new Map();
-    for (const [name, entry] of registry) all.set(name, { entry, win: window, api: null });
+    for (const [name, entry] of registry) all.set(name, { entry, win: window, origin: location.origin, api: null });
     /** @param {Window} parent @param {number} depth */
     const walk = (parent, depth) => {
       if (depth > 8) return;
@@ -82,7 +95,7 @@
           const api = /** @type {FrameApi | undefined} */ (/** @type {any} */ (frame)[FRAME_KEY]);
           if (api) {
             for (const entry of api.entries()) {
-              if (!all.has(entry.name)) all.set(entry.name, { entry, win: frame, api });
+              if (!all.has(entry.name)) all.set(entry.name, { entry, win: frame, origin: location.origin, api });
             }
           }
           walk(frame, depth + 1);
@@ -92,6 +105,13 @@
       }
     };
     walk(window, 0);
+    pruneFrames();
+    for (const frame of crossFrames.values()) {
+      if (frame.win.closed) continue;
+      for (const entry of frame.entries) {
+        if (!all.has(entry.name)) all.set(entry.name, { entry, win: frame.win, origin: frame.origin, api: null, frame });
+      }
+    }
     return all;
   }
 
@@ -153,6 +173,7 @@
           postPending = false;
           lastPost = performance.now();
           postTools();
+          postToTop();
         }, Math.max(0, lastPost + POST_THROTTLE_MS - performance.now()));
       }
     });
@@ -162,13 +183,14 @@
     const visible = visibleTools();
     const names = [...visible.keys()].sort();
     const tools = names.slice(0, MAX_POSTED_TOOLS).map((name) => {
-      const { entry } = /** @type {{entry: Entry}} */ (visible.get(name));
+      const { entry, origin } = /** @type {Visible} */ (visible.get(name));
       return {
         name: entry.name,
         title: entry.title,
         description: entry.description,
         inputSchema: schemaTextOf(entry),
         annotations: entry.annotations,
+        ...(origin === location.origin ? {} : { origin }),
       };
     });
     postMessage({ channel: CHANNEL, dir: "to-ext", kind: "tools", tools, total: names.length }, "*");
@@ -215,14 +237,17 @@
       throw domError("InvalidStateError", "Tool names are 1 to 128 characters of A-Z, a-z, 0-9, '_', '.' and '-'.");
     }
     if (description.length === 0) throw domError("InvalidStateError", "The tool's description must not be empty.");
-    if (options.exposedTo !== undefined) {
-      for (const origin of /** @type {Iterable<unknown>} */ (options.exposedTo)) {
-        const url = new URLCtor(String(origin));
-        const trustworthy = url.protocol === "https:" || url.hostname === "localhost" || url.hostname === "127.0.0.1";
-        if (!trustworthy) throw domError("SecurityError", `${String(origin)} is not a potentially trustworthy origin.`);
+    /** @type {string[]} */
+    const exposedTo = [];
+    if (options.exposedTo !== undefined && options.exposedTo !== null) {
+      for (const value of /** @type {Iterable<unknown>} */ (options.exposedTo)) {
+        const origin = trustworthyOrigin(value);
+        if (origin === null) throw domError("SecurityError", "Only secure origins are allowed in the exposedTo list.");
+        if (origin !== location.origin && !exposedTo.includes(origin)) exposedTo.push(origin);
       }
     }
     return {
+      exposedTo,
       name,
       title: t.title === undefined ? "" : String(t.title),
       description,
@@ -276,12 +301,15 @@
   function runVisible(name, input, signal) {
     const found = visibleTools().get(name);
     if (found?.api) return found.api.run(name, input, signal);
+    if (found?.frame) return runInFrame(found.frame, name, input, signal);
     return run(name, input, signal);
   }
 
   /** @type {FrameApi} */
   const frameApi = {
     entries: () => [...registry.values()],
+    allowed: () => policy.state === "allowed",
+    policy: /** @type {any} */ (null),
     run: (name, input, signal) => run(name, input, signal),
     childChanged: () => {
       void changed(); // a child's registration fires toolchange here too, then further up
@@ -292,6 +320,363 @@
     if (registry.size > 0) notifyParent();
   });
 
+  // ---- Permissions Policy "tools" and cross-origin frames (webmcp.md §1.3, §1.7) -------------
+  //
+  // Chromium without WebMCP does not know the feature (measured on 156: "tools" is not in
+  // document.featurePolicy.features(), and allowsFeature("tools") is false even in the top
+  // document), so a frame cannot read its own policy. Its parent can: it sees the <iframe>'s
+  // allow attribute. A same-origin parent is read directly (frameElement); a cross-origin parent
+  // answers a "policy?" question over postMessage, and only the real parent's answer counts.
+  // A cross-origin frame posts the tools it exposed to origin O to the top window with
+  // targetOrigin O, so the browser delivers them only while the top document is O; the top checks
+  // the frame's <iframe> element itself before listing them, and runs them by posting "call".
+
+  const X_CHANNEL = "webctx.webmcp.frames";
+  /** How long a frame waits for its cross-origin parent's policy answer before refusing, in ms. */
+  const POLICY_TIMEOUT_MS = 2000;
+  const originKeyed = window.originAgentCluster !== false || location.protocol === "file:";
+  const topWindow = /** @type {Window} */ (window.top);
+  const setEvery = window.setInterval.bind(window);
+  const stopEvery = window.clearInterval.bind(window);
+
+  /**
+   * The serialised origin of a potentially trustworthy URL, else null (webmcp.md §1.3 step 8;
+   * Chromium 156 accepts https, wss, localhost, *.localhost, 127.0.0.0/8 and [::1], and refuses
+   * unparsable text, http elsewhere and opaque origins such as data:).
+   * @param {unknown} value
+   * @returns {string | null}
+   */
+  function trustworthyOrigin(value) {
+    let url;
+    try {
+      url = new URLCtor(String(value));
+    } catch {
+      return null;
+    }
+    if (url.origin === "null") return null;
+    if (url.protocol === "https:" || url.protocol === "wss:") return url.origin;
+    const host = url.hostname;
+    const loopback = host === "localhost" || host.endsWith(".localhost") || host === "[::1]" || /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(host);
+    return loopback ? url.origin : null;
+  }
+
+  /**
+   * Whether a frame element's `allow` attribute lets `frameOrigin` use "tools" inside a document
+   * of `ownerOrigin` (Permissions Policy: the default allowlist is 'self'; `allow="tools"` means
+   * 'src'). The Permissions-Policy header is out of a script's reach, so it is not applied.
+   * @param {Element} element
+   * @param {string} frameOrigin
+   * @param {string} ownerOrigin
+   * @returns {boolean}
+   */
+  function allowPermits(element, frameOrigin, ownerOrigin) {
+    /** @type {string[] | null} */
+    let list = null;
+    for (const directive of (element.getAttribute("allow") ?? "").split(";")) {
+      const [feature, ...values] = directive.trim().split(/\s+/);
+      if (feature === "tools") {
+        list = values;
+        break;
+      }
+    }
+    if (list === null) return frameOrigin === ownerOrigin;
+    if (list.length === 0) list = ["'src'"];
+    for (const token of list) {
+      if (token === "*") return true;
+      if (token === "'self'" && frameOrigin === ownerOrigin) return true;
+      if (token === "'src'") {
+        const src = element.getAttribute("src");
+        let srcOrigin = ownerOrigin;
+        if (src && !element.hasAttribute("srcdoc")) {
+          try {
+            srcOrigin = new URLCtor(src, element.ownerDocument.baseURI).origin;
+          } catch {
+            srcOrigin = "";
+          }
+        }
+        if (srcOrigin === frameOrigin) return true;
+        continue;
+      }
+      try {
+        if (new URLCtor(token).origin === frameOrigin) return true;
+      } catch {
+        // not an origin: matches nothing
+      }
+    }
+    return false;
+  }
+
+  /**
+   * The frame element showing `win`, in this document or (with `deep`) in a same-origin
+   * descendant document, with the policy of the document holding it.
+   * @param {Window} win
+   * @param {boolean} deep
+   * @returns {{element: Element, ownerAllowed: boolean} | null}
+   */
+  function frameElementOf(win, deep) {
+    /**
+     * @param {Document} doc @param {boolean} ownerAllowed @param {number} depth
+     * @returns {{element: Element, ownerAllowed: boolean} | null}
+     */
+    const search = (doc, ownerAllowed, depth) => {
+      const elements = Array.from(doc.querySelectorAll("iframe, frame"));
+      for (const element of elements) {
+        if (/** @type {HTMLIFrameElement} */ (element).contentWindow === win) return { element, ownerAllowed };
+      }
+      if (!deep || depth >= 8) return null;
+      for (const element of elements) {
+        try {
+          const inner = /** @type {HTMLIFrameElement} */ (element).contentWindow;
+          const api = /** @type {FrameApi | undefined} */ (/** @type {any} */ (inner)?.[FRAME_KEY]);
+          const doc2 = /** @type {HTMLIFrameElement} */ (element).contentDocument;
+          if (!doc2 || !api) continue;
+          const found = search(doc2, api.allowed(), depth + 1);
+          if (found) return found;
+        } catch {
+          // a cross-origin frame: its frames are its own business
+        }
+      }
+      return null;
+    };
+    return search(document, policy.state === "allowed", 0);
+  }
+
+  /** This document's "tools" policy: known at once in the top and under a same-origin parent. */
+  const policy = {
+    /** @type {"allowed" | "denied" | "pending"} */
+    state: "pending",
+    /** @type {Promise<void>} */
+    ready: Promise.resolve(),
+  };
+  policy.ready = new Promise((resolve) => {
+    /** @param {boolean} allowed */
+    const settle = (allowed) => {
+      if (policy.state !== "pending") return;
+      policy.state = allowed ? "allowed" : "denied";
+      resolve();
+    };
+    if (window.parent === window) return settle(true);
+    /** @type {Element | null} */
+    let owner = null;
+    try {
+      owner = window.frameElement;
+    } catch {
+      owner = null;
+    }
+    if (owner) {
+      const parentApi = /** @type {FrameApi | undefined} */ (/** @type {any} */ (window.parent)[FRAME_KEY]);
+      const here = allowPermits(owner, location.origin, window.parent.location.origin);
+      const parentPolicy = parentApi?.policy;
+      if (!parentPolicy || parentPolicy.state !== "pending") return settle(here && parentPolicy?.state !== "denied");
+      void parentPolicy.ready.then(() => settle(here && parentPolicy.state === "allowed"));
+      return;
+    }
+    addListener.call(window, "message", (/** @type {Event} */ raw) => {
+      const event = /** @type {MessageEvent} */ (raw);
+      const data = event.data;
+      if (event.source !== window.parent || typeof data !== "object" || data === null) return;
+      if (data.channel === X_CHANNEL && data.kind === "policy") settle(data.allowed === true);
+    });
+    window.parent.postMessage({ channel: X_CHANNEL, kind: "policy?" }, "*");
+    setTimer(() => settle(false), POLICY_TIMEOUT_MS);
+  });
+
+  /** The error registerTool/getTools reject with in this document, if any (webmcp.md §1.3 steps 2, 3). */
+  function policyError() {
+    if (!originKeyed) return domError("SecurityError", "document.modelContext cannot be used when document.domain is enabled.");
+    if (policy.state === "denied") return domError("NotAllowedError", 'Access to the feature "tools" is disallowed by permissions policy.');
+    return null;
+  }
+
+  /**
+   * A cross-origin frame's tools as the top document knows them.
+   * @typedef {object} CrossFrame
+   * @property {Window} win
+   * @property {string} origin
+   * @property {Entry[]} entries
+   * @property {Map<string, (reply: {ok: true, text: string | null} | {ok: false, error: string}) => void>} calls
+   */
+  /** @type {Map<Window, CrossFrame>} */
+  const crossFrames = new Map();
+  const PAGE_GONE = "Page gone: the frame that offers this tool navigated or was removed during the call.";
+
+  /**
+   * Forget a frame's tools (it navigated, or its element left); its calls end as "page gone".
+   * @param {Window} win
+   * @returns {boolean} whether it had tools
+   */
+  function dropFrame(win) {
+    const frame = crossFrames.get(win);
+    if (!frame) return false;
+    crossFrames.delete(win);
+    for (const settle of [...frame.calls.values()]) settle({ ok: false, error: PAGE_GONE });
+    return frame.entries.length > 0;
+  }
+
+  /** Drop frames whose element has gone (a removed iframe's window is closed). */
+  function pruneFrames() {
+    for (const win of [...crossFrames.keys()]) if (win.closed) dropFrame(win);
+  }
+
+  /**
+   * Tools a cross-origin frame posted (page input: shape and size checked like the bridge does).
+   * @param {unknown[]} list
+   * @returns {Entry[]}
+   */
+  function frameEntries(list) {
+    /** @type {Entry[]} */
+    const entries = [];
+    const seen = new Set();
+    for (const raw of list.slice(0, MAX_POSTED_TOOLS)) {
+      if (typeof raw !== "object" || raw === null) continue;
+      const t = /** @type {Record<string, unknown>} */ (raw);
+      if (typeof t.name !== "string" || !NAME_PATTERN.test(t.name) || seen.has(t.name)) continue;
+      if (typeof t.description !== "string" || !t.description) continue;
+      seen.add(t.name);
+      entries.push({
+        name: t.name,
+        title: typeof t.title === "string" ? t.title : "",
+        description: t.description,
+        schemaText: typeof t.inputSchema === "string" ? t.inputSchema : undefined,
+        execute: () => undefined, // runs in its frame (runInFrame)
+        annotations: annotationsOf(t.annotations),
+      });
+    }
+    return entries;
+  }
+
+  let frameCallCount = 0;
+  /**
+   * Run a cross-origin frame's tool there: "call" to the frame, "result" back to the top.
+   * @param {CrossFrame} frame
+   * @param {string} name
+   * @param {unknown} input
+   * @param {AbortSignal} signal
+   * @returns {Promise<{ok: true, text: string | null} | {ok: false, error: string}>}
+   */
+  function runInFrame(frame, name, input, signal) {
+    return new Promise((resolve) => {
+      const callId = `x${++frameCallCount}`;
+      /** @type {ReturnType<typeof setInterval> | undefined} */
+      let watch;
+      /** @param {{ok: true, text: string | null} | {ok: false, error: string}} reply */
+      const settle = (reply) => {
+        if (!frame.calls.delete(callId)) return;
+        stopEvery(watch);
+        resolve(reply);
+      };
+      let payload;
+      try {
+        payload = parse(stringify(input ?? {}));
+      } catch {
+        resolve({ ok: false, error: "The input is not JSON-serialisable." });
+        return;
+      }
+      frame.calls.set(callId, settle);
+      watch = setEvery(() => {
+        if (frame.win.closed) settle({ ok: false, error: PAGE_GONE });
+      }, 200);
+      addListener.call(signal, "abort", () => {
+        if (!frame.calls.has(callId)) return;
+        frame.win.postMessage({ channel: X_CHANNEL, kind: "cancel", callId }, frame.origin);
+        settle({ ok: false, error: "The call was cancelled." });
+      }, { once: true });
+      frame.win.postMessage({ channel: X_CHANNEL, kind: "call", callId, name, input: payload }, frame.origin);
+    });
+  }
+
+  const topIsCrossOrigin = (() => {
+    if (topWindow === window) return false;
+    try {
+      return topWindow.location.origin !== location.origin;
+    } catch {
+      return true;
+    }
+  })();
+  /** Origins this frame posted tools to, so a tool leaving is posted too. @type {Set<string>} */
+  let postedTo = new Set();
+
+  /** A cross-origin frame: post to the top, per origin, the tools exposed to that origin. */
+  function postToTop() {
+    if (!topIsCrossOrigin || policy.state !== "allowed") return;
+    /** @type {Map<string, object[]>} */
+    const byOrigin = new Map();
+    for (const entry of registry.values()) {
+      for (const origin of entry.exposedTo ?? []) {
+        const list = byOrigin.get(origin) ?? [];
+        list.push({
+          name: entry.name,
+          title: entry.title,
+          description: entry.description,
+          inputSchema: schemaTextOf(entry),
+          annotations: entry.annotations,
+        });
+        byOrigin.set(origin, list);
+      }
+    }
+    for (const origin of new Set([...postedTo, ...byOrigin.keys()])) {
+      topWindow.postMessage({ channel: X_CHANNEL, kind: "tools", tools: byOrigin.get(origin) ?? [] }, origin);
+    }
+    postedTo = new Set(byOrigin.keys());
+  }
+
+  /** Calls the top document runs in this frame, by callId. @type {Map<string, {controller: AbortController, name: string}>} */
+  const frameCalls = new Map();
+
+  addListener.call(window, "message", (/** @type {Event} */ raw) => {
+    const event = /** @type {MessageEvent} */ (raw);
+    const data = event.data;
+    const source = /** @type {Window | null} */ (event.source);
+    if (typeof data !== "object" || data === null || data.channel !== X_CHANNEL || !source || source === window) return;
+    const kind = data.kind;
+    if (kind === "policy?") {
+      // A child frame asks whether it may use "tools": only its own <iframe> here can say yes.
+      const found = frameElementOf(source, false);
+      void policy.ready.then(() => {
+        const allowed = policy.state === "allowed" && found !== null && allowPermits(found.element, event.origin, location.origin);
+        source.postMessage({ channel: X_CHANNEL, kind: "policy", allowed }, event.origin === "null" ? "*" : event.origin);
+      });
+    } else if (kind === "call" && source === topWindow && typeof data.callId === "string" && typeof data.name === "string") {
+      const entry = registry.get(data.name);
+      const callId = data.callId;
+      const reply = (/** @type {object} */ body) => topWindow.postMessage({ channel: X_CHANNEL, kind: "result", callId, ...body }, event.origin);
+      if (!entry || !(entry.exposedTo ?? []).includes(event.origin) || frameCalls.has(callId)) {
+        reply({ ok: false, error: `The frame has no tool named ${data.name} exposed to ${event.origin}.` });
+        return;
+      }
+      const controller = new AbortControllerCtor();
+      frameCalls.set(callId, { controller, name: data.name });
+      void run(data.name, data.input, controller.signal).then((result) => {
+        frameCalls.delete(callId);
+        if (!controller.signal.aborted) reply(result);
+      });
+    } else if (kind === "cancel" && source === topWindow && typeof data.callId === "string") {
+      const call = frameCalls.get(data.callId);
+      if (!call) return;
+      frameCalls.delete(data.callId);
+      call.controller.abort(domError("AbortError", "The tool call was cancelled."));
+      fire("toolcancel", call.name);
+    } else if (window === topWindow && kind === "reset") {
+      if (dropFrame(source)) void changed();
+    } else if (window === topWindow && kind === "tools" && Array.isArray(data.tools) && event.origin !== location.origin) {
+      const found = frameElementOf(source, true);
+      if (!found || !found.ownerAllowed || !allowPermits(found.element, event.origin, location.origin)) return;
+      const before = crossFrames.get(source);
+      const entries = frameEntries(data.tools);
+      if (!before && entries.length === 0) return;
+      crossFrames.set(source, { win: source, origin: event.origin, entries, calls: before?.calls ?? new Map() });
+      void changed();
+    } else if (window === topWindow && kind === "result" && typeof data.callId === "string") {
+      const settle = crossFrames.get(source)?.calls.get(data.callId);
+      if (!settle) return;
+      if (data.ok === true && (data.text === null || typeof data.text === "string")) settle({ ok: true, text: data.text });
+      else settle({ ok: false, error: typeof data.error === "string" ? data.error.slice(0, 2000) : "The tool failed." });
+    }
+  });
+  // A new document in a frame: whatever the frame's previous document offered the top is gone.
+  if (topWindow !== window) topWindow.postMessage({ channel: X_CHANNEL, kind: "reset" }, "*");
+  frameApi.policy = policy;
+
   class ModelContext extends EventTarget {
     /**
      * @param {unknown} tool
@@ -299,6 +684,9 @@
      * @returns {Promise<undefined>}
      */
     registerTool(tool, options = {}) {
+      const refused = policyError();
+      if (refused) return Promise.reject(refused);
+      if (policy.state === "pending") return policy.ready.then(() => this.registerTool(tool, options));
       let entry;
       try {
         entry = validate(tool, options ?? {});
@@ -318,20 +706,44 @@
       return /** @type {Promise<undefined>} */ (changed());
     }
 
-    /** @returns {Promise<object[]>} */
-    getTools() {
+    /**
+     * Tools of this document and its same-origin frames, plus those of cross-origin frames whose
+     * origin is in `fromOrigins` and that exposed them to this origin (webmcp.md §1.4, §1.7).
+     * @param {{fromOrigins?: unknown}} [options]
+     * @returns {Promise<object[]>}
+     */
+    getTools(options = {}) {
+      const refused = policyError();
+      if (refused) return Promise.reject(refused);
+      /** @type {Set<string>} */
+      const from = new Set();
+      const fromOrigins = options?.fromOrigins;
+      if (fromOrigins !== undefined && fromOrigins !== null) {
+        for (const value of /** @type {Iterable<unknown>} */ (fromOrigins)) {
+          const origin = trustworthyOrigin(value);
+          if (origin === null) {
+            return Promise.reject(domError("SecurityError", "Only secure origins are allowed in the fromOrigins list."));
+          }
+          from.add(origin);
+        }
+      }
+      if (policy.state === "pending") return policy.ready.then(() => this.getTools(options));
       const visible = visibleTools();
-      const names = [...visible.keys()].sort();
+      const names = [...visible.keys()].filter((name) => {
+        const origin = /** @type {{origin: string}} */ (visible.get(name)).origin;
+        return origin === location.origin || from.has(origin);
+      });
+      names.sort();
       return Promise.resolve(
         names.map((name) => {
-          const { entry, win } = /** @type {{entry: Entry, win: Window}} */ (visible.get(name));
+          const { entry, win, origin } = /** @type {Visible} */ (visible.get(name));
           return {
             name,
             title: entry.title,
             description: entry.description,
             inputSchema: schemaOf(entry),
             window: win,
-            origin: location.origin,
+            origin,
             annotations: entry.annotations,
           };
         }),
@@ -345,6 +757,8 @@
      * @returns {Promise<string | null>}
      */
     executeTool(tool, input = {}, options = {}) {
+      const refused = policyError();
+      if (refused) return Promise.reject(refused);
       if (typeof input !== "object" || input === null) {
         return Promise.reject(new TypeError("invalid input object: value is not an object"));
       }

@@ -413,6 +413,49 @@ export function onRuntimeMessage(listener) {
   });
 }
 
+/**
+ * A long-lived port one of this extension's content scripts opened from a tab.
+ * @typedef {object} ContentPort
+ * @property {RuntimeMessageSender} sender
+ * @property {(message: object) => boolean} post  false when the port is gone
+ * @property {(listener: (message: unknown) => void) => void} onMessage
+ * @property {(listener: () => void) => void} onDisconnect  the document went away (closed,
+ *   navigated, put in the back/forward cache) or the content script closed it
+ */
+
+/**
+ * Listen to chrome.runtime.onConnect for ports named `name` from this extension's content scripts
+ * in tabs (other ports are left alone).
+ * @param {string} name
+ * @param {(port: ContentPort) => void} listener
+ */
+export function onContentPort(name, listener) {
+  chrome.runtime.onConnect.addListener((port) => {
+    const sender = port.sender;
+    if (port.name !== name || !sender || sender.id !== chrome.runtime.id || !sender.tab) return;
+    listener({
+      sender: {
+        tabId: sender.tab.id,
+        frameId: sender.frameId,
+        documentId: sender.documentId,
+        url: sender.url,
+        fromOwnPage: false,
+        incognito: sender.tab.incognito,
+      },
+      post(message) {
+        try {
+          port.postMessage(message);
+          return true;
+        } catch {
+          return false; // disconnected
+        }
+      },
+      onMessage: (handler) => port.onMessage.addListener((message) => handler(message)),
+      onDisconnect: (handler) => port.onDisconnect.addListener(() => handler()),
+    });
+  });
+}
+
 /** @param {() => void} listener called on install, update and browser start */
 export function onInstalledOrStartup(listener) {
   chrome.runtime.onInstalled.addListener(() => listener());

@@ -27,7 +27,7 @@ import { SelectionStore } from "./selections.js";
 import { TabModel, diffWindows } from "./tab_model.js";
 import { countPagesWithTools, isExcluded, normalizeSettings } from "./settings.js";
 import { buildTree, isInternalUrl } from "./tree.js";
-import { WINDOW_STATE_POLL_MS } from "./page_tools.js";
+import { windowStatePollMs } from "./page_tools.js";
 import { PageToolRouter } from "./page_tool_router.js";
 import { cancelConfirmation } from "./confirm.js";
 import { servePopupStatus } from "./popup_status.js";
@@ -39,6 +39,8 @@ import {
   LOCATION_OFFSET,
   TOOLS_CALL,
   TOOLS_CANCEL,
+  TOOLS_PORT,
+  TOOLS_FRAME,
   TOOLS_REPORT,
 } from "../protocol.js";
 
@@ -97,6 +99,11 @@ function applyProviderSwitch(browser) {
 // ---- listeners (top level, synchronous) -------------------------------------------------------
 
 api.onRuntimeMessage(routeRuntimeMessage);
+api.onContentPort(TOOLS_PORT, (toolsPort) => {
+  const { sender } = toolsPort;
+  if (sender.incognito && !settings.incognito) return; // SPEC §2; never used, closed with its page
+  pageTools.attach(toolsPort);
+});
 api.onSettingsChanged((stored) => {
   void ready.then(({ browser }) => {
     settings = normalizeSettings(stored);
@@ -127,9 +134,10 @@ servePopupStatus(
   },
   (pagesWithTools) => void port.noteStatus({ pagesWithTools }),
 );
-// Minimize and restore fire no event in headless Chromium (and not on every window manager):
-// while some page has tools, compare window states every WINDOW_STATE_POLL_MS.
-setInterval(() => void pageTools.pollWindowStates(), WINDOW_STATE_POLL_MS);
+// Minimize and restore: window events and the page's visibilitychange (on the tools port) where
+// the browser has them; while some page has tools, a window-state poll too, every 100 ms in
+// headless Chromium (minimizing fires nothing there) and every 1 s as a safety net otherwise.
+setInterval(() => void pageTools.pollWindowStates(), windowStatePollMs(navigator.userAgent));
 
 // ---- routers, by trust: the native port, then our own pages, then content scripts -------------
 
@@ -176,6 +184,11 @@ function routeRuntimeMessage(message, sender) {
     case TOOLS_REPORT:
       // page_tools.js checks shape and size; only a tab's top frame speaks for its page.
       pageTools.report(sender, message);
+      return undefined;
+    case TOOLS_FRAME:
+      // A cross-origin frame's origin and url, from the browser (sender): what a top document's
+      // claim that a tool is that frame's is checked against (page_tools.js).
+      if (pageTools.store.noteFrame(sender)) pageTools.scheduleChanged();
       return undefined;
     default:
       return undefined;

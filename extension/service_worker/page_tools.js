@@ -23,9 +23,24 @@ export const MAX_SCHEMA_CHARS = 64 * 1024;
 export const MAX_PAGE_SCHEMA_CHARS = 1024 * 1024;
 /** The WebMCP name rule (webmcp.md §1.3 step 5). */
 export const TOOL_NAME_PATTERN = /^[A-Za-z0-9_.-]{1,128}$/;
-/** How often the worker compares window states while page tools exist, in ms: minimize and
- * restore fire no event in headless Chromium, and a getAll without tabs is cheap. */
+/** How often the worker compares window states while page tools exist, in headless Chromium, in
+ * ms: there minimizing fires no event at all (no windows.onBoundsChanged/onFocusChanged, and the
+ * page stays "visible"; restoring fires onFocusChanged), so this poll is what meets SPEC §5's
+ * "within 100 ms". One chrome.windows.getAll without tabs per tick. */
 export const WINDOW_STATE_POLL_MS = 100;
+/** The same poll in a headed browser, a safety net only: minimize/restore hide/show the page
+ * (its visibilitychange reaches the worker on the tools port) and fire window events there. */
+export const WINDOW_STATE_SAFETY_POLL_MS = 1000;
+
+/**
+ * The window-state poll period for a browser with this user agent (headless Chromium says
+ * "HeadlessChrome").
+ * @param {string} userAgent
+ * @returns {number} ms
+ */
+export function windowStatePollMs(userAgent) {
+  return /Headless/.test(userAgent) ? WINDOW_STATE_POLL_MS : WINDOW_STATE_SAFETY_POLL_MS;
+}
 /** Result text a content script may send back, in code units (results up to 32 MiB arrive whole). */
 export const MAX_RESULT_CHARS = 48 * 1024 * 1024;
 
@@ -37,6 +52,8 @@ export const MAX_RESULT_CHARS = 48 * 1024 * 1024;
  * @property {string} [title]
  * @property {Record<string, unknown>} [inputSchema]
  * @property {{readOnlyHint?: boolean, untrustedContentHint?: boolean, consequentialHint?: boolean}} [annotations]
+ * @property {string} [origin]      a cross-origin frame's tool: that frame's origin (the top
+ *   document lists it because the frame has allow="tools" and exposed it to the top's origin)
  */
 
 /**
@@ -61,6 +78,8 @@ export const MAX_RESULT_CHARS = 48 * 1024 * 1024;
  * @property {string} url
  * @property {Record<string, unknown>} [inputSchema]
  * @property {ReportedTool["annotations"]} [annotations]
+ * @property {string} [frameOrigin]  set for a cross-origin frame's tool: the frame's origin
+ * @property {string} [frameUrl]     and that frame's url, when only one url of that origin is in the tab
  */
 
 /**
@@ -98,7 +117,7 @@ export function parseToolReport(value) {
  */
 function parseTool(raw, budget) {
   if (typeof raw !== "object" || raw === null) return null;
-  const { name, description, title, inputSchema, annotations } = /** @type {Record<string, unknown>} */ (raw);
+  const { name, description, title, inputSchema, annotations, origin } = /** @type {Record<string, unknown>} */ (raw);
   if (typeof name !== "string" || !TOOL_NAME_PATTERN.test(name)) return null;
   if (typeof description !== "string" || description.length === 0) return null;
   /** @type {ReportedTool} */
@@ -118,7 +137,36 @@ function parseTool(raw, budget) {
     }
     if (Object.keys(kept).length > 0) tool.annotations = kept;
   }
+  const frame = serialisedOrigin(origin);
+  if (frame) tool.origin = frame;
   return tool;
+}
+
+/**
+ * The origin of `url`, or "" when it does not parse.
+ * @param {string} url
+ */
+function safeOrigin(url) {
+  try {
+    return new URL(url).origin;
+  } catch {
+    return "";
+  }
+}
+
+/**
+ * `value` when it is a serialised http(s)/ws(s) origin (what RegisteredTool.origin holds), else null.
+ * @param {unknown} value
+ * @returns {string | null}
+ */
+export function serialisedOrigin(value) {
+  if (typeof value !== "string" || value.length > 256) return null;
+  try {
+    const url = new URL(value);
+    return url.origin === value && /^(https?|wss?):$/.test(url.protocol) ? value : null;
+  } catch {
+    return null;
+  }
 }
 
 /**
@@ -169,9 +217,18 @@ export function parseRunReply(value) {
  * @property {(url: string) => boolean} [isExcluded]  true for a page of an excluded site
  */
 
+/** Most cross-origin frames remembered per tab. */
+export const MAX_FRAMES_PER_TAB = 64;
+
 export class PageToolStore {
   /** @type {Map<number, TabTools>} by browser tab id */
   #tabs = new Map();
+  /**
+   * Cross-origin frames seen in each tab since its top document loaded, by frameId: their
+   * origin and url, from the browser's `sender` of `tools.frame` (content/webmcp_frames.js).
+   * @type {Map<number, Map<number, {origin: string, url: string}>>}
+   */
+  #frames = new Map();
   /** Exposed names, remembered per (page, original name) for the instance. */
   names = new ToolNameRegistry();
 
@@ -204,7 +261,40 @@ export class PageToolStore {
    * @param {number} tabId
    */
   forget(tabId) {
+    this.#frames.delete(tabId);
     return this.#tabs.delete(tabId);
+  }
+
+  /**
+   * A frame of a tab said it is there (`tools.frame`). Returns whether its origin or url is new.
+   * @param {{tabId?: number, frameId?: number, url?: string, origin?: string}} sender
+   * @returns {boolean}
+   */
+  noteFrame(sender) {
+    if (sender.tabId === undefined || !sender.frameId || !sender.url) return false;
+    const origin = serialisedOrigin(sender.origin ?? safeOrigin(sender.url));
+    if (!origin) return false;
+    const frames = this.#frames.get(sender.tabId) ?? new Map();
+    const before = frames.get(sender.frameId);
+    if (before?.origin === origin && before.url === sender.url) return false;
+    if (!before && frames.size >= MAX_FRAMES_PER_TAB) return false;
+    frames.set(sender.frameId, { origin, url: sender.url });
+    this.#frames.set(sender.tabId, frames);
+    return true;
+  }
+
+  /**
+   * Whether a frame of `origin` is in the tab, and its url when exactly one url of that origin
+   * is known (several frames of one origin: which one offers a tool is not known here).
+   * @param {number} tabId
+   * @param {string} origin
+   * @returns {{url?: string} | null} null when no frame of that origin showed itself
+   */
+  #frameOf(tabId, origin) {
+    const urls = new Set();
+    for (const frame of this.#frames.get(tabId)?.values() ?? []) if (frame.origin === origin) urls.add(frame.url);
+    if (urls.size === 0) return null;
+    return urls.size === 1 ? { url: [...urls][0] } : {};
   }
 
   /**
@@ -251,7 +341,13 @@ export class PageToolStore {
       const pageId = ids.tabId(tab.id);
       const pageNumber = Number(pageId.slice("tab-".length));
       const names = this.names.namesFor(pageNumber, reported.tools.map((t) => t.name));
+      const tabId = tab.id;
       reported.tools.forEach((tool, i) => {
+        // A tool the top document says is a cross-origin frame's is listed only once a frame of
+        // that origin has shown itself in this tab (the polyfill's report is page input).
+        const frameOrigin = tool.origin && tool.origin !== reported.origin ? tool.origin : undefined;
+        const frame = frameOrigin ? this.#frameOf(tabId, frameOrigin) : null;
+        if (frameOrigin && !frame) return;
         /** @type {ExposedTool} */
         const exposed = {
           name: names[i],
@@ -265,9 +361,14 @@ export class PageToolStore {
         if (tool.title) exposed.title = tool.title;
         if (tool.inputSchema) exposed.inputSchema = tool.inputSchema;
         if (tool.annotations) exposed.annotations = tool.annotations;
+        if (frameOrigin && frame) {
+          exposed.frameOrigin = frameOrigin;
+          if (frame.url !== undefined) exposed.frameUrl = firstChars(wellFormed(frame.url), 4096);
+        }
         tools.push(exposed);
       });
-      pages.set(tab.id, { names, omitted: reported.omitted });
+      const listed = new Set(tools.filter((t) => t.pageId === pageId).map((t) => t.name));
+      pages.set(tab.id, { names: names.filter((name) => listed.has(name)), omitted: reported.omitted });
     }
     return { tools, pages };
   }

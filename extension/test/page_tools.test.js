@@ -9,6 +9,10 @@ import {
   PageToolStore,
   parseRunReply,
   parseToolReport,
+  WINDOW_STATE_POLL_MS,
+  WINDOW_STATE_SAFETY_POLL_MS,
+  windowStatePollMs,
+  serialisedOrigin,
 } from "../service_worker/page_tools.js";
 
 const TOP = { tabId: 5, frameId: 0, documentId: "doc-A", url: "http://127.0.0.1:8000/tools.html" };
@@ -114,4 +118,62 @@ test("the user's policy can switch page tools off or exclude sites", () => {
   assert.equal(store.exposed(windows, ids, { exposePageTools: false }).tools.length, 0);
   assert.equal(store.exposed(windows, ids, { isExcluded: (url) => url.startsWith("http://127.0.0.1") }).tools.length, 0);
   assert.equal(store.exposed(windows, ids, { isExcluded: () => false }).tools.length, 1);
+});
+
+test("the window-state poll meets 100 ms only where it must: headless Chromium", () => {
+  const headless = "Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) HeadlessChrome/156.0.0.0 Safari/537.36";
+  const headed = "Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/156.0.0.0 Safari/537.36";
+  assert.equal(windowStatePollMs(headless), WINDOW_STATE_POLL_MS);
+  assert.ok(WINDOW_STATE_POLL_MS <= 100);
+  assert.equal(windowStatePollMs(headed), WINDOW_STATE_SAFETY_POLL_MS);
+  assert.ok(WINDOW_STATE_SAFETY_POLL_MS > WINDOW_STATE_POLL_MS);
+});
+
+test("a cross-origin frame's tool carries the frame's origin and url, once that frame showed itself", () => {
+  const store = new PageToolStore();
+  const ids = new IdRegistry("inst");
+  store.report(TOP, {
+    tools: [
+      { name: "framed", description: "F", origin: "http://localhost:9000" },
+      { name: "own", description: "O", origin: "http://127.0.0.1:8000" },
+      { name: "junk", description: "J", origin: "http://localhost:9000/path" },
+      { name: "opaque", description: "J", origin: "null" },
+    ],
+  });
+  const windows = [
+    { id: 1, incognito: false, type: "normal", state: "normal", tabs: [{ id: 5, index: 0, active: true, title: "Shop", url: TOP.url }] },
+  ];
+  // No frame of that origin in the tab yet: the top's claim is not believed.
+  assert.deepEqual(store.exposed(windows, ids).tools.map((t) => t.toolName).sort(), ["junk", "opaque", "own"]);
+  assert.deepEqual(store.exposed(windows, ids).pages.get(5)?.names.length, 3);
+  const frameUrl = "http://localhost:9000/widget.html?x=1";
+  assert.equal(store.noteFrame({ tabId: 5, frameId: 3, url: frameUrl, origin: "http://localhost:9000" }), true);
+  assert.equal(store.noteFrame({ tabId: 5, frameId: 3, url: frameUrl, origin: "http://localhost:9000" }), false);
+  assert.equal(store.noteFrame({ tabId: 5, frameId: 0, url: TOP.url }), false); // the top is no frame
+  let byName = Object.fromEntries(store.exposed(windows, ids).tools.map((t) => [t.toolName, t]));
+  assert.equal(byName.framed.frameOrigin, "http://localhost:9000");
+  assert.equal(byName.framed.frameUrl, frameUrl);
+  // A second frame of that origin at another url: which frame offers the tool is not known here.
+  assert.equal(store.noteFrame({ tabId: 5, frameId: 4, url: "http://localhost:9000/other.html" }), true);
+  byName = Object.fromEntries(store.exposed(windows, ids).tools.map((t) => [t.toolName, t]));
+  assert.equal(byName.framed.frameOrigin, "http://localhost:9000");
+  assert.equal(byName.framed.frameUrl, undefined);
+  assert.equal(byName.framed.origin, "http://127.0.0.1:8000");
+  assert.equal(byName.own.frameOrigin, undefined);
+  assert.equal(byName.junk.frameOrigin, undefined);
+  assert.equal(byName.opaque.frameOrigin, undefined);
+  // The top document navigating forgets the tab's frames.
+  store.forget(5);
+  store.report(TOP, { tools: [{ name: "framed", description: "F", origin: "http://localhost:9000" }] });
+  assert.deepEqual(store.exposed(windows, ids).tools, []);
+});
+
+test("serialisedOrigin accepts only an http(s)/ws(s) origin as the browser serialises it", () => {
+  assert.equal(serialisedOrigin("https://a.example"), "https://a.example");
+  assert.equal(serialisedOrigin("http://localhost:9000"), "http://localhost:9000");
+  assert.equal(serialisedOrigin("https://a.example/"), null);
+  assert.equal(serialisedOrigin("HTTPS://A.example"), null);
+  assert.equal(serialisedOrigin("file:///x"), null);
+  assert.equal(serialisedOrigin("null"), null);
+  assert.equal(serialisedOrigin(42), null);
 });

@@ -12,6 +12,7 @@ import contextlib
 import re
 from collections.abc import AsyncIterator
 from pathlib import Path
+from statistics import median
 
 import anyio
 import pytest
@@ -36,6 +37,8 @@ pytestmark = pytest.mark.asyncio(loop_scope="module")
 EXPOSED = re.compile(r"^[A-Za-z0-9_]{1,48}$")
 LONG_NAME = "t" * 120 + ".long-12"
 TOOLS_PAGE = "/tools.html"
+SAMPLES = 9
+"""Samples per list_changed latency check; the check is on their median (5 flaked once at load 9)."""
 REGISTER = "name => document.modelContext.registerTool({name, description: 'added', execute: () => name})"
 """Register one more tool in the page (a `toolchange`)."""
 ACTIVATE_TAB = (
@@ -133,9 +136,7 @@ async def test_results_are_mapped_to_mcp_results(
         assert result.is_error is True and text_of(result) == "shaped"
 
         result = await session.call_tool(ours["boom"].name, {})
-        assert result.is_error is True
-        if tb.mode == "polyfill":
-            assert "boom happened" in text_of(result)
+        assert result.is_error is True and text_of(result) == "boom happened"  # both modes
 
         for name in ("circular", "bigint"):
             result = await session.call_tool(ours[name].name, {})
@@ -261,24 +262,25 @@ async def test_toolchange_and_tab_switch_reach_clients_as_list_changed_within_10
                 with contextlib.suppress(TimeoutError):
                     await watcher.next_after(0, timeout_s=0.5)
         latencies = []
-        for i in range(5):
+        for i in range(SAMPLES):
             await asyncio.sleep(0.1)  # let the previous change's coalescing window pass
             count = len(watcher.times)
             started = monotonic_ms()
             await tools_page.evaluate(REGISTER, f"added_{i}")
             latencies.append(await watcher.next_after(count) - started)
-        assert sorted(latencies)[2] < 100, latencies  # the median of 5: one slow tick on a busy VM is noise
+        # The median of SAMPLES: a few slow ticks on a busy VM (load 9) are noise, the bound is not.
+        assert median(latencies) < 100, latencies
         # A tab switch changes the visible page's tools too.
         other = await tb.running.new_page(f"{page_server}/index.html")
         try:
             switches = []
-            for target in (url, f"{page_server}/index.html", url):
+            for target in [url, f"{page_server}/index.html"] * (SAMPLES // 2) + [url]:
                 await asyncio.sleep(0.1)
                 count = len(watcher.times)
                 started = monotonic_ms()
                 await tb.running.worker_eval(ACTIVATE_TAB, target)
                 switches.append(await watcher.next_after(count) - started)
-            assert sorted(switches)[1] < 100, switches
+            assert median(switches) < 100, switches
         finally:
             await other.close()
 
@@ -473,21 +475,34 @@ async def test_minimizing_the_window_hides_its_page_tools_and_restoring_shows_th
     async with tb.session() as session:
         await wait_for_tools(session, lambda ts: "add" in page_tools_of(ts, url))
         async with watch_list_changed(tb.descriptor, legacy=False) as watcher:
+            # Headless Chromium: minimizing fires no event (the worker's 100 ms window-state poll
+            # sees it), restoring fires windows.onFocusChanged (docs/extension.md).
+            assert "HeadlessChrome" in await tb.running.worker_eval("() => navigator.userAgent")
             window_id = await tb.running.worker_eval(
-                """async (url) => {
-                    const [tab] = await chrome.tabs.query({url});
-                    await chrome.windows.update(tab.windowId, {state: "minimized"});
-                    return tab.windowId;
-                }""",
-                url,
+                "async (url) => (await chrome.tabs.query({url}))[0].windowId", url
             )
+            await tb.running.worker_eval(MINIMIZE, window_id)
             await watcher.next_after(0)
             await wait_for_tools(session, lambda ts: not page_tools_of(ts, url))
-            await tb.running.worker_eval(
-                "async (id) => { await chrome.windows.update(id, {state: 'normal'}); }", window_id
-            )
+            await tb.running.worker_eval(RESTORE, window_id)
             await watcher.next_after(1)
             await wait_for_tools(session, lambda ts: "add" in page_tools_of(ts, url))
+            # SPEC §5: list_changed within 100 ms of a minimize or a restore (the median of SAMPLES,
+            # timed from before the worker is asked, so the CDP round trip counts against us).
+            latencies: dict[str, list[float]] = {"minimize": [], "restore": []}
+            for _ in range(SAMPLES):
+                for kind, script in (("minimize", MINIMIZE), ("restore", RESTORE)):
+                    await asyncio.sleep(0.15)
+                    count = len(watcher.times)
+                    started = monotonic_ms()
+                    await tb.running.worker_eval(script, window_id)
+                    latencies[kind].append(await watcher.next_after(count) - started)
+            for kind, times in latencies.items():
+                assert median(times) < 100, (kind, times)
+
+
+MINIMIZE = "async (id) => { await chrome.windows.update(id, {state: 'minimized'}); }"
+RESTORE = "async (id) => { await chrome.windows.update(id, {state: 'normal'}); }"
 
 
 FORM_CONTROLS_SCHEMA = {
@@ -541,5 +556,61 @@ async def test_form_controls_give_the_schema_chromium_synthesises(tb: ToolsBrows
             assert page_tools_of(tools, url)["plan_trip"].input_schema == FORM_CONTROLS_SCHEMA
             result = await session.call_tool(page_tools_of(tools, url)["plan_trip"].name, {"class": "first"})
             assert result.is_error is True and "class" in text_of(result)  # not in the enum: never filled
+    finally:
+        await page.close()
+
+
+NATIVE_SHAPE = """() => {
+    const frame = document.createElement("iframe");  // about:blank: no webctx wrapper in frames
+    document.body.append(frame);
+    const own = frame.contentDocument.modelContext.registerTool;
+    const ours = document.modelContext.registerTool;
+    const fts = Function.prototype.toString;
+    const shape = (f) => ({ text: fts.call(f), name: f.name, length: f.length, proto: "prototype" in f,
+                            keys: Object.getOwnPropertyNames(f).sort().join(",") });
+    const result = { top: shape(ours), frame: shape(own),
+                     toString: fts.call(fts),
+                     toStringShape: shape(fts),
+                     frameToStringShape: shape(frame.contentWindow.Function.prototype.toString),
+                     callString: String(ours), plainFunction: fts.call(function f(a) { return a; }) };
+    frame.remove();
+    return result;
+}"""
+
+
+async def test_the_pages_error_text_reaches_the_host_and_cannot_be_forged(
+    tb: ToolsBrowser, page_server: str
+) -> None:
+    """`execute` throwing `new Error("out of stock")` → isError "out of stock" in both modes; under
+    native WebMCP main_world/native_errors.js keeps the text, invisible to the page, unforgeable."""
+    url = f"{page_server}/tool_errors.html"
+    page = await tb.open("/tool_errors.html", page_server)
+    try:
+        async with tb.session() as session:
+            listed = await wait_for_tools(session, lambda ts: "boom" in page_tools_of(ts, url))
+            ours = page_tools_of(listed, url)
+            result = await session.call_tool(ours["boom"].name, {})
+            assert result.is_error is True and text_of(result) == "out of stock"
+            result = await session.call_tool(ours["reject_string"].name, {})
+            assert result.is_error is True and text_of(result) == "sold out"
+            # Concurrent failing calls each get their own text (keyed by tool and input).
+            whys = [f"reason {i}" for i in range(6)] + ["a"]
+            results = await asyncio.gather(
+                *(session.call_tool(ours["fail_with"].name, {"why": why}) for why in whys)
+            )
+            texts = [text_of(r) for r in results]
+            assert all(r.is_error for r in results) and texts == whys, texts
+            result = await session.call_tool(ours["ok"].name, {})
+            assert not result.is_error and result.structured_content == {"fine": True}
+        if tb.mode == "native":
+            assert await page.evaluate("window.seenPorts") == 0  # the hand-over was over before its script
+            shape = await page.evaluate(NATIVE_SHAPE)
+            assert shape["top"] == shape["frame"], shape
+            assert shape["top"]["text"] == "function registerTool() { [native code] }", shape
+            # (Another realm's Function.prototype.toString shows the Proxy: docs/extension.md.)
+            assert shape["toString"] == "function toString() { [native code] }"
+            assert shape["toStringShape"] == shape["frameToStringShape"], shape
+            assert shape["callString"] == shape["top"]["text"]
+            assert shape["plainFunction"] == "function f(a) { return a; }"
     finally:
         await page.close()

@@ -106,6 +106,18 @@ def test_the_tool_entry_names_the_page_and_marks_it_untrusted() -> None:
     assert tool.annotations is not None and tool.annotations.read_only_hint is True
 
 
+def test_a_cross_origin_frames_tool_names_the_frame() -> None:
+    """A tool of a cross-origin iframe (allow="tools", exposedTo the page): `_meta.frameOrigin`
+    and the description say where it runs; `origin`/`url` stay the page's."""
+    tool = mcp_tool(page_tool(frameOrigin="https://widget.example", frameUrl="https://widget.example/w"))
+    assert tool.meta is not None and tool.meta["frameOrigin"] == "https://widget.example"
+    assert tool.meta["frameUrl"] == "https://widget.example/w"
+    assert tool.meta["origin"] == "https://shop.example"
+    assert tool.description is not None and tool.description.startswith(
+        "[Page tool of “Shop” (https://shop.example), from its embedded frame https://widget.example;"
+    )
+
+
 def test_a_non_object_schema_is_replaced() -> None:
     assert mcp_tool(page_tool(inputSchema={"type": "string"})).input_schema == {"type": "object"}
     assert mcp_tool(page_tool(inputSchema=None)).input_schema == {"type": "object"}
@@ -177,6 +189,33 @@ async def test_a_call_sends_the_original_name_and_maps_the_reply(table: PageTool
         "h-1",
     )
     assert await table.call("p9_unknown", {}) is None
+
+
+async def test_a_schema_is_compiled_once_and_kept_across_updates(
+    table: PageToolTable, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The validator is built on the first call and reused while the schema stays the same (a tab
+    switch resends every tool); a changed schema is compiled again."""
+    from native_host import page_tools
+
+    compiled: list[object] = []
+    real = page_tools.compile_schema
+
+    def counting(schema: Any) -> Any:
+        compiled.append(schema)
+        return real(schema)
+
+    monkeypatch.setattr(page_tools, "compile_schema", counting)
+    fake(table).answers["tools.call"] = {"ok": True, "text": "1"}
+    for _ in range(3):
+        await table.call("p1_order", {"item": "tea", "qty": 1})
+    assert len(compiled) == 1
+    assert await table.update([page_tool(), page_tool(name="p2_other", pageId="tab-2")]) is True
+    await table.call("p1_order", {"item": "tea", "qty": 1})
+    assert len(compiled) == 1
+    await table.update([page_tool(inputSchema={"type": "object", "required": ["item"]})])
+    result = await table.call("p1_order", {"qty": 1})
+    assert len(compiled) == 2 and result is not None and result.is_error and "item" in text(result)
 
 
 async def test_invalid_input_never_reaches_the_page(table: PageToolTable) -> None:
