@@ -58,7 +58,7 @@ export function normalWindows() {
 }
 
 /** Firefox: it has no `documentId` addressing, and its WindowType enum has no "app". */
-const IS_FIREFOX = /Firefox\//.test(navigator.userAgent);
+const IS_FIREFOX = /Firefox\//.test(globalThis.navigator?.userAgent ?? ""); // no navigator in node tests
 
 /**
  * Every window type, so a tab event never names a window the tab model was not told about. Each
