@@ -4,9 +4,9 @@
 //   tab/window events, a page's visibilitychange, window-state poll ──► scheduleChanged() ──► tools.changed
 //   host ── tools.call {pageId, name, input} ──► call() ──► tools.run to that tab's top document
 //   host ── tools.cancel {callId} ──► cancel() ──► tools.abort to the same document
-//   tools.run/tools.abort go down the document's tools port (attach(): one chrome.runtime.Port the
-//   content script opens once it has tools; replies come back as tools.ran), else, before the
-//   port is up, through chrome.tabs.sendMessage to the documentId.
+//   tools.run/tools.abort go to the document on its page channel (page_channel.js: one port per
+//   document, shared with `location`; a reply is taken only from the document the call went to),
+//   and `tools.visibility` comes up on it.
 //
 // main.js owns the listeners and hands the events here; browser_api.js does the chrome.* calls.
 
@@ -14,7 +14,7 @@ import * as api from "./browser_api.js";
 import { RequestError } from "./native_port.js";
 import { PageToolStore, parseRunReply } from "./page_tools.js";
 import { confirmCall } from "./confirm.js";
-import { ERROR_CODES, TOOLS_ABORT, TOOLS_CHANGED, TOOLS_RAN, TOOLS_RUN, TOOLS_VISIBILITY } from "../protocol.js";
+import { ERROR_CODES, TOOLS_ABORT, TOOLS_CHANGED, TOOLS_RUN, TOOLS_VISIBILITY } from "../protocol.js";
 
 /** @typedef {import("../protocol.js").NativeMessage} NativeMessage */
 
@@ -28,6 +28,7 @@ export const VISIBILITY_RECHECK_MS = 40;
  * @property {() => import("./native_port.js").NativePort} port  the native port (made after this router)
  * @property {import("./ids.js").IdRegistry} ids
  * @property {Promise<unknown>} ready  resolves once the worker has started the port
+ * @property {import("./page_channel.js").PageChannels} channels  the page channel (tools.run, tools.abort)
  * @property {() => import("./page_tools.js").ExposurePolicy} [policy]  the user's settings, read
  *   at each exposure (absent: everything is exposed); call scheduleChanged() when they change
  */
@@ -37,6 +38,7 @@ export class PageToolRouter {
   constructor(deps) {
     this.deps = deps;
     this.store = new PageToolStore();
+    deps.channels.onEvent(TOOLS_VISIBILITY, () => this.#visibilityChanged());
   }
 
   /** @type {ReturnType<typeof setTimeout> | 0} */ #timer = 0;
@@ -45,44 +47,6 @@ export class PageToolRouter {
   #lastWindowStates = "";
   /** In-flight `tools.call`s by request id. @type {Map<string, {tabId: number, documentId: string}>} */
   #calls = new Map();
-  /** Tools ports by the documentId of the top frame that opened them. @type {Map<string, import("./browser_api.js").ContentPort>} */
-  #ports = new Map();
-  /** Calls sent down a tools port, waiting for `tools.ran`, by call id.
-   * @type {Map<string, {documentId: string, resolve: (reply: unknown) => void, reject: (error: Error) => void}>} */
-  #waiting = new Map();
-
-  /**
-   * A content script opened its tools port. Only a tab's top frame runs tools; a `tools.ran` is
-   * taken only for a call sent to that same document, so a page cannot answer another's call.
-   * @param {import("./browser_api.js").ContentPort} port
-   */
-  attach(port) {
-    const { tabId, frameId, documentId } = port.sender;
-    if (tabId === undefined || frameId !== 0 || !documentId) return;
-    this.#ports.set(documentId, port);
-    port.onMessage((message) => {
-      if (typeof message !== "object" || message === null) return;
-      const { type, callId, reply } = /** @type {Record<string, unknown>} */ (message);
-      if (type === TOOLS_VISIBILITY) {
-        this.#visibilityChanged();
-        return;
-      }
-      if (type !== TOOLS_RAN || typeof callId !== "string") return;
-      const waiting = this.#waiting.get(callId);
-      if (!waiting || waiting.documentId !== documentId) return;
-      this.#waiting.delete(callId);
-      waiting.resolve(reply);
-    });
-    port.onDisconnect(() => {
-      if (this.#ports.get(documentId) === port) this.#ports.delete(documentId);
-      for (const [callId, waiting] of this.#waiting) {
-        if (waiting.documentId !== documentId) continue;
-        this.#waiting.delete(callId);
-        waiting.reject(new Error("the document went away"));
-      }
-    });
-  }
-
   /** @type {ReturnType<typeof setTimeout> | 0} */ #visibilityTimer = 0;
 
   /**
@@ -97,29 +61,6 @@ export class PageToolRouter {
       this.#visibilityTimer = 0;
       this.scheduleChanged();
     }, VISIBILITY_RECHECK_MS);
-  }
-
-  /**
-   * Send `message` to the content script of a tab's top document: down its tools port when it
-   * has one, else through chrome.tabs.sendMessage. Rejects when the document is gone.
-   * @param {number} tabId
-   * @param {string} documentId
-   * @param {{type: string, callId: string} & Record<string, unknown>} message
-   * @returns {Promise<unknown>} the reply (`tools.run`), or undefined (`tools.abort` on a port)
-   */
-  #toDocument(tabId, documentId, message) {
-    const port = this.#ports.get(documentId);
-    if (!port) return api.sendToDocument(tabId, documentId, message);
-    if (message.type !== TOOLS_RUN) {
-      return port.post(message) ? Promise.resolve(undefined) : Promise.reject(new Error("port closed"));
-    }
-    return new Promise((resolve, reject) => {
-      this.#waiting.set(message.callId, { documentId, resolve, reject });
-      if (!port.post(message)) {
-        this.#waiting.delete(message.callId);
-        reject(new Error("port closed"));
-      }
-    });
   }
 
   /** A new port (a new native host): it knows no tools yet, and names start over. */
@@ -216,7 +157,7 @@ export class PageToolRouter {
     this.#calls.set(id, { tabId: target.tabId, documentId: tab.documentId });
     let reply;
     try {
-      reply = await this.#toDocument(target.tabId, tab.documentId, {
+      reply = await this.deps.channels.request(target.tabId, tab.documentId, {
         type: TOOLS_RUN,
         callId: id,
         name,
@@ -242,7 +183,7 @@ export class PageToolRouter {
     const call = typeof callId === "string" ? this.#calls.get(callId) : undefined;
     if (!call) return { cancelled: false };
     try {
-      await this.#toDocument(call.tabId, call.documentId, { type: TOOLS_ABORT, callId: /** @type {string} */ (callId) });
+      await this.deps.channels.post(call.tabId, call.documentId, { type: TOOLS_ABORT, callId });
     } catch {
       return { cancelled: false };
     }
