@@ -159,7 +159,7 @@ export class Locator {
     try {
       let reply;
       try {
-        reply = await withTimeout(send(tabId, documentId, message), MEASURE_TIMEOUT_MS);
+        reply = await withTimeout(sendToDocumentKey(tabId, documentId, message), MEASURE_TIMEOUT_MS);
       } catch {
         return null;
       }
@@ -191,13 +191,14 @@ export class Locator {
 
 /**
  * Send to the tab's top frame (`documentId` null), to a document by its documentId (Chromium),
- * or by frame id with the document's token, which the content script checks (Firefox).
+ * or by frame id with the document's token, which the content script checks (Firefox). Also the
+ * page tools' path to a document without a tools port (page_tool_router.js).
  * @param {number} tabId
  * @param {string | null} documentId
  * @param {{type: string}} message
  * @returns {Promise<unknown>}
  */
-function send(tabId, documentId, message) {
+export function sendToDocumentKey(tabId, documentId, message) {
   if (documentId === null) return api.sendToTopFrame(tabId, message);
   const byFrame = parseDocumentKey(documentId);
   if (byFrame) return api.sendToFrame(tabId, byFrame.frameId, { ...message, documentToken: byFrame.token });
