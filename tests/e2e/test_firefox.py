@@ -20,7 +20,13 @@ from native_host.host_client import HostClient
 from native_host.install import doctor, firefox
 from tests.e2e.firefox import ELEMENT_KEY, EXTENSION_BASE, FIREFOX, Marionette, start_firefox, stop_firefox
 from tests.e2e.harness import RunningBrowser, end_leftovers
-from tests.e2e.page_tools_harness import monotonic_ms, page_tools_of, text_of, wait_for_tools, watch_list_changed
+from tests.e2e.page_tools_harness import (
+    monotonic_ms,
+    page_tools_of,
+    text_of,
+    wait_for_tools,
+    watch_list_changed,
+)
 from tests.e2e.png import background_share, has_colour_near, read_png
 from tests.e2e.test_popup import GREEN, GREY
 from tests.e2e.tree import find_all
@@ -315,7 +321,8 @@ async def test_firefox_exposes_and_calls_the_page_tools(
             await asyncio.sleep(0.3)  # let the list settle: later notifications are the navigation's
             seen = len(changes.times)
             started = monotonic_ms()
-            await asyncio.to_thread(session.command, "WebDriver:Navigate", {"url": f"{page_server}/index.html"})
+            away = {"url": f"{page_server}/index.html"}
+            await asyncio.to_thread(session.command, "WebDriver:Navigate", away)
             arrived = await changes.next_after(seen, timeout_s=5.0)
             assert not page_tools_of(await mcp.list_tools(), url)
             print(f"list_changed {arrived - started:.0f} ms after Navigate was sent (it returns on load)")
