@@ -326,6 +326,13 @@ async def test_firefox_exposes_and_calls_the_page_tools(
             arrived = await changes.next_after(seen, timeout_s=5.0)
             assert not page_tools_of(await mcp.list_tools(), url)
             print(f"list_changed {arrived - started:.0f} ms after Navigate was sent (it returns on load)")
+
+            # Back (from the back/forward cache when Firefox keeps the page there): the tools
+            # are reported again on a new port and run.
+            await asyncio.to_thread(session.command, "WebDriver:Back", {})
+            found = await wait_for_tools(mcp, lambda ts: "add" in page_tools_of(ts, url), timeout_s=10.0)
+            back = await mcp.call_tool(page_tools_of(found, url)["add"].name, {"a": 1, "b": 2})
+            assert not back.is_error and text_of(back) == "3"
     finally:
         await asyncio.to_thread(stop_firefox, process, session)
         end_leftovers(watcher.host_pids)
