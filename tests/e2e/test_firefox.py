@@ -10,6 +10,7 @@ import base64
 import subprocess
 import sys
 from pathlib import Path
+from statistics import median
 from typing import Any
 from urllib.parse import quote
 
@@ -305,6 +306,12 @@ async def test_firefox_exposes_and_calls_the_page_tools(
             await _until_event(session, "toolcancel:slow")
             again = await mcp.call_tool(ours["greet"].name, {})
             assert text_of(again) == "hello from the page"
+            samples = []  # reported, not asserted: the machine is shared (docs/extension.md)
+            for _ in range(30):
+                begun = monotonic_ms()
+                await mcp.call_tool(ours["greet"].name, {})
+                samples.append(monotonic_ms() - begun)
+            print(f"page-tool call: median {median(samples):.1f} ms of {len(samples)}")
 
             async with asyncio.timeout(10):  # well before the 60 s deadline
                 gone = await mcp.call_tool(ours["navigate"].name, {})
