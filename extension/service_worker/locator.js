@@ -49,8 +49,8 @@ export class Locator {
   /** @type {IdRegistry} */
   #ids;
   /** Long-lived ports to the documents measured (cheaper than a sendMessage per call); where the
-   * browser has none by documentId (Firefox), one message each by `send`. */
-  #channels = new PageChannels({ connect: (...args) => api.connectToDocument(...args), sendOnce: send });
+   * browser has none by documentId (Firefox), one message each by `sendToDocumentKey`. */
+  #channels = new PageChannels({ connect: (...args) => api.connectToDocument(...args), sendOnce: sendToDocumentKey });
   /** Windows, tabs and zoom factors in memory (tab_model.js). @type {TabModel} */
   #tabs;
   /** Seeds #tabs when it is not (first use, after a worker restart, out of step). @type {() => Promise<void>} */
@@ -200,13 +200,14 @@ export class Locator {
 
 /**
  * Send to the tab's top frame (`documentId` null), to a document by its documentId (Chromium),
- * or by frame id with the document's token, which the content script checks (Firefox).
+ * or by frame id with the document's token, which the content script checks (Firefox). Also the
+ * page tools' path to a document without a tools port (page_tool_router.js).
  * @param {number} tabId
  * @param {string | null} documentId
  * @param {{type: string}} message
  * @returns {Promise<unknown>}
  */
-function send(tabId, documentId, message) {
+export function sendToDocumentKey(tabId, documentId, message) {
   if (documentId === null) return api.sendToTopFrame(tabId, message);
   const byFrame = parseDocumentKey(documentId);
   if (byFrame) return api.sendToFrame(tabId, byFrame.frameId, { ...message, documentToken: byFrame.token });
