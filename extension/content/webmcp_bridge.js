@@ -142,7 +142,8 @@
     const text = JSON.stringify(report);
     if (text === lastReport) return;
     lastReport = text;
-    ns?.send({ type: "tools.report", tools: report.tools, omitted: report.omitted });
+    // The token keys this document where the browser gives no documentId (Firefox).
+    ns?.send({ type: "tools.report", tools: report.tools, omitted: report.omitted, token: ns?.token });
     if (report.tools.length > 0) channel.open();
   }
 
@@ -390,6 +391,16 @@
   };
   document.addEventListener("visibilitychange", onVisibility);
   ns.onStop(() => document.removeEventListener("visibilitychange", onVisibility));
+  // Leaving the page closes its ports (page_port.js, on pagehide: calls in flight are "page gone");
+  // back from the back/forward cache the tools are reported again (the worker forgot them when
+  // the tab loaded), which opens this document's port again.
+  const onPageShow = (/** @type {PageTransitionEvent} */ event) => {
+    if (!event.persisted) return;
+    lastReport = "";
+    scheduleRefresh();
+  };
+  window.addEventListener("pageshow", onPageShow);
+  ns.onStop(() => window.removeEventListener("pageshow", onPageShow));
   if (isNative) {
     listenForErrorRecords();
     native.addEventListener("toolchange", scheduleRefresh);

@@ -7,6 +7,11 @@
 //   tools.run/tools.abort go to the document on its page channel (page_channel.js: one port per
 //   document, shared with `location`; a reply is taken only from the document the call went to),
 //   and `tools.visibility` comes up on it.
+// Documents are keyed as pointing keys them (selections.js `documentKey`): the browser's documentId
+// (Chromium), else `ff-0-<token>` from the content script's document token (Firefox, which has no
+// documentId): the report carries the token, and the page channel goes by frame id with the token
+// where it has no port (the content script checks it: a navigated tab's new document does not run
+// the old one's calls).
 //
 // main.js owns the listeners and hands the events here; browser_api.js does the chrome.* calls.
 
@@ -14,6 +19,7 @@ import * as api from "./browser_api.js";
 import { RequestError } from "./native_port.js";
 import { PageToolStore, parseRunReply } from "./page_tools.js";
 import { confirmCall } from "./confirm.js";
+import { documentKey } from "./selections.js";
 import { ERROR_CODES, TOOLS_ABORT, TOOLS_CHANGED, TOOLS_RUN, TOOLS_VISIBILITY } from "../protocol.js";
 
 /** @typedef {import("../protocol.js").NativeMessage} NativeMessage */
@@ -79,12 +85,15 @@ export class PageToolRouter {
   }
 
   /**
-   * A `tools.report` from a content script (checked by the store; top frames only).
+   * A `tools.report` from a content script (checked by the store; top frames only), its document
+   * keyed by documentId or by the report's `token` (Firefox).
    * @param {{tabId?: number, frameId?: number, documentId?: string, url?: string}} sender
    * @param {unknown} message
    */
   report(sender, message) {
-    if (this.store.report(sender, message)) this.scheduleChanged();
+    const { token } = /** @type {{token?: unknown}} */ (message ?? {});
+    const key = documentKey(sender.frameId ?? -1, sender.documentId, typeof token === "string" ? token : undefined);
+    if (this.store.report({ ...sender, documentId: key }, message)) this.scheduleChanged();
   }
 
   /**
