@@ -52,7 +52,11 @@
       const { id, message } = /** @type {{id?: unknown, message?: unknown}} */ (raw ?? {});
       const answer = dispatch(message);
       if (typeof id !== "number") return;
-      void Promise.resolve(answer).then(
+      if (!(answer instanceof Promise)) {
+        post(port, { id, reply: answer ?? null }); // at once, in this task (location.get)
+        return;
+      }
+      answer.then(
         (reply) => post(port, { id, reply: reply ?? null }),
         () => post(port, { id, reply: null }),
       );
