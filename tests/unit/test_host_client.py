@@ -38,6 +38,7 @@ from native_host.host_client import (
     discover,
     open_session,
 )
+from native_host.mcp_server import McpEndpoint
 from native_host.wire import CurrentAnswer, Descriptor
 
 TOKEN = "test-token-not-secret"
@@ -548,3 +549,23 @@ def test_id_book_keeps_ids_per_provider_and_forgets_a_restarted_one() -> None:
     assert not book.is_known("sel-23", pid=100)
     assert book.is_known("sel-23", pid=200)
     assert book.is_known("sel-1", pid=100)
+
+
+async def test_a_wrong_token_is_one_sentence_with_one_final_period() -> None:
+    class _Extension:
+        async def request(self, type_: str, body: Any = None, *, deadline_ms: int) -> Any:
+            return {"root": {"id": "app", "role": "Application"}}
+
+    endpoint = McpEndpoint(_Extension(), instance="probe")
+    await endpoint.start()
+    try:
+        fake = FakeProvider(port=endpoint.port, path="/")
+        descriptor = fake.descriptor(endpoint=endpoint.url, token="wrong")
+        with pytest.raises(ProviderUnavailable) as caught:
+            async with open_session(descriptor) as session:
+                await session.current()
+    finally:
+        await endpoint.stop()
+    message = str(caught.value)
+    assert "Unauthorized (wrong token)" in message and message.endswith("descriptor.")
+    assert ".." not in message
