@@ -432,6 +432,11 @@ def choose_provider(
     )
 
 
+def _echo_id(id_: str, limit: int = 80) -> str:
+    """`id_` quoted for a message, cut to `limit` characters with "…" (ids can be any length)."""
+    return repr(id_) if len(id_) <= limit else repr(id_[:limit]) + "…"
+
+
 def _listing(descriptors: Sequence[Descriptor]) -> str:
     if not descriptors:
         return "No usable provider is running."
@@ -630,8 +635,8 @@ class ProviderSession:
             code = error.get("code") if isinstance(error, dict) else None
             if code in ("unknown_id", "invalid_id"):
                 raise WebctxError(
-                    f"{self.descriptor.name} does not know the id {id_!r} ({code}); treat the element as "
-                    "gone and ask `current` again.",
+                    f"{self.descriptor.name} does not know the id {_echo_id(id_)} ({code}); treat the "
+                    "element as gone and ask `current` again.",
                     code=str(code),
                 )
             reason = _result_text(result) or "no reason given"
