@@ -22,7 +22,8 @@
   /** @typedef {import("../service_worker/location.js").Rect} Rect */
   /** @typedef {import("../service_worker/location.js").Measured} Measured */
 
-  /** Rect fragments sent per element at most (a huge selection has thousands). */
+  /** Rect fragments sent per element at most, after dropping those beyond one viewport of this
+   * frame's viewport (docs/protocol.md "location": long selections). */
   const MAX_RECTS = 2000;
   const isTop = window === window.top;
 
@@ -44,7 +45,12 @@
         const range = selection.rangeFor(key);
         if (range) {
           if (range.collapsed || !range.startContainer.isConnected) return { status: "gone" };
-          const rects = [...range.getClientRects()].slice(0, MAX_RECTS).map(plain);
+          // A long selection has thousands of fragments: send those within one viewport of this
+          // frame's viewport (all of them when none is: the worker keeps the nearest), at most MAX_RECTS.
+          const all = [...range.getClientRects()];
+          const { innerWidth: vw, innerHeight: vh } = window;
+          const near = all.filter((r) => r.bottom > -vh && r.top < 2 * vh && r.right > -vw && r.left < 2 * vw);
+          const rects = (near.length > 0 ? near : all).slice(0, MAX_RECTS).map(plain);
           return { status: "ok", rects, merge: true, avoid: true };
         }
         const inField = selection.fieldRange(key);
