@@ -11,6 +11,7 @@ from __future__ import annotations
 import asyncio
 import re
 import socket
+import time
 from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
@@ -58,7 +59,13 @@ async def _check_screenshot(
     width, height, pixels = read_png(shot)
     assert width >= 200 and height >= 50
     assert background_share(pixels) < 0.97, f"the {name} popup screenshot is blank"
-    _, _, state_pixels = read_png(await page.locator("#state").screenshot())
+    # The text can be in the DOM a frame before it is painted: look again until a deadline.
+    deadline = time.monotonic() + 5.0
+    while True:
+        _, _, state_pixels = read_png(await page.locator("#state").screenshot())
+        if has_colour_near(state_pixels, colour) or time.monotonic() > deadline:
+            break
+        await asyncio.sleep(0.1)
     assert has_colour_near(state_pixels, colour), f"the {name} state line is not drawn in its colour"
 
 
