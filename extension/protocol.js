@@ -53,6 +53,9 @@ export const TOOLS_RAN = "tools.ran";
  * `tools.run`/`tools.abort` go down it and `tools.ran` comes back, without opening a message
  * channel per call as `chrome.tabs.sendMessage` does (docs/extension.md "Page tools"). */
 export const TOOLS_PORT = "webctx.tools";
+/** content → worker, first on the tools port: `{token}`, the document's token, which keys the port
+ * where the browser gives no documentId (Firefox; service_worker/selections.js `documentKey`). */
+export const TOOLS_HELLO = "tools.hello";
 /** content → worker, on the tools port: the page's visibilityState changed (a headed browser's
  * window was minimized or restored); the worker compares the exposed tools again. */
 export const TOOLS_VISIBILITY = "tools.visibility";

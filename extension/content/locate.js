@@ -127,31 +127,55 @@
    * @param {(reply: unknown) => void} sendResponse
    */
   function onMessage(message, _sender, sendResponse) {
-    if (typeof message !== "object" || message === null) return false;
+    const reply = answer(message);
+    if (reply !== undefined) sendResponse(reply);
+    return false;
+  }
+
+  /**
+   * `location.get` → `{measured}` (`measured: null` when addressed to another document); undefined
+   * for anything else.
+   * @param {unknown} message
+   * @returns {{measured: Measured | null} | undefined}
+   */
+  function answer(message) {
+    if (typeof message !== "object" || message === null) return undefined;
     const { type, target, token, documentToken } =
       /** @type {{type?: unknown, target?: {kind: string, key?: number}, token?: unknown, documentToken?: unknown}} */ (message);
-    if (type !== "location.get" || !target || typeof token !== "string") return false;
+    if (type !== "location.get" || !target || typeof token !== "string") return undefined;
     // Addressed by frame (Firefox has no documentId): another document in that frame is not ours.
-    if (documentToken !== undefined && documentToken !== ns?.token) {
-      sendResponse({ measured: null });
-      return false;
-    }
+    if (documentToken !== undefined && documentToken !== ns?.token) return { measured: null };
     const measured = { ...measure(target), clip: viewport(), depth };
-    if (isTop) {
-      sendResponse({ measured: { ...measured, metrics: metrics() } });
-    } else {
-      // Each parent frame sends its <iframe>'s offset to the worker (`location.offset`).
-      window.parent.postMessage({ webctxLocate: token }, "*");
-      sendResponse({ measured });
-    }
-    return false;
+    if (isTop) return { measured: { ...measured, metrics: metrics() } };
+    // Each parent frame sends its <iframe>'s offset to the worker (`location.offset`).
+    window.parent.postMessage({ webctxLocate: token }, "*");
+    return { measured };
+  }
+
+  /**
+   * The worker's long-lived port (service_worker/page_channel.js): {id, message} → {id, reply}.
+   * @type {Set<chrome.runtime.Port>}
+   */
+  const ports = new Set();
+  /** @param {chrome.runtime.Port} port */
+  function onConnect(port) {
+    if (port.name !== "webctx.page") return;
+    ports.add(port);
+    port.onDisconnect.addListener(() => ports.delete(port));
+    port.onMessage.addListener((raw) => {
+      const { id, message } = /** @type {{id?: unknown, message?: unknown}} */ (raw ?? {});
+      if (typeof id === "number") port.postMessage({ id, reply: answer(message) ?? null });
+    });
   }
 
   window.addEventListener("message", onWindowMessage);
   chrome.runtime.onMessage.addListener(onMessage);
+  chrome.runtime.onConnect.addListener(onConnect);
   ns.onStop(() => {
     window.removeEventListener("message", onWindowMessage);
     chrome.runtime.onMessage.removeListener(onMessage);
+    chrome.runtime.onConnect.removeListener(onConnect);
+    for (const port of ports) port.disconnect();
   });
   ns.locate = { measure };
   ns.startupMs = performance.now() - ns.startedAt;

@@ -141,7 +141,8 @@
     const text = JSON.stringify(report);
     if (text === lastReport) return;
     lastReport = text;
-    ns?.send({ type: "tools.report", tools: report.tools, omitted: report.omitted });
+    // The token keys this document where the browser gives no documentId (Firefox).
+    ns?.send({ type: "tools.report", tools: report.tools, omitted: report.omitted, token: ns?.token });
     if (report.tools.length > 0) openPort();
   }
 
@@ -159,6 +160,7 @@
       return; // the extension went away; calls (if any) come by tabs.sendMessage
     }
     port = opened;
+    opened.postMessage({ type: "tools.hello", token: ns?.token }); // keys the port (Firefox: no documentId)
     opened.onMessage.addListener((/** @type {unknown} */ message) => {
       handle(message, (reply) => {
         const { callId } = /** @type {{callId: string}} */ (message);
@@ -410,6 +412,9 @@
    * @param {(reply: unknown) => void} sendResponse
    */
   function onRuntimeMessage(message, _sender, sendResponse) {
+    // Addressed by frame and token (Firefox has no documentId): another document's call is not ours.
+    const { documentToken } = /** @type {{documentToken?: unknown}} */ (message ?? {});
+    if (documentToken !== undefined && documentToken !== ns?.token) return false;
     const answering = handle(message, sendResponse);
     const { type } = /** @type {{type?: unknown}} */ (message ?? {});
     if (!answering && type === "tools.abort") sendResponse({ aborted: true });
@@ -434,6 +439,25 @@
   };
   document.addEventListener("visibilitychange", onVisibility);
   ns.onStop(() => document.removeEventListener("visibilitychange", onVisibility));
+  // Leaving the page (a navigation, or into the back-forward cache, where Firefox keeps the port
+  // open): close the tools port, so the worker answers "page gone" for calls in flight at once.
+  // Back from the cache the tools are reported again (the worker forgot them when the tab loaded).
+  const onPageHide = () => {
+    const closing = port;
+    port = null;
+    closing?.disconnect();
+  };
+  const onPageShow = (/** @type {PageTransitionEvent} */ event) => {
+    if (!event.persisted) return;
+    lastReport = "";
+    scheduleRefresh();
+  };
+  window.addEventListener("pagehide", onPageHide);
+  window.addEventListener("pageshow", onPageShow);
+  ns.onStop(() => {
+    window.removeEventListener("pagehide", onPageHide);
+    window.removeEventListener("pageshow", onPageShow);
+  });
   if (isNative) {
     listenForErrorRecords();
     native.addEventListener("toolchange", scheduleRefresh);

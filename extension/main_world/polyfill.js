@@ -334,7 +334,29 @@
   const X_CHANNEL = "webctx.webmcp.frames";
   /** How long a frame waits for its cross-origin parent's policy answer before refusing, in ms. */
   const POLICY_TIMEOUT_MS = 2000;
-  const originKeyed = window.originAgentCluster !== false || location.protocol === "file:";
+  // Gecko (Firefox) does not origin-key agent clusters: window.originAgentCluster is false on
+  // every page, so Chromium's rule would refuse them all. There the polyfill refuses once this
+  // document has set document.domain, the relaxation the rule exists for (docs/extension.md).
+  const gecko = typeof (/** @type {{mozInnerScreenX?: unknown}} */ (/** @type {unknown} */ (window))).mozInnerScreenX === "number";
+  let domainSet = false;
+  if (gecko) watchDomainSetter();
+  const originKeyed = () => (gecko ? !domainSet : window.originAgentCluster !== false) || location.protocol === "file:";
+
+  /** Note when this document sets document.domain (Gecko; installed before any page script runs). */
+  function watchDomainSetter() {
+    const descriptor = Object.getOwnPropertyDescriptor(Document.prototype, "domain");
+    const setter = descriptor?.set;
+    if (!descriptor || !setter) return;
+    const apply = Reflect.apply;
+    defineProperty(Document.prototype, "domain", {
+      ...descriptor,
+      /** @this {Document} @param {string} value */
+      set(value) {
+        apply(setter, this, [value]);
+        if (this === document) domainSet = true;
+      },
+    });
+  }
   const topWindow = /** @type {Window} */ (window.top);
   const setEvery = window.setInterval.bind(window);
   const stopEvery = window.clearInterval.bind(window);
@@ -483,7 +505,7 @@
 
   /** The error registerTool/getTools reject with in this document, if any (webmcp.md §1.3 steps 2, 3). */
   function policyError() {
-    if (!originKeyed) return domError("SecurityError", "document.modelContext cannot be used when document.domain is enabled.");
+    if (!originKeyed()) return domError("SecurityError", "document.modelContext cannot be used when document.domain is enabled.");
     if (policy.state === "denied") return domError("NotAllowedError", 'Access to the feature "tools" is disallowed by permissions policy.');
     return null;
   }

@@ -16,12 +16,14 @@ import * as api from "./browser_api.js";
 import { RequestError } from "./native_port.js";
 import { climb, goneAnswer, pageAnswer, windowAnswer } from "./location.js";
 import { parseDocumentKey, withTimeout } from "./selections.js";
+import { PageChannels } from "./page_channel.js";
 import { ERROR_CODES, LOCATION_GET } from "../protocol.js";
 
 /** @typedef {import("./location.js").LocationAnswer} LocationAnswer */
 /** @typedef {import("./location.js").Measured} Measured */
 /** @typedef {import("./location.js").FrameOffset} FrameOffset */
 /** @typedef {import("./ids.js").IdRegistry} IdRegistry */
+/** @typedef {import("./tab_model.js").TabModel} TabModel */
 
 /** How long a measurement may take, including its climb through the frames (ms). */
 export const MEASURE_TIMEOUT_MS = 1000;
@@ -46,31 +48,31 @@ export class Locator {
   #pending = new Map();
   /** @type {IdRegistry} */
   #ids;
+  /** Long-lived ports to the documents measured (cheaper than a sendMessage per call); where the
+   * browser has none by documentId (Firefox), one message each by `sendToDocumentKey`. */
+  #channels = new PageChannels({ connect: (...args) => api.connectToDocument(...args), sendOnce: sendToDocumentKey });
+  /** Windows, tabs and zoom factors in memory (tab_model.js). @type {TabModel} */
+  #tabs;
+  /** Seeds #tabs when it is not (first use, after a worker restart, out of step). @type {() => Promise<void>} */
+  #seed;
 
-  /** Zoom factors by tab, kept from chrome.tabs.onZoomChange; asked for when missing. @type {Map<number, number>} */
-  #zooms = new Map();
-
-  /** @param {IdRegistry} ids */
-  constructor(ids) {
+  /**
+   * @param {IdRegistry} ids
+   * @param {TabModel} tabs
+   * @param {() => Promise<void>} seed
+   */
+  constructor(ids, tabs, seed) {
     this.#ids = ids;
+    this.#tabs = tabs;
+    this.#seed = seed;
   }
 
-  /** @param {number} tabId @param {number} zoom the new zoom factor (chrome.tabs.onZoomChange) */
-  noteZoom(tabId, zoom) {
-    if (Number.isFinite(zoom) && zoom > 0) this.#zooms.set(tabId, zoom);
-  }
-
-  /** @param {number} tabId a closed tab */
-  forget(tabId) {
-    this.#zooms.delete(tabId);
-  }
-
-  /** @param {number} tabId @returns {Promise<number>} the tab's zoom, from the cache or asked */
+  /** @param {number} tabId @returns {Promise<number>} the tab's zoom, from the model or asked once */
   async #zoom(tabId) {
-    const known = this.#zooms.get(tabId);
+    const known = this.#tabs.zoom(tabId);
     if (known !== undefined) return known;
     const zoom = await api.getZoom(tabId);
-    this.#zooms.set(tabId, zoom);
+    this.#tabs.noteZoom(tabId, zoom);
     return zoom;
   }
 
@@ -106,38 +108,45 @@ export class Locator {
       const win = await api.getWindow(target.windowId);
       return win ? { location: windowAnswer(win), windowBounds: bounds(win) } : { location: goneAnswer() };
     }
-    // The measurement, the tab, the windows' states and the zoom are independent: ask for them
-    // at once. The window's bounds come with the top frame's metrics (screenX…); minimized is
-    // the window's state (headless keeps visibilityState "visible" there) or a hidden document.
+    // The measurement, the window's state and the zoom are independent: ask for them at once.
+    // The window's bounds come with the top frame's metrics (screenX…); minimized is the window's
+    // state (headless keeps visibilityState "visible" there) or a hidden document.
     const wanted =
       target.kind === "tab" || target.kind === "document"
         ? { kind: "page" }
         : target.kind === "frame"
           ? { kind: "frame" }
           : { kind: target.kind, key: target.key };
-    const [tab, measured, zoom, states] = await Promise.all([
-      api.getTab(target.tabId),
-      this.#measure(target.tabId, target.kind === "tab" ? null : target.documentId, wanted),
+    // The tab and its window come from the model; only the window's state is read (minimize has
+    // no event in headless Chromium), and only that one window. The tab is looked up again once
+    // the page has answered, so a tab closed meanwhile (its onRemoved came first) is "gone".
+    const measuring = this.#measure(target.tabId, target.kind === "tab" ? null : target.documentId, wanted);
+    await this.#seed();
+    const windowId = this.#tabs.tab(target.tabId)?.windowId;
+    const [measured, zoom, windowNow] = await Promise.all([
+      measuring,
       this.#zoom(target.tabId),
-      api.windowStateMap(),
+      windowId === undefined ? undefined : api.getWindow(windowId),
     ]);
+    const tab = this.#tabs.tab(target.tabId);
     if (!tab || tab.windowId === undefined) return { location: goneAnswer() };
     if (!measured) {
       // A tab whose page cannot be asked (discarded, internal) still exists; a document that
       // cannot be reached was navigated away or closed.
       if (target.kind !== "tab") return { location: goneAnswer() };
-      const win = await api.getWindow(tab.windowId);
+      const win = windowNow?.id === tab.windowId ? windowNow : await api.getWindow(tab.windowId);
       return { location: { state: "offscreen", rects: [] }, windowBounds: win ? bounds(win) : undefined };
     }
     const m = measured.metrics;
     const windowBounds = m ? { left: m.screenX, top: m.screenY, width: m.outerWidth, height: m.outerHeight } : undefined;
-    const tabShown = Boolean(tab.active) && m?.visible !== false && states.get(tab.windowId) !== "minimized";
+    const tabShown = Boolean(tab.active) && m?.visible !== false && windowNow?.state !== "minimized";
     return { location: pageAnswer(measured, { zoom, tabShown }), windowBounds };
   }
 
   /** @returns {Promise<LocationReply>} the Application: the bounds of every normal window */
   async #locateApp() {
-    const windows = (await api.normalWindows()).filter((w) => !w.incognito);
+    // Bounds and state only: no tabs needed (windows.getAll without populate).
+    const windows = (await api.allWindowsWithoutTabs()).filter((w) => w.type === "normal" && !w.incognito);
     const rects = windows.map((w) => windowAnswer(w).rects[0]);
     const shown = windows.some((w) => w.state !== "minimized");
     return { location: { state: windows.length === 0 ? "gone" : shown ? "visible" : "offscreen", rects } };
@@ -159,7 +168,7 @@ export class Locator {
     try {
       let reply;
       try {
-        reply = await withTimeout(send(tabId, documentId, message), MEASURE_TIMEOUT_MS);
+        reply = await withTimeout(this.#channels.request(tabId, documentId, message), MEASURE_TIMEOUT_MS);
       } catch {
         return null;
       }
@@ -191,13 +200,14 @@ export class Locator {
 
 /**
  * Send to the tab's top frame (`documentId` null), to a document by its documentId (Chromium),
- * or by frame id with the document's token, which the content script checks (Firefox).
+ * or by frame id with the document's token, which the content script checks (Firefox). Also the
+ * page tools' path to a document without a tools port (page_tool_router.js).
  * @param {number} tabId
  * @param {string | null} documentId
  * @param {{type: string}} message
  * @returns {Promise<unknown>}
  */
-function send(tabId, documentId, message) {
+export function sendToDocumentKey(tabId, documentId, message) {
   if (documentId === null) return api.sendToTopFrame(tabId, message);
   const byFrame = parseDocumentKey(documentId);
   if (byFrame) return api.sendToFrame(tabId, byFrame.frameId, { ...message, documentToken: byFrame.token });

@@ -24,6 +24,7 @@ import { IdRegistry } from "./ids.js";
 import { NativePort, RequestError, pickBrowser } from "./native_port.js";
 import { Locator } from "./locator.js";
 import { SelectionStore } from "./selections.js";
+import { TabModel, diffWindows } from "./tab_model.js";
 import { countPagesWithTools, isExcluded, normalizeSettings } from "./settings.js";
 import { buildTree, isInternalUrl } from "./tree.js";
 import { windowStatePollMs } from "./page_tools.js";
@@ -48,7 +49,12 @@ import {
 
 const ids = new IdRegistry();
 const selections = new SelectionStore();
-const locator = new Locator(ids);
+// Windows and tabs in memory, kept by events (tab_model.js); seeded now and after a worker restart.
+const tabModel = new TabModel();
+api.followTabModel(tabModel);
+const seedTabModel = () => tabModel.ensureSeeded(api.allWindowsWithTabs);
+void seedTabModel();
+const locator = new Locator(ids, tabModel, seedTabModel);
 const port = new NativePort({
   onRequest: routeNativeRequest,
   onConnect: () => {
@@ -112,14 +118,12 @@ api.onSettingsChanged((stored) => {
 void ready.then(() => injectOncePerExtensionRun());
 api.onTabRemoved((tabId) => {
   selections.forget(tabId);
-  locator.forget(tabId);
   pageTools.tabGone(tabId);
 });
 api.onTabLoading((tabId) => {
   selections.forget(tabId);
   pageTools.tabGone(tabId);
 });
-api.onZoomChange((tabId, zoom) => locator.noteZoom(tabId, zoom));
 api.onVisiblePagesMayChange(() => pageTools.scheduleChanged());
 // While the popup is open, its "N pages with tools" follows the exposed page tools (popup_status.js).
 servePopupStatus(
@@ -143,11 +147,9 @@ setInterval(() => void pageTools.pollWindowStates(), windowStatePollMs(navigator
  */
 async function routeNativeRequest(message) {
   switch (message.type) {
-    case CURRENT: {
+    case CURRENT:
       // windowFocused: for the native host that merges several profiles' trees (SPEC §3).
-      const [root, windowFocused] = await Promise.all([answerCurrent(), api.windowFocusedNow()]);
-      return { root, windowFocused };
-    }
+      return answerCurrent();
     case LOCATION:
       await ready;
       return locator.locate(message.elementId);
@@ -195,10 +197,24 @@ function routeRuntimeMessage(message, sender) {
 
 // ---- current ----------------------------------------------------------------------------------
 
-/** @returns {Promise<Element>} the Application element (docs/protocol.md "The tree") */
+/**
+ * The Application element (docs/protocol.md "The tree"), and whether one of this profile's windows
+ * has the browser's focus now.
+ * @returns {Promise<{root: Element, windowFocused: boolean}>}
+ */
 async function answerCurrent() {
-  const { browser } = await ready;
-  const [windows, lastFocusedWindowId] = await Promise.all([api.normalWindows(), api.lastFocusedWindowId()]);
+  const [{ browser }, , states, lastFocused] = await Promise.all([
+    ready,
+    seedTabModel(),
+    api.allWindowsWithoutTabs(),
+    api.lastFocusedWindow(),
+  ]);
+  // Window state has no event in headless Chromium: take it from the cheap read. If that read
+  // shows the model out of step (a window it does not know), seed again before answering.
+  tabModel.noteWindowStates(states);
+  await seedTabModel();
+  const windows = tabModel.windows({ normalOnly: true });
+  const lastFocusedWindowId = lastFocused.id;
   const shown = windows
     .filter((win) => settings.incognito || !win.incognito)
     .map((win) => ({ ...win, tabs: (win.tabs ?? []).filter((tab) => !isExcluded(tab.url || tab.pendingUrl || "", settings.excludedSites)) }));
@@ -212,8 +228,23 @@ async function answerCurrent() {
   const snapshot = { browser, windows: shown, lastFocusedWindowId, selections: new Map(), frames, pageTools: pages };
   const root = buildTree(snapshot, ids, { includeIncognito: settings.incognito }); // SPEC §2: opt-in
   void port.noteStatus({ pagesWithTools: countPagesWithTools(root) }); // the popup shows it
-  return root;
+  return { root, windowFocused: lastFocused.focused };
 }
+
+/**
+ * Debug check for tests (tests/e2e/test_tab_model.py, over the DevTools protocol): where the tab
+ * model differs from a fresh windows.getAll({populate: true}), one line each (ids and field
+ * names, no page content); empty when they agree. Reached only from the worker's own context.
+ * @returns {Promise<string[]>}
+ */
+async function tabModelDiff() {
+  const wasSeeded = tabModel.seeded;
+  const [states, fresh] = await Promise.all([api.allWindowsWithoutTabs(), api.allWindowsWithTabs()]);
+  tabModel.noteWindowStates(states);
+  const out = wasSeeded && tabModel.seeded ? [] : ["the model was out of step and seeds again"];
+  return [...out, ...diffWindows(tabModel.windows(), fresh)];
+}
+/** @type {{__webctxTabModelDiff?: () => Promise<string[]>}} */ (globalThis).__webctxTabModelDiff = tabModelDiff;
 
 // ---- content scripts in tabs that were open before -------------------------------------------
 

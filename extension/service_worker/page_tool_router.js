@@ -6,7 +6,12 @@
 //   host ── tools.cancel {callId} ──► cancel() ──► tools.abort to the same document
 //   tools.run/tools.abort go down the document's tools port (attach(): one chrome.runtime.Port the
 //   content script opens once it has tools; replies come back as tools.ran), else, before the
-//   port is up, through chrome.tabs.sendMessage to the documentId.
+//   port is up, through chrome.tabs.sendMessage to the document.
+// Documents are keyed as pointing keys them (selections.js `documentKey`): the browser's documentId
+// (Chromium), else `ff-0-<token>` from the content script's document token (Firefox, which has no
+// documentId): the report and the port's `tools.hello` carry the token, and a message sent without
+// a port goes by frame id with the token, which the content script checks (a navigated tab's new
+// document does not run the old one's calls).
 //
 // main.js owns the listeners and hands the events here; browser_api.js does the chrome.* calls.
 
@@ -14,7 +19,9 @@ import * as api from "./browser_api.js";
 import { RequestError } from "./native_port.js";
 import { PageToolStore, parseRunReply } from "./page_tools.js";
 import { confirmCall } from "./confirm.js";
-import { ERROR_CODES, TOOLS_ABORT, TOOLS_CHANGED, TOOLS_RAN, TOOLS_RUN, TOOLS_VISIBILITY } from "../protocol.js";
+import { sendToDocumentKey } from "./locator.js";
+import { documentKey } from "./selections.js";
+import { ERROR_CODES, TOOLS_ABORT, TOOLS_CHANGED, TOOLS_HELLO, TOOLS_RAN, TOOLS_RUN, TOOLS_VISIBILITY } from "../protocol.js";
 
 /** @typedef {import("../protocol.js").NativeMessage} NativeMessage */
 
@@ -45,7 +52,7 @@ export class PageToolRouter {
   #lastWindowStates = "";
   /** In-flight `tools.call`s by request id. @type {Map<string, {tabId: number, documentId: string}>} */
   #calls = new Map();
-  /** Tools ports by the documentId of the top frame that opened them. @type {Map<string, import("./browser_api.js").ContentPort>} */
+  /** Tools ports by the document key of the top frame that opened them. @type {Map<string, import("./browser_api.js").ContentPort>} */
   #ports = new Map();
   /** Calls sent down a tools port, waiting for `tools.ran`, by call id.
    * @type {Map<string, {documentId: string, resolve: (reply: unknown) => void, reject: (error: Error) => void}>} */
@@ -54,15 +61,25 @@ export class PageToolRouter {
   /**
    * A content script opened its tools port. Only a tab's top frame runs tools; a `tools.ran` is
    * taken only for a call sent to that same document, so a page cannot answer another's call.
+   * Without a documentId (Firefox) the port is keyed by the `tools.hello {token}` the content
+   * script posts first; nothing on it counts before that.
    * @param {import("./browser_api.js").ContentPort} port
    */
   attach(port) {
-    const { tabId, frameId, documentId } = port.sender;
-    if (tabId === undefined || frameId !== 0 || !documentId) return;
-    this.#ports.set(documentId, port);
+    const { tabId, frameId } = port.sender;
+    if (tabId === undefined || frameId !== 0) return;
+    /** @type {string | undefined} */
+    let documentId = documentKey(frameId, port.sender.documentId, undefined);
+    if (documentId) this.#ports.set(documentId, port);
     port.onMessage((message) => {
       if (typeof message !== "object" || message === null) return;
-      const { type, callId, reply } = /** @type {Record<string, unknown>} */ (message);
+      const { type, callId, reply, token } = /** @type {Record<string, unknown>} */ (message);
+      if (!documentId) {
+        if (type !== TOOLS_HELLO || typeof token !== "string") return;
+        documentId = documentKey(frameId, undefined, token);
+        if (documentId) this.#ports.set(documentId, port);
+        return;
+      }
       if (type === TOOLS_VISIBILITY) {
         this.#visibilityChanged();
         return;
@@ -74,6 +91,7 @@ export class PageToolRouter {
       waiting.resolve(reply);
     });
     port.onDisconnect(() => {
+      if (!documentId) return;
       if (this.#ports.get(documentId) === port) this.#ports.delete(documentId);
       for (const [callId, waiting] of this.#waiting) {
         if (waiting.documentId !== documentId) continue;
@@ -101,15 +119,16 @@ export class PageToolRouter {
 
   /**
    * Send `message` to the content script of a tab's top document: down its tools port when it
-   * has one, else through chrome.tabs.sendMessage. Rejects when the document is gone.
+   * has one, else through chrome.tabs.sendMessage (by documentId, or by frame id and token).
+   * Rejects when the document is gone.
    * @param {number} tabId
-   * @param {string} documentId
+   * @param {string} documentId  the document key
    * @param {{type: string, callId: string} & Record<string, unknown>} message
    * @returns {Promise<unknown>} the reply (`tools.run`), or undefined (`tools.abort` on a port)
    */
   #toDocument(tabId, documentId, message) {
     const port = this.#ports.get(documentId);
-    if (!port) return api.sendToDocument(tabId, documentId, message);
+    if (!port) return sendToDocumentKey(tabId, documentId, message);
     if (message.type !== TOOLS_RUN) {
       return port.post(message) ? Promise.resolve(undefined) : Promise.reject(new Error("port closed"));
     }
@@ -138,12 +157,15 @@ export class PageToolRouter {
   }
 
   /**
-   * A `tools.report` from a content script (checked by the store; top frames only).
+   * A `tools.report` from a content script (checked by the store; top frames only), its document
+   * keyed by documentId or by the report's `token` (Firefox).
    * @param {{tabId?: number, frameId?: number, documentId?: string, url?: string}} sender
    * @param {unknown} message
    */
   report(sender, message) {
-    if (this.store.report(sender, message)) this.scheduleChanged();
+    const { token } = /** @type {{token?: unknown}} */ (message ?? {});
+    const key = documentKey(sender.frameId ?? -1, sender.documentId, typeof token === "string" ? token : undefined);
+    if (this.store.report({ ...sender, documentId: key }, message)) this.scheduleChanged();
   }
 
   /**

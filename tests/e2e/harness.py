@@ -8,11 +8,13 @@ import json
 import signal
 import subprocess
 import sys
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 import psutil
+import pytest
 from playwright.async_api import BrowserContext, Page, Worker
 
 from native_host.install import manifests
@@ -53,6 +55,32 @@ class RunningBrowser:
     async def worker_eval(self, script: str, arg: Any = None) -> Any:
         """Evaluate `script` (a function expression) in the extension's service worker."""
         return await self.worker.evaluate(script, arg)
+
+
+def isolated_env(root: Path) -> dict[str, str]:
+    """HOME, XDG_* and CONTEXT_PROVIDERS_DIR under `root`, as tests/conftest.py's per-test
+    `isolated_home` sets them; for browsers shared by a module, which start before any test's
+    fixture runs and must not use the real user's folders either. Creates the home folder."""
+    home = root / "home"
+    home.mkdir(parents=True, exist_ok=True)
+    return {
+        "HOME": str(home),
+        "XDG_CONFIG_HOME": str(home / ".config"),
+        "XDG_DATA_HOME": str(home / ".local/share"),
+        "XDG_STATE_HOME": str(home / ".local/state"),
+        "XDG_CACHE_HOME": str(home / ".cache"),
+        "CONTEXT_PROVIDERS_DIR": str(root / "providers"),
+    }
+
+
+@contextlib.contextmanager
+def isolated_environment(root: Path) -> Iterator[None]:
+    """Set `isolated_env(root)` in os.environ (and drop XDG_RUNTIME_DIR) until the block ends."""
+    with pytest.MonkeyPatch.context() as patch:
+        for name, value in isolated_env(root).items():
+            patch.setenv(name, value)
+        patch.delenv("XDG_RUNTIME_DIR", raising=False)
+        yield
 
 
 def seed_profile(user_data_dir: Path, *, allow_incognito: bool = False) -> None:

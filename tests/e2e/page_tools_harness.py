@@ -25,7 +25,13 @@ from playwright.async_api import Page, async_playwright
 from native_host.host_client import HostClient, ProviderSession
 from native_host.wire import Descriptor
 from tests.e2e.conftest import BROWSER_ARGS, CHROMIUM
-from tests.e2e.harness import RunningBrowser, end_leftovers, install_host_manifest, seed_profile
+from tests.e2e.harness import (
+    RunningBrowser,
+    end_leftovers,
+    install_host_manifest,
+    isolated_env,
+    seed_profile,
+)
 
 Mode = Literal["native", "polyfill"]
 
@@ -64,20 +70,11 @@ class ToolsBrowser:
 
 
 def env_for(root: Path, deadline_ms: int | None = DEADLINE_MS) -> dict[str, str]:
-    """HOME, XDG_* and CONTEXT_PROVIDERS_DIR under `root` (as tests/conftest.py's `isolated_home`),
-    plus the page-tool deadline `deadline_ms` (None: the product default, PAGE_TOOL_DEADLINE_MS)."""
-    home = root / "home"
-    env = {
-        "HOME": str(home),
-        "XDG_CONFIG_HOME": str(home / ".config"),
-        "XDG_DATA_HOME": str(home / ".local/share"),
-        "XDG_STATE_HOME": str(home / ".local/state"),
-        "XDG_CACHE_HOME": str(home / ".cache"),
-        "CONTEXT_PROVIDERS_DIR": str(root / "providers"),
-    }
+    """HOME, XDG_* and CONTEXT_PROVIDERS_DIR under `root` (harness.isolated_env), plus the page-tool
+    deadline `deadline_ms` (None: the product default, PAGE_TOOL_DEADLINE_MS)."""
+    env = isolated_env(root)
     if deadline_ms is not None:
         env["WEBCTX_PAGE_TOOL_DEADLINE_MS"] = str(deadline_ms)
-    home.mkdir(parents=True, exist_ok=True)
     return env
 
 

@@ -22,7 +22,7 @@ from playwright.async_api import Page
 from native_host.host_client import HostClient
 from native_host.wire import Descriptor
 from tests.e2e.conftest import launched_browser
-from tests.e2e.harness import RunningBrowser
+from tests.e2e.harness import RunningBrowser, isolated_environment
 from tests.e2e.tree import find_all, find_one, selected_texts
 
 pytestmark = pytest.mark.asyncio(loop_scope="module")
@@ -44,9 +44,10 @@ async def shared(tmp_path_factory: pytest.TempPathFactory) -> AsyncIterator[Shar
     """The module's browser and its provider's descriptor."""
     udd = tmp_path_factory.mktemp("pointing") / "udd"
     args = (f"--window-position={WINDOW_X},{WINDOW_Y}", "--window-size=900,700")
-    async with launched_browser(udd, extra_args=args, real_window=True) as running:
-        descriptor = await running.descriptor()
-        yield running, descriptor
+    with isolated_environment(udd.parent):  # the module's browser starts before any test's HOME
+        async with launched_browser(udd, extra_args=args, real_window=True) as running:
+            descriptor = await running.descriptor()
+            yield running, descriptor
 
 
 @pytest_asyncio.fixture(loop_scope="module")

@@ -37,6 +37,14 @@ def test_the_firefox_manifest_differs_only_where_firefox_needs_it() -> None:
     assert ff["manifest_version"] == 3
 
 
+def test_the_firefox_manifest_keeps_the_polyfill_in_the_page_world_at_document_start() -> None:
+    """Firefox runs `"world": "MAIN"` content scripts (tests/e2e/test_firefox.py, ESR 153, sees the
+    polyfill's document.modelContext before the page's scripts): the entry is kept as it is."""
+    ff = firefox.firefox_manifest(chromium_manifest())
+    [polyfill] = [e for e in ff["content_scripts"] if "main_world/polyfill.js" in e["js"]]
+    assert (polyfill["world"], polyfill["run_at"], polyfill["all_frames"]) == ("MAIN", "document_start", True)
+
+
 def test_the_build_has_every_file_its_manifest_names(tmp_path: Path) -> None:
     dest = firefox.build_firefox(tmp_path / "ff")
     manifest = json.loads((dest / "manifest.json").read_text())
