@@ -1,7 +1,8 @@
 // Message type names and shapes shared by the extension's worlds (docs/protocol.md is the contract).
 //
 // Native port (worker ⇄ native host): hello, current, location, chunk, result, error.
-// Inside the extension (content ⇄ worker): frame.changed, location.get, location.offset.
+// Inside the extension (content ⇄ worker): frame.changed, location.get, location.offset, tools.*;
+// requests to a page go on its page channel (service_worker/page_channel.js, content/page_port.js).
 // `native_host/wire.py` names the same native-port types; tests/unit/test_protocol_names.py reads
 // NATIVE_MESSAGE_TYPES below with a regex, so keep it a plain array of double-quoted strings.
 
@@ -47,17 +48,9 @@ export const TOOLS_FRAME = "tools.frame";
 /** worker → content: run / abort a page tool in the top frame. */
 export const TOOLS_RUN = "tools.run";
 export const TOOLS_ABORT = "tools.abort";
-/** content → worker, on the tools port: the reply to one `tools.run` (`{callId, reply}`). */
-export const TOOLS_RAN = "tools.ran";
-/** The name of the long-lived `chrome.runtime.Port` a top frame with tools opens to the worker:
- * `tools.run`/`tools.abort` go down it and `tools.ran` comes back, without opening a message
- * channel per call as `chrome.tabs.sendMessage` does (docs/extension.md "Page tools"). */
-export const TOOLS_PORT = "webctx.tools";
-/** content → worker, first on the tools port: `{token}`, the document's token, which keys the port
- * where the browser gives no documentId (Firefox; service_worker/selections.js `documentKey`). */
-export const TOOLS_HELLO = "tools.hello";
-/** content → worker, on the tools port: the page's visibilityState changed (a headed browser's
- * window was minimized or restored); the worker compares the exposed tools again. */
+/** content → worker, as an event on the page channel (service_worker/page_channel.js): the
+ * page's visibilityState changed (a headed browser's window was minimized or restored); the
+ * worker compares the exposed tools again. */
 export const TOOLS_VISIBILITY = "tools.visibility";
 
 /** Error codes the worker puts in `error.code` (stable snake_case, as in native_host/errors.py). */

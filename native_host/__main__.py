@@ -8,9 +8,10 @@ text into the native-messaging channel. Then log to a file and run `app.main()`.
 from __future__ import annotations
 
 import os
+import stat
 import sys
 import time
-from typing import BinaryIO
+from typing import BinaryIO, Final
 
 STARTED_AT = time.monotonic()
 
@@ -63,7 +64,33 @@ def setup_logging() -> None:
     logging.captureWarnings(True)
 
 
+NOT_FROM_BROWSER: Final = (
+    "This is the webctx native messaging host, which the browser starts and talks to over a pipe; "
+    "run `webctx` (e.g. `webctx demo` or `webctx --help`) instead."
+)
+"""What `python -m native_host` says when a person runs it (SPEC §4: only the browser does)."""
+
+NOT_FROM_BROWSER_EXIT: Final = 2
+"""Exit status for a person running the host by hand (a usage error, like argparse's)."""
+
+
+def started_by_browser(argv: list[str], stdin_fd: int = 0) -> bool:
+    """True when this looks like the browser starting the host: no -h/--help in `argv` and stdin
+    is a pipe or a socket (browsers use one or the other; a terminal, /dev/null or a file is a
+    person, and asyncio cannot even watch a terminal or /dev/null)."""
+    if any(arg in ("-h", "--help") for arg in argv):
+        return False
+    try:
+        mode = os.fstat(stdin_fd).st_mode
+    except OSError:
+        return False
+    return stat.S_ISFIFO(mode) or stat.S_ISSOCK(mode)
+
+
 def _run() -> None:
+    if not started_by_browser(sys.argv[1:]):
+        print(NOT_FROM_BROWSER, file=sys.stderr)
+        sys.exit(NOT_FROM_BROWSER_EXIT)
     frames_out = claim_stdout()
     # Answer the worker's hello before importing asyncio, pydantic, even logging (early_hello.py);
     # imported only now, so that nothing imported can write to the channel before it is claimed.

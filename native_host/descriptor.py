@@ -3,6 +3,7 @@
 ```
 ensure_providers_folder(folder)        create 0700, or refuse a symlink / another user's / group-world access
 write_descriptor(folder, descriptor)   <bundleId>-<pid>.json, 0600, temp file + os.replace
+reassert_file_mode(path)               our descriptor found with another mode → back to 0600
 remove_descriptor(path)                idempotent
 remove_stale_descriptors(folder)       parseable descriptors whose listenerPid is no longer running
 ```
@@ -86,6 +87,32 @@ def write_descriptor(folder: Path, descriptor: Descriptor) -> Path:
         raise
     log.info("descriptor written: %s (%d bytes)", target.name, len(data))
     return target
+
+
+def reassert_file_mode(path: Path) -> bool:
+    """Set the descriptor at `path` back to FILE_MODE (0600) when it has another mode (someone ran
+    `chmod 644` on it: a host warns about or refuses such a file, SPEC §3, §7); return True if it
+    was changed. Only a regular file of ours is touched (opened without following a symlink).
+    POSIX only; never raises OSError (a failure is logged and gives False)."""
+    if not _POSIX:
+        return False
+    try:
+        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0))
+    except OSError:
+        return False
+    try:
+        info = os.fstat(fd)
+        mode = stat.S_IMODE(info.st_mode)
+        if not stat.S_ISREG(info.st_mode) or info.st_uid != os.geteuid() or mode == FILE_MODE:
+            return False
+        os.fchmod(fd, FILE_MODE)
+    except OSError as exc:
+        log.warning("could not restore mode 600 on %s: %s", path.name, exc.strerror)
+        return False
+    finally:
+        os.close(fd)
+    log.warning("descriptor %s had mode %o; set it back to 600", path.name, mode)
+    return True
 
 
 def remove_descriptor(path: Path) -> bool:

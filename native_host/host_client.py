@@ -45,6 +45,7 @@ from pydantic import ValidationError
 
 from native_host import paths
 from native_host.browser_identity import kind_for
+from native_host.descriptor_safety import check_folder, read_descriptor_file
 from native_host.errors import ProviderRejected, ProviderUnavailable, WebctxError
 from native_host.wire import PROTOCOL_VERSION, CurrentAnswer, Descriptor, Element, LocationAnswer
 
@@ -272,13 +273,16 @@ def _loopback_port(endpoint: str) -> int | None:
 class ProviderInfo:
     """One descriptor file and the verdict on it.
 
-    `descriptor` is None when the file could not be read as a descriptor; `rejection` is None when
-    the provider is usable. `to_json()` leaves the token out.
+    `descriptor` is None when the file could not be read as a descriptor (or was not read because
+    the folder or file is unsafe); `rejection` is None when the provider is usable; `warning` is a
+    sentence when it is usable but its token is readable by other users. `to_json()` leaves the
+    token out.
     """
 
     path: Path
     descriptor: Descriptor | None
     rejection: ProviderRejected | None = None
+    warning: str | None = None
 
     @property
     def usable(self) -> bool:
@@ -286,12 +290,14 @@ class ProviderInfo:
         return self.descriptor is not None and self.rejection is None
 
     def to_json(self) -> dict[str, Any]:
-        """`{file, usable, reason?, message?, bundleId?, name?, version?, pid?, protocol?, instance?,
-        endpoint?, listenerPid?}` — everything a person needs, never the token."""
+        """`{file, usable, reason?, message?, warning?, bundleId?, name?, version?, pid?, protocol?,
+        instance?, endpoint?, listenerPid?}` — everything a person needs, never the token."""
         out: dict[str, Any] = {"file": str(self.path), "usable": self.usable}
         if self.rejection is not None:
             out["reason"] = self.rejection.reason
             out["message"] = self.rejection.message
+        if self.warning is not None:
+            out["warning"] = self.warning
         if self.descriptor is not None:
             d = self.descriptor
             out.update(
@@ -312,9 +318,17 @@ def discover(
     folder: Path | None = None, *, identify: BundleIdLookup = expected_bundle_id
 ) -> list[ProviderInfo]:
     """Read every `*.json` in the providers folder (default `paths.providers_dir()`, SPEC §3) and
-    check each with `check_descriptor`; sorted by file name. A missing folder gives []."""
+    check each: first the folder and the file (descriptor_safety: refused when another user could
+    have written it, a `warning` when others can read it), then `check_descriptor`; sorted by file
+    name. A missing folder gives []; an unreadable one raises ProviderUnavailable."""
     folder = paths.providers_dir() if folder is None else folder
+    folder_rejection: ProviderRejected | None = None
+    folder_warning: str | None = None
     try:
+        try:
+            folder_warning = check_folder(folder)
+        except ProviderRejected as exc:
+            folder_rejection = exc
         files = sorted(p for p in folder.iterdir() if p.suffix == ".json" and not p.name.startswith("."))
     except FileNotFoundError:
         return []
@@ -322,20 +336,30 @@ def discover(
         raise ProviderUnavailable(f"Cannot read the providers folder {folder}: {exc.strerror}.") from exc
     found: list[ProviderInfo] = []
     for path in files:
+        if folder_rejection is not None:
+            log.info("provider %s rejected: %s", path.name, folder_rejection.reason)
+            found.append(ProviderInfo(path, None, folder_rejection))
+            continue
         try:
-            descriptor = Descriptor.model_validate_json(path.read_bytes())
+            data, file_warning = read_descriptor_file(path)
+            descriptor = Descriptor.model_validate_json(data)
+        except ProviderRejected as unsafe:
+            log.info("provider %s rejected: %s", path.name, unsafe.reason)
+            found.append(ProviderInfo(path, None, unsafe))
+            continue
         except (OSError, ValueError) as exc:
             reason = exc.strerror if isinstance(exc, OSError) else "not a valid descriptor"
             rejection = ProviderRejected(f"{path.name} cannot be read: {reason}.", reason="unreadable")
             found.append(ProviderInfo(path, None, rejection))
             continue
+        warning = " ".join(w for w in (folder_warning, file_warning) if w) or None
         try:
             check_descriptor(descriptor, identify=identify)
         except ProviderRejected as rejection:
             log.info("provider %s rejected: %s", path.name, rejection.reason)
-            found.append(ProviderInfo(path, descriptor, rejection))
+            found.append(ProviderInfo(path, descriptor, rejection, warning))
         else:
-            found.append(ProviderInfo(path, descriptor))
+            found.append(ProviderInfo(path, descriptor, None, warning))
     return found
 
 
@@ -406,6 +430,11 @@ def choose_provider(
     raise ProviderUnavailable(
         f"{len(usable)} providers are running; pick one with --pid. {_listing(usable)}"
     )
+
+
+def _echo_id(id_: str, limit: int = 80) -> str:
+    """`id_` quoted for a message, cut to `limit` characters with "…" (ids can be any length)."""
+    return repr(id_) if len(id_) <= limit else repr(id_[:limit]) + "…"
 
 
 def _listing(descriptors: Sequence[Descriptor]) -> str:
@@ -606,8 +635,8 @@ class ProviderSession:
             code = error.get("code") if isinstance(error, dict) else None
             if code in ("unknown_id", "invalid_id"):
                 raise WebctxError(
-                    f"{self.descriptor.name} does not know the id {id_!r} ({code}); treat the element as "
-                    "gone and ask `current` again.",
+                    f"{self.descriptor.name} does not know the id {_echo_id(id_)} ({code}); treat the "
+                    "element as gone and ask `current` again.",
                     code=str(code),
                 )
             reason = _result_text(result) or "no reason given"
@@ -674,7 +703,8 @@ def _transport_error(descriptor: Descriptor, exc: BaseException) -> ProviderUnav
     if isinstance(leaf, MCPError):
         detail = leaf.error.message
     return ProviderUnavailable(
-        f"Could not talk to {descriptor.name} (pid {descriptor.pid}) at {descriptor.endpoint}: {detail}."
+        f"Could not talk to {descriptor.name} (pid {descriptor.pid}) at {descriptor.endpoint}: "
+        f"{detail.rstrip('. ')}."
     )
 
 

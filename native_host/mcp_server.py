@@ -3,6 +3,7 @@
 ```
 desktop host ──HTTP──► uvicorn (pre-bound 127.0.0.1:0 socket, embedded in the host's loop)
                        └─ LoopbackGuard (Origin 403 → Host 421 → bearer 401; security.py)
+                          └─ ShortErrorBodies (every other error body: one-line JSON-RPC; error_bodies.py)
                           └─ SDK Streamable HTTP app at /mcp/<random> (its own Host allow-list too)
                              └─ ProviderServer: tools/list, tools/call, subscriptions/listen
                                 ├─ ToolSpec table: `current` → Requester.request("current") → extension
@@ -45,6 +46,7 @@ from pydantic import ValidationError
 
 from native_host import PROTOCOL_VERSION, __version__
 from native_host.bridge import Requester
+from native_host.error_bodies import ShortErrorBodies
 from native_host.errors import DeadlineExceeded, ExtensionError, ProviderUnavailable
 from native_host.list_changed import ListChangedBroadcaster
 from native_host.page_tools import PageToolTable
@@ -487,7 +489,7 @@ class McpEndpoint:
                 allowed_origins=[],
             ),
         )
-        guard = LoopbackGuard(cast(Any, app), port=port, token=self.token)
+        guard = LoopbackGuard(ShortErrorBodies(cast(Any, app)), port=port, token=self.token)
         config = uvicorn.Config(
             cast(Any, guard),
             log_config=None,

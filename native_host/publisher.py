@@ -7,7 +7,8 @@ start()    take the provider lock `.<bundleId>-<pid>.lock` in the providers fold
 watch      every WATCH_INTERVAL_S:
              provider: lock file gone or replaced (folder deleted) → take it again, else step down;
                        descriptor missing or naming another instance → write it again (the folder
-                       is recreated 0700 by write_descriptor)
+                       is recreated 0700 by write_descriptor); ours with a mode other
+                       than 0600 (a `chmod 644`) → set back to 0600
              standby:  try the lock; got it → write our descriptor (takeover: the provider's host
                        exited or was killed, which releases its flock at once)
 withdraw() remove the descriptor only while it still names our instance, then release the lock
@@ -32,7 +33,13 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Final
 
-from native_host.descriptor import FILE_MODE, descriptor_name, ensure_providers_folder, write_descriptor
+from native_host.descriptor import (
+    FILE_MODE,
+    descriptor_name,
+    ensure_providers_folder,
+    reassert_file_mode,
+    write_descriptor,
+)
 from native_host.errors import ProvidersFolderError
 from native_host.wire import Descriptor
 
@@ -205,6 +212,8 @@ class DescriptorPublisher:
             if self.role == "provider":
                 log.warning("descriptor %s vanished or was replaced; writing it again", self.path.name)
             write_descriptor(self.folder, self.descriptor)
+        else:
+            reassert_file_mode(self.path)
         self._set_role("provider")
 
     async def _watch(self) -> None:

@@ -16,6 +16,9 @@ MCP client ──stdio──► StdioBridge.server (tools, the `webctx://current
                       the browser's provider endpoint (native host, Streamable HTTP on 127.0.0.1)
 ```
 
+A stdin line that is not a JSON-RPC message is answered with a JSON-RPC error (id null, -32700 or
+-32600) and one log line (bad_lines.py); the session goes on.
+
 When no provider is live, every call answers `isError` with NO_PROVIDER_MESSAGE (after waiting at
 most `connect_grace_s`, default 2 s, for one to appear): never a hang, never a crash. Ids seen in `current`
 answers are kept with the instance that issued them; an id of an instance that is gone is
@@ -45,6 +48,7 @@ from mcp.shared.exceptions import MCPError
 from mcp_types.jsonrpc import CONNECTION_CLOSED, INTERNAL_ERROR, INVALID_PARAMS, REQUEST_TIMEOUT
 
 from native_host import __version__
+from native_host.bad_lines import AnsweringReadStream
 from native_host.errors import ProviderRejected
 from native_host.host_client import (
     BundleIdLookup,
@@ -170,7 +174,8 @@ class StdioBridge:
         """Serve MCP on stdin/stdout until stdin closes. The SDK's `stdio_server` keeps fd 1 for
         frames and points it at stderr meanwhile, so nothing else reaches the client (SPEC §4 spirit)."""
         async with self.running(), stdio_server() as (read_stream, write_stream):
-            await self.server.run(read_stream, write_stream, self.server.create_initialization_options())
+            answering = AnsweringReadStream(read_stream, write_stream)  # garbage lines get -32700
+            await self.server.run(answering, write_stream, self.server.create_initialization_options())
 
     def _build_server(self) -> ProviderServer:
         async def on_list_tools(

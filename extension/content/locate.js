@@ -1,9 +1,9 @@
 // webctx content script, part 5 (see namespace.js for the map): measuring for `location`.
 //
-//   worker ──`location.get` {target, token, documentToken?}──► the element's frame: reply
-//     {measured}: rects in its viewport (CSS px), its depth, and from the top frame the viewport
-//     metrics. Addressed by frameId (Firefox: no documentId), a document whose ns.token is not
-//     `documentToken` answers `measured: null` (the frame navigated: "gone")
+//   worker ──`location.get` {target, token}──► the element's frame (on the page channel,
+//     page_port.js): reply {measured}: rects in its viewport (CSS px), its depth, and from the top
+//     frame the viewport metrics. Addressed by frameId (Firefox: no documentId), another document
+//     in that frame answers null (the frame navigated: "gone")
 //   a subframe also posts {webctxLocate: token} to window.parent, whose content script finds the
 //     <iframe> whose contentWindow is the sender (this works across origins) and sends the worker
 //     `location.offset` {token, offset: {depth, dx, dy, content, viewport, metrics?}}, then posts
@@ -16,13 +16,14 @@
 (function webctxLocate() {
   const scope = /** @type {{__webctx?: WebctxNamespace}} */ (/** @type {unknown} */ (globalThis));
   const ns = scope.__webctx;
-  if (!ns || !ns.selection || !ns.focusHover || ns.locate) return;
-  const { selection, focusHover } = ns;
+  if (!ns || !ns.selection || !ns.focusHover || !ns.channel || ns.locate) return;
+  const { selection, focusHover, channel } = ns;
 
   /** @typedef {import("../service_worker/location.js").Rect} Rect */
   /** @typedef {import("../service_worker/location.js").Measured} Measured */
 
-  /** Rect fragments sent per element at most (a huge selection has thousands). */
+  /** Rect fragments sent per element at most, after dropping those beyond one viewport of this
+   * frame's viewport (docs/protocol.md "location": long selections). */
   const MAX_RECTS = 2000;
   const isTop = window === window.top;
 
@@ -44,7 +45,12 @@
         const range = selection.rangeFor(key);
         if (range) {
           if (range.collapsed || !range.startContainer.isConnected) return { status: "gone" };
-          const rects = [...range.getClientRects()].slice(0, MAX_RECTS).map(plain);
+          // A long selection has thousands of fragments: send those within one viewport of this
+          // frame's viewport (all of them when none is: the worker keeps the nearest), at most MAX_RECTS.
+          const all = [...range.getClientRects()];
+          const { innerWidth: vw, innerHeight: vh } = window;
+          const near = all.filter((r) => r.bottom > -vh && r.top < 2 * vh && r.right > -vw && r.left < 2 * vw);
+          const rects = (near.length > 0 ? near : all).slice(0, MAX_RECTS).map(plain);
           return { status: "ok", rects, merge: true, avoid: true };
         }
         const inField = selection.fieldRange(key);
@@ -122,29 +128,15 @@
   }
 
   /**
-   * @param {unknown} message
-   * @param {chrome.runtime.MessageSender} _sender
-   * @param {(reply: unknown) => void} sendResponse
-   */
-  function onMessage(message, _sender, sendResponse) {
-    const reply = answer(message);
-    if (reply !== undefined) sendResponse(reply);
-    return false;
-  }
-
-  /**
-   * `location.get` → `{measured}` (`measured: null` when addressed to another document); undefined
-   * for anything else.
+   * `location.get` → `{measured}` (page_port.js answers `null` for a message addressed by frame
+   * to another document); undefined for a malformed one.
    * @param {unknown} message
    * @returns {{measured: Measured | null} | undefined}
    */
   function answer(message) {
     if (typeof message !== "object" || message === null) return undefined;
-    const { type, target, token, documentToken } =
-      /** @type {{type?: unknown, target?: {kind: string, key?: number}, token?: unknown, documentToken?: unknown}} */ (message);
+    const { type, target, token } = /** @type {{type?: unknown, target?: {kind: string, key?: number}, token?: unknown}} */ (message);
     if (type !== "location.get" || !target || typeof token !== "string") return undefined;
-    // Addressed by frame (Firefox has no documentId): another document in that frame is not ours.
-    if (documentToken !== undefined && documentToken !== ns?.token) return { measured: null };
     const measured = { ...measure(target), clip: viewport(), depth };
     if (isTop) return { measured: { ...measured, metrics: metrics() } };
     // Each parent frame sends its <iframe>'s offset to the worker (`location.offset`).
@@ -152,31 +144,9 @@
     return { measured };
   }
 
-  /**
-   * The worker's long-lived port (service_worker/page_channel.js): {id, message} → {id, reply}.
-   * @type {Set<chrome.runtime.Port>}
-   */
-  const ports = new Set();
-  /** @param {chrome.runtime.Port} port */
-  function onConnect(port) {
-    if (port.name !== "webctx.page") return;
-    ports.add(port);
-    port.onDisconnect.addListener(() => ports.delete(port));
-    port.onMessage.addListener((raw) => {
-      const { id, message } = /** @type {{id?: unknown, message?: unknown}} */ (raw ?? {});
-      if (typeof id === "number") port.postMessage({ id, reply: answer(message) ?? null });
-    });
-  }
-
   window.addEventListener("message", onWindowMessage);
-  chrome.runtime.onMessage.addListener(onMessage);
-  chrome.runtime.onConnect.addListener(onConnect);
-  ns.onStop(() => {
-    window.removeEventListener("message", onWindowMessage);
-    chrome.runtime.onMessage.removeListener(onMessage);
-    chrome.runtime.onConnect.removeListener(onConnect);
-    for (const port of ports) port.disconnect();
-  });
+  channel.answer("location.get", answer);
+  ns.onStop(() => window.removeEventListener("message", onWindowMessage));
   ns.locate = { measure };
   ns.startupMs = performance.now() - ns.startedAt;
 })();

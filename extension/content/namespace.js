@@ -6,6 +6,8 @@
 //   focus_hover.js the focused editable field, the hovered Link/Image, the latest pointer event
 //   report.js      this frame's report: pushed as `frame.changed`, pulled by the worker at `current`
 //                  (and the document's token, the parent frame's token, typing in large fields)
+//   page_port.js   this document's end of the page channel: answers the worker's requests by type
+//                  (on a port, or by message where there is none) and posts events up
 //   locate.js      `location.get`: rects in CSS px, passed up through parent frames to the top
 //   webmcp_frames.js  the origins of the tab's cross-origin frames, for getTools({fromOrigins})
 //   webmcp_bridge.js  the page's WebMCP tools → `tools.report`; runs `tools.run` (top frame only)
@@ -37,6 +39,7 @@
  * @property {() => FrameReport} [report]
  * @property {string} [token]       this document's random token (report.js; Firefox's document key)
  * @property {() => void} [changed]   schedule a `frame.changed` push (report.js)
+ * @property {WebctxChannelPart} [channel]  page_port.js: this document's end of the page channel
  * @property {{measure: (target: {kind: string, key?: number}) => import("../service_worker/location.js").Measured}} [locate]
  * @property {{mode: "native" | "polyfill"}} [webmcp]  webmcp_bridge.js: where the page's tools come from
  * @property {{origins: () => string[], onChange: (listener: () => void) => void}} [webmcpFrames]
@@ -58,6 +61,14 @@
  * @property {() => Element | null} deepActiveElement
  * @property {(node: Node) => HTMLElement | null} editingHost
  * @property {(sel: {start: number, end: number}, before: string, after: string, caret?: number) => {start: number, end: number} | null} adjustOffsets
+ */
+
+/**
+ * @typedef {object} WebctxChannelPart
+ * @property {(type: string, handler: (message: Record<string, unknown>) => unknown) => void} answer
+ *   the part that owns a request type answers it: a reply, a Promise of one, or undefined (none)
+ * @property {() => void} open   open this document's own port (the worker learns its events)
+ * @property {(event: {type: string}) => void} emit  post an event on that port, if open
  */
 
 /**

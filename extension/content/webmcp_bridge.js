@@ -6,9 +6,9 @@
 //   polyfill (no native API; main_world/polyfill.js owns document.modelContext in the main world):
 //     window.postMessage channel "webctx.webmcp": to-ext {kind: "tools" | "result"} is page input:
 //     only event.source === window, checked shape and size; to-page {kind: "hello" | "call" | "cancel"}
-//   worker ⇄ here: tools.report by runtime.sendMessage; once the page has tools, one long-lived
-//     chrome.runtime.Port "webctx.tools" carries tools.run / tools.abort down and tools.ran back
-//     (no message channel opened per call); before it is up, tools.run comes by tabs.sendMessage.
+//   worker ⇄ here: tools.report by runtime.sendMessage; tools.run / tools.abort come on the page
+//     channel (page_port.js answers them by type here); once the page has tools it opens its own
+//     port (ns.channel.open()), which also carries tools.visibility up.
 //
 // Top frame only: the native getTools() already lists same-origin iframe tools, and a frame must
 // not speak for its parent. What the page sends here can only describe and answer its own tools.
@@ -16,7 +16,8 @@
 (function webctxWebmcpBridge() {
   const scope = /** @type {{__webctx?: WebctxNamespace}} */ (/** @type {unknown} */ (globalThis));
   const ns = scope.__webctx;
-  if (!ns || ns.webmcp || window !== window.top) return;
+  if (!ns || !ns.channel || ns.webmcp || window !== window.top) return;
+  const channel = ns.channel;
 
   const CHANNEL = "webctx.webmcp";
   /** Coalesce toolchange floods: at most one refresh per this many ms (trailing edge kept). */
@@ -143,37 +144,7 @@
     lastReport = text;
     // The token keys this document where the browser gives no documentId (Firefox).
     ns?.send({ type: "tools.report", tools: report.tools, omitted: report.omitted, token: ns?.token });
-    if (report.tools.length > 0) openPort();
-  }
-
-  /** The tools port to the worker (null until the page has tools, or after the worker restarted). */
-  /** @type {chrome.runtime.Port | null} */
-  let port = null;
-
-  function openPort() {
-    if (port || !ns?.isAlive()) return;
-    /** @type {chrome.runtime.Port} */
-    let opened;
-    try {
-      opened = chrome.runtime.connect({ name: "webctx.tools" });
-    } catch {
-      return; // the extension went away; calls (if any) come by tabs.sendMessage
-    }
-    port = opened;
-    opened.postMessage({ type: "tools.hello", token: ns?.token }); // keys the port (Firefox: no documentId)
-    opened.onMessage.addListener((/** @type {unknown} */ message) => {
-      handle(message, (reply) => {
-        const { callId } = /** @type {{callId: string}} */ (message);
-        try {
-          opened.postMessage({ type: "tools.ran", callId, reply });
-        } catch {
-          // Disconnected meanwhile: the worker already treats the call as gone.
-        }
-      });
-    });
-    opened.onDisconnect.addListener(() => {
-      if (port === opened) port = null; // reopened at the next report; calls fall back meanwhile
-    });
+    if (report.tools.length > 0) channel.open();
   }
 
   // ---- native WebMCP --------------------------------------------------------------------------
@@ -385,79 +356,51 @@
   }
 
   /**
-   * `tools.run` (answered through `respond`, asynchronously) and `tools.abort` (not answered) from
-   * the worker, by either channel.
-   * @param {unknown} message
-   * @param {(reply: RunReply) => void} respond
-   * @returns {boolean} whether `respond` will be called
+   * `tools.run` from the worker (page channel): the call's reply, once it settles.
+   * @param {Record<string, unknown>} message
+   * @returns {Promise<RunReply> | undefined}
    */
-  function handle(message, respond) {
-    if (typeof message !== "object" || message === null) return false;
-    const { type, callId, name, input } = /** @type {Record<string, unknown>} */ (message);
-    if (type === "tools.abort" && typeof callId === "string") {
-      calls.get(callId)?.abort();
-      return false;
-    }
-    if (type !== "tools.run" || typeof callId !== "string" || typeof name !== "string") return false;
+  function run(message) {
+    const { callId, name, input } = message;
+    if (typeof callId !== "string" || typeof name !== "string") return undefined;
     const args = /** @type {Record<string, unknown>} */ (typeof input === "object" && input !== null ? input : {});
-    const run = isNative ? runNative(callId, name, args) : runPolyfilled(callId, name, args);
-    run.then(respond, (error) => respond({ ok: false, error: errorText(error) }));
-    return true;
+    const running = isNative ? runNative(callId, name, args) : runPolyfilled(callId, name, args);
+    return running.catch((error) => ({ ok: false, error: errorText(error) }));
   }
 
   /**
-   * chrome.runtime.onMessage from the worker (before the tools port is up).
-   * @param {unknown} message
-   * @param {chrome.runtime.MessageSender} _sender
-   * @param {(reply: unknown) => void} sendResponse
+   * `tools.abort {callId}`: abort the call's signal (the call's own reply says it was cancelled).
+   * @param {Record<string, unknown>} message
    */
-  function onRuntimeMessage(message, _sender, sendResponse) {
-    // Addressed by frame and token (Firefox has no documentId): another document's call is not ours.
-    const { documentToken } = /** @type {{documentToken?: unknown}} */ (message ?? {});
-    if (documentToken !== undefined && documentToken !== ns?.token) return false;
-    const answering = handle(message, sendResponse);
-    const { type } = /** @type {{type?: unknown}} */ (message ?? {});
-    if (!answering && type === "tools.abort") sendResponse({ aborted: true });
-    return answering; // true: answered asynchronously
+  function abort(message) {
+    const { callId } = message;
+    if (typeof callId === "string") calls.get(callId)?.abort();
+    return { aborted: true };
   }
 
-  chrome.runtime.onMessage.addListener(onRuntimeMessage);
-  ns.onStop(() => chrome.runtime.onMessage.removeListener(onRuntimeMessage));
-  ns.onStop(() => port?.disconnect());
+  channel.answer("tools.run", run);
+  channel.answer("tools.abort", abort);
   // A headed browser hides the page when its window is minimized and shows it on restore: tell
-  // the worker (only a page with tools has the port), which compares the exposed tools again.
+  // the worker (only a page with tools has its own port), which compares the exposed tools again.
   // Only a real change counts: a page dispatching fake visibilitychange events sends nothing.
   let visibility = document.visibilityState;
   const onVisibility = () => {
     if (document.visibilityState === visibility) return;
     visibility = document.visibilityState;
-    try {
-      port?.postMessage({ type: "tools.visibility" });
-    } catch {
-      // Disconnected: nothing to tell.
-    }
+    channel.emit({ type: "tools.visibility" });
   };
   document.addEventListener("visibilitychange", onVisibility);
   ns.onStop(() => document.removeEventListener("visibilitychange", onVisibility));
-  // Leaving the page (a navigation, or into the back-forward cache, where Firefox keeps the port
-  // open): close the tools port, so the worker answers "page gone" for calls in flight at once.
-  // Back from the cache the tools are reported again (the worker forgot them when the tab loaded).
-  const onPageHide = () => {
-    const closing = port;
-    port = null;
-    closing?.disconnect();
-  };
+  // Leaving the page closes its ports (page_port.js, on pagehide: calls in flight are "page gone");
+  // back from the back/forward cache the tools are reported again (the worker forgot them when
+  // the tab loaded), which opens this document's port again.
   const onPageShow = (/** @type {PageTransitionEvent} */ event) => {
     if (!event.persisted) return;
     lastReport = "";
     scheduleRefresh();
   };
-  window.addEventListener("pagehide", onPageHide);
   window.addEventListener("pageshow", onPageShow);
-  ns.onStop(() => {
-    window.removeEventListener("pagehide", onPageHide);
-    window.removeEventListener("pageshow", onPageShow);
-  });
+  ns.onStop(() => window.removeEventListener("pageshow", onPageShow));
   if (isNative) {
     listenForErrorRecords();
     native.addEventListener("toolchange", scheduleRefresh);

@@ -282,22 +282,15 @@ export function sendToDocument(tabId, documentId, message) {
 }
 
 /**
- * An open port to one document's content script (page_channel.js).
- * @typedef {object} DocumentPortHandle
- * @property {(message: object) => void} post   throws once the port is closed
- * @property {() => void} disconnect             (does not call onDisconnect)
- */
-
-/**
  * Open a port to the content script of `documentId`, or of the tab's top frame when null
- * (chrome.tabs.connect). `onDisconnect` also runs when nothing answers the connection (no such
- * document, no content script). Null in Firefox (no `documentId` in tabs.connect) or when the
- * browser refuses the options: the caller sends one message instead.
+ * (chrome.tabs.connect; page_channel.js). `onDisconnect` also runs when nothing answers the
+ * connection (no such document, no content script). Null in Firefox (no `documentId` in
+ * tabs.connect) or when the browser refuses the options: the caller sends one message instead.
  * @param {number} tabId
  * @param {string | null} documentId
  * @param {string} name
  * @param {{onMessage: (message: unknown) => void, onDisconnect: () => void}} listeners
- * @returns {DocumentPortHandle | null}
+ * @returns {import("./page_channel.js").PagePort | null}
  */
 export function connectToDocument(tabId, documentId, name, listeners) {
   if (IS_FIREFOX) return null;
@@ -312,8 +305,25 @@ export function connectToDocument(tabId, documentId, name, listeners) {
     void chrome.runtime.lastError; // read, so the browser does not log it as unchecked
     listeners.onDisconnect();
   });
-  const open = port;
-  return { post: (message) => open.postMessage(message), disconnect: () => open.disconnect() };
+  return wrapPort(port);
+}
+
+/**
+ * @param {chrome.runtime.Port} port
+ * @returns {import("./page_channel.js").PagePort}
+ */
+function wrapPort(port) {
+  return {
+    post(message) {
+      try {
+        port.postMessage(message);
+        return true;
+      } catch {
+        return false; // disconnected
+      }
+    },
+    disconnect: () => port.disconnect(),
+  };
 }
 
 /**
@@ -418,6 +428,7 @@ export function onRuntimeMessage(listener) {
  * @typedef {object} ContentPort
  * @property {RuntimeMessageSender} sender
  * @property {(message: object) => boolean} post  false when the port is gone
+ * @property {() => void} disconnect  close it (its onDisconnect listener does not run)
  * @property {(listener: (message: unknown) => void) => void} onMessage
  * @property {(listener: () => void) => void} onDisconnect  the document went away (closed,
  *   navigated, put in the back/forward cache) or the content script closed it
@@ -442,16 +453,13 @@ export function onContentPort(name, listener) {
         fromOwnPage: false,
         incognito: sender.tab.incognito,
       },
-      post(message) {
-        try {
-          port.postMessage(message);
-          return true;
-        } catch {
-          return false; // disconnected
-        }
-      },
+      ...wrapPort(port),
       onMessage: (handler) => port.onMessage.addListener((message) => handler(message)),
-      onDisconnect: (handler) => port.onDisconnect.addListener(() => handler()),
+      onDisconnect: (handler) =>
+        port.onDisconnect.addListener(() => {
+          void chrome.runtime.lastError;
+          handler();
+        }),
     });
   });
 }

@@ -242,19 +242,57 @@ export function pageAnswer(measured, tab) {
   // It exists but could not be placed (its measurement did not climb to the top frame).
   if (!measured.metrics) return { state: "offscreen", rects: [] };
   const metrics = measured.metrics;
-  const css = measured.merge ? mergeLineRects(measured.rects ?? []) : (measured.rects ?? []).filter(isFiniteRect);
+  const all = measured.merge ? mergeLineRects(measured.rects ?? []) : (measured.rects ?? []).filter(isFiniteRect);
   const viewport = { x: 0, y: 0, w: metrics.innerWidth, h: metrics.innerHeight };
   const clip = measured.clip && isFiniteRect(measured.clip) ? measured.clip : viewport;
-  const onScreen = css.some((r) => intersects(r, clip) && intersects(r, viewport));
+  const onScreen = all.some((r) => intersects(r, clip) && intersects(r, viewport));
+  const css = nearViewport(all, viewport);
   const origin = viewportOrigin(metrics, tab.zoom);
   const rects = css.map((r) => toPoints(r, origin, tab.zoom));
   /** @type {LocationAnswer} */
   const answer = { state: tab.tabShown && onScreen ? "visible" : "offscreen", rects };
   if (measured.avoid) {
-    const box = boundingBox(rects);
-    if (box) answer.avoid = box;
+    const box = avoidBox(css, overlap(clip, viewport));
+    if (box) answer.avoid = toPoints(box, origin, tab.zoom);
   }
   return answer;
+}
+
+/** Rects (lines) in one answer at most, after those far beyond the viewport were dropped. */
+export const MAX_ANSWER_RECTS = 500;
+
+/**
+ * The rects worth sending for an element (docs/protocol.md "location": long selections): those
+ * within one viewport of the viewport (the band 3 viewports wide and tall around it), at most
+ * MAX_ANSWER_RECTS; when none is, the one nearest to the viewport, so a host still learns where an
+ * element scrolled far away lies. Input and output in the top viewport's CSS px, order kept.
+ * @param {Rect[]} rects
+ * @param {Rect} viewport
+ * @returns {Rect[]}
+ */
+export function nearViewport(rects, viewport) {
+  const band = { x: viewport.x - viewport.w, y: viewport.y - viewport.h, w: 3 * viewport.w, h: 3 * viewport.h };
+  const near = rects.filter((r) => intersects(r, band));
+  if (near.length > 0) return near.slice(0, MAX_ANSWER_RECTS);
+  if (rects.length === 0) return [];
+  const distance = (/** @type {Rect} */ r) =>
+    Math.max(0, viewport.x - (r.x + r.w), r.x - (viewport.x + viewport.w)) +
+    Math.max(0, viewport.y - (r.y + r.h), r.y - (viewport.y + viewport.h));
+  return [rects.reduce((best, r) => (distance(r) < distance(best) ? r : best))];
+}
+
+/**
+ * `avoid` (SPEC §1.2: "so a host's popover does not cover it"): the bounding box of the parts of
+ * `rects` inside `shown` (the viewport as far as every iframe on the way shows it); when no rect
+ * is shown, the bounding box of `rects` (the element is offscreen: nothing to avoid on screen,
+ * but a host still learns its extent). Null when there are no rects. CSS px.
+ * @param {Rect[]} rects
+ * @param {Rect} shown
+ * @returns {Rect | null}
+ */
+export function avoidBox(rects, shown) {
+  const parts = rects.filter((r) => intersects(r, shown)).map((r) => overlap(r, shown));
+  return boundingBox(parts.length > 0 ? parts : rects);
 }
 
 /**

@@ -2,9 +2,9 @@
 //
 //   id ──ids.resolve──► window: chrome.windows bounds (already points)
 //                       tab / selection / frame / field / hover:
-//                         `location.get` to the element's document (by documentId, so a
-//                         navigated document is "gone"; Firefox: by frameId and the document's
-//                         token, which the content script checks) ──► content/locate.js measures in CSS px;
+//                         `location.get` to the element's document on its page channel
+//                         (page_channel.js: by documentId, so a navigated document is "gone";
+//                         Firefox: by frameId and the document's token, which the content script checks) ──► content/locate.js measures in CSS px;
 //                         for a subframe every parent frame sends `location.offset` {token}
 //                         (its <iframe>'s box), and location.js `climb`s the levels
 //                       ──► location.js: × zoom + viewport origin → points, merged lines, state
@@ -15,8 +15,7 @@
 import * as api from "./browser_api.js";
 import { RequestError } from "./native_port.js";
 import { climb, goneAnswer, pageAnswer, windowAnswer } from "./location.js";
-import { parseDocumentKey, withTimeout } from "./selections.js";
-import { PageChannels } from "./page_channel.js";
+import { withTimeout } from "./selections.js";
 import { ERROR_CODES, LOCATION_GET } from "../protocol.js";
 
 /** @typedef {import("./location.js").LocationAnswer} LocationAnswer */
@@ -48,9 +47,8 @@ export class Locator {
   #pending = new Map();
   /** @type {IdRegistry} */
   #ids;
-  /** Long-lived ports to the documents measured (cheaper than a sendMessage per call); where the
-   * browser has none by documentId (Firefox), one message each by `sendToDocumentKey`. */
-  #channels = new PageChannels({ connect: (...args) => api.connectToDocument(...args), sendOnce: sendToDocumentKey });
+  /** The page channel (page_channel.js): one port per document, shared with the page tools. */
+  #channels;
   /** Windows, tabs and zoom factors in memory (tab_model.js). @type {TabModel} */
   #tabs;
   /** Seeds #tabs when it is not (first use, after a worker restart, out of step). @type {() => Promise<void>} */
@@ -60,9 +58,11 @@ export class Locator {
    * @param {IdRegistry} ids
    * @param {TabModel} tabs
    * @param {() => Promise<void>} seed
+   * @param {import("./page_channel.js").PageChannels} channels
    */
-  constructor(ids, tabs, seed) {
+  constructor(ids, tabs, seed, channels) {
     this.#ids = ids;
+    this.#channels = channels;
     this.#tabs = tabs;
     this.#seed = seed;
   }
@@ -168,7 +168,7 @@ export class Locator {
     try {
       let reply;
       try {
-        reply = await withTimeout(this.#channels.request(tabId, documentId, message), MEASURE_TIMEOUT_MS);
+        reply = await this.#channels.request(tabId, documentId, message, { signal: AbortSignal.timeout(MEASURE_TIMEOUT_MS) });
       } catch {
         return null;
       }
@@ -196,22 +196,6 @@ export class Locator {
       this.#pending.delete(token);
     }
   }
-}
-
-/**
- * Send to the tab's top frame (`documentId` null), to a document by its documentId (Chromium),
- * or by frame id with the document's token, which the content script checks (Firefox). Also the
- * page tools' path to a document without a tools port (page_tool_router.js).
- * @param {number} tabId
- * @param {string | null} documentId
- * @param {{type: string}} message
- * @returns {Promise<unknown>}
- */
-export function sendToDocumentKey(tabId, documentId, message) {
-  if (documentId === null) return api.sendToTopFrame(tabId, message);
-  const byFrame = parseDocumentKey(documentId);
-  if (byFrame) return api.sendToFrame(tabId, byFrame.frameId, { ...message, documentToken: byFrame.token });
-  return api.sendToDocument(tabId, documentId, message);
 }
 
 /** @param {unknown} r */

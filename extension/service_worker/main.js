@@ -9,7 +9,8 @@
 //   content scripts ──────────► selections.js (pushed + pulled frame reports)
 //     │ (location.offset)
 //     └──────────────────────────► locator.js ── location.js (pure: CSS px → points, lines)
-//     │ tools.report / tools.run ─► page_tool_router.js ─► page_tools.js (pure), tool_names.js
+//     │ location.get / tools.run / tools.abort, tools.visibility: page_channel.js (a port per document)
+//     │ tools.report ─► page_tool_router.js ─► page_tools.js (pure), tool_names.js
 //     │                                 └─► tools.changed to the host; tools.call/cancel from it
 //                                      │
 //   browser_api.js: the only module that calls chrome.*
@@ -23,6 +24,7 @@ import * as api from "./browser_api.js";
 import { IdRegistry } from "./ids.js";
 import { NativePort, RequestError, pickBrowser } from "./native_port.js";
 import { Locator } from "./locator.js";
+import { PAGE_CHANNEL_NAME, PageChannels } from "./page_channel.js";
 import { SelectionStore } from "./selections.js";
 import { TabModel, diffWindows } from "./tab_model.js";
 import { countPagesWithTools, isExcluded, normalizeSettings } from "./settings.js";
@@ -39,7 +41,6 @@ import {
   LOCATION_OFFSET,
   TOOLS_CALL,
   TOOLS_CANCEL,
-  TOOLS_PORT,
   TOOLS_FRAME,
   TOOLS_REPORT,
 } from "../protocol.js";
@@ -54,7 +55,9 @@ const tabModel = new TabModel();
 api.followTabModel(tabModel);
 const seedTabModel = () => tabModel.ensureSeeded(api.allWindowsWithTabs);
 void seedTabModel();
-const locator = new Locator(ids, tabModel, seedTabModel);
+// One port per document for everything the worker asks a page (page_channel.js).
+const channels = new PageChannels();
+const locator = new Locator(ids, tabModel, seedTabModel, channels);
 const port = new NativePort({
   onRequest: routeNativeRequest,
   onConnect: () => {
@@ -79,6 +82,7 @@ const pageTools = new PageToolRouter({
   port: () => port,
   ids,
   ready,
+  channels,
   // The options page's choices apply live: read at every exposure (SPEC §5 "User control").
   policy: () => ({
     exposePageTools: settings.exposePageTools,
@@ -99,10 +103,12 @@ function applyProviderSwitch(browser) {
 // ---- listeners (top level, synchronous) -------------------------------------------------------
 
 api.onRuntimeMessage(routeRuntimeMessage);
-api.onContentPort(TOOLS_PORT, (toolsPort) => {
-  const { sender } = toolsPort;
-  if (sender.incognito && !settings.incognito) return; // SPEC §2; never used, closed with its page
-  pageTools.attach(toolsPort);
+api.onContentPort(PAGE_CHANNEL_NAME, (pagePort) => {
+  if (pagePort.sender.incognito && !settings.incognito) {
+    pagePort.disconnect(); // SPEC §2
+    return;
+  }
+  channels.adopt(pagePort);
 });
 api.onSettingsChanged((stored) => {
   void ready.then(({ browser }) => {
@@ -134,7 +140,7 @@ servePopupStatus(
   },
   (pagesWithTools) => void port.noteStatus({ pagesWithTools }),
 );
-// Minimize and restore: window events and the page's visibilitychange (on the tools port) where
+// Minimize and restore: window events and the page's visibilitychange (on its page channel) where
 // the browser has them; while some page has tools, a window-state poll too, every 100 ms in
 // headless Chromium (minimizing fires nothing there) and every 1 s as a safety net otherwise.
 setInterval(() => void pageTools.pollWindowStates(), windowStatePollMs(navigator.userAgent));

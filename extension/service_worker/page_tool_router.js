@@ -4,14 +4,14 @@
 //   tab/window events, a page's visibilitychange, window-state poll ──► scheduleChanged() ──► tools.changed
 //   host ── tools.call {pageId, name, input} ──► call() ──► tools.run to that tab's top document
 //   host ── tools.cancel {callId} ──► cancel() ──► tools.abort to the same document
-//   tools.run/tools.abort go down the document's tools port (attach(): one chrome.runtime.Port the
-//   content script opens once it has tools; replies come back as tools.ran), else, before the
-//   port is up, through chrome.tabs.sendMessage to the document.
+//   tools.run/tools.abort go to the document on its page channel (page_channel.js: one port per
+//   document, shared with `location`; a reply is taken only from the document the call went to),
+//   and `tools.visibility` comes up on it.
 // Documents are keyed as pointing keys them (selections.js `documentKey`): the browser's documentId
 // (Chromium), else `ff-0-<token>` from the content script's document token (Firefox, which has no
-// documentId): the report and the port's `tools.hello` carry the token, and a message sent without
-// a port goes by frame id with the token, which the content script checks (a navigated tab's new
-// document does not run the old one's calls).
+// documentId): the report carries the token, and the page channel goes by frame id with the token
+// where it has no port (the content script checks it: a navigated tab's new document does not run
+// the old one's calls).
 //
 // main.js owns the listeners and hands the events here; browser_api.js does the chrome.* calls.
 
@@ -19,9 +19,8 @@ import * as api from "./browser_api.js";
 import { RequestError } from "./native_port.js";
 import { PageToolStore, parseRunReply } from "./page_tools.js";
 import { confirmCall } from "./confirm.js";
-import { sendToDocumentKey } from "./locator.js";
 import { documentKey } from "./selections.js";
-import { ERROR_CODES, TOOLS_ABORT, TOOLS_CHANGED, TOOLS_HELLO, TOOLS_RAN, TOOLS_RUN, TOOLS_VISIBILITY } from "../protocol.js";
+import { ERROR_CODES, TOOLS_ABORT, TOOLS_CHANGED, TOOLS_RUN, TOOLS_VISIBILITY } from "../protocol.js";
 
 /** @typedef {import("../protocol.js").NativeMessage} NativeMessage */
 
@@ -35,6 +34,7 @@ export const VISIBILITY_RECHECK_MS = 40;
  * @property {() => import("./native_port.js").NativePort} port  the native port (made after this router)
  * @property {import("./ids.js").IdRegistry} ids
  * @property {Promise<unknown>} ready  resolves once the worker has started the port
+ * @property {import("./page_channel.js").PageChannels} channels  the page channel (tools.run, tools.abort)
  * @property {() => import("./page_tools.js").ExposurePolicy} [policy]  the user's settings, read
  *   at each exposure (absent: everything is exposed); call scheduleChanged() when they change
  */
@@ -44,6 +44,7 @@ export class PageToolRouter {
   constructor(deps) {
     this.deps = deps;
     this.store = new PageToolStore();
+    deps.channels.onEvent(TOOLS_VISIBILITY, () => this.#visibilityChanged());
   }
 
   /** @type {ReturnType<typeof setTimeout> | 0} */ #timer = 0;
@@ -52,55 +53,6 @@ export class PageToolRouter {
   #lastWindowStates = "";
   /** In-flight `tools.call`s by request id. @type {Map<string, {tabId: number, documentId: string}>} */
   #calls = new Map();
-  /** Tools ports by the document key of the top frame that opened them. @type {Map<string, import("./browser_api.js").ContentPort>} */
-  #ports = new Map();
-  /** Calls sent down a tools port, waiting for `tools.ran`, by call id.
-   * @type {Map<string, {documentId: string, resolve: (reply: unknown) => void, reject: (error: Error) => void}>} */
-  #waiting = new Map();
-
-  /**
-   * A content script opened its tools port. Only a tab's top frame runs tools; a `tools.ran` is
-   * taken only for a call sent to that same document, so a page cannot answer another's call.
-   * Without a documentId (Firefox) the port is keyed by the `tools.hello {token}` the content
-   * script posts first; nothing on it counts before that.
-   * @param {import("./browser_api.js").ContentPort} port
-   */
-  attach(port) {
-    const { tabId, frameId } = port.sender;
-    if (tabId === undefined || frameId !== 0) return;
-    /** @type {string | undefined} */
-    let documentId = documentKey(frameId, port.sender.documentId, undefined);
-    if (documentId) this.#ports.set(documentId, port);
-    port.onMessage((message) => {
-      if (typeof message !== "object" || message === null) return;
-      const { type, callId, reply, token } = /** @type {Record<string, unknown>} */ (message);
-      if (!documentId) {
-        if (type !== TOOLS_HELLO || typeof token !== "string") return;
-        documentId = documentKey(frameId, undefined, token);
-        if (documentId) this.#ports.set(documentId, port);
-        return;
-      }
-      if (type === TOOLS_VISIBILITY) {
-        this.#visibilityChanged();
-        return;
-      }
-      if (type !== TOOLS_RAN || typeof callId !== "string") return;
-      const waiting = this.#waiting.get(callId);
-      if (!waiting || waiting.documentId !== documentId) return;
-      this.#waiting.delete(callId);
-      waiting.resolve(reply);
-    });
-    port.onDisconnect(() => {
-      if (!documentId) return;
-      if (this.#ports.get(documentId) === port) this.#ports.delete(documentId);
-      for (const [callId, waiting] of this.#waiting) {
-        if (waiting.documentId !== documentId) continue;
-        this.#waiting.delete(callId);
-        waiting.reject(new Error("the document went away"));
-      }
-    });
-  }
-
   /** @type {ReturnType<typeof setTimeout> | 0} */ #visibilityTimer = 0;
 
   /**
@@ -115,30 +67,6 @@ export class PageToolRouter {
       this.#visibilityTimer = 0;
       this.scheduleChanged();
     }, VISIBILITY_RECHECK_MS);
-  }
-
-  /**
-   * Send `message` to the content script of a tab's top document: down its tools port when it
-   * has one, else through chrome.tabs.sendMessage (by documentId, or by frame id and token).
-   * Rejects when the document is gone.
-   * @param {number} tabId
-   * @param {string} documentId  the document key
-   * @param {{type: string, callId: string} & Record<string, unknown>} message
-   * @returns {Promise<unknown>} the reply (`tools.run`), or undefined (`tools.abort` on a port)
-   */
-  #toDocument(tabId, documentId, message) {
-    const port = this.#ports.get(documentId);
-    if (!port) return sendToDocumentKey(tabId, documentId, message);
-    if (message.type !== TOOLS_RUN) {
-      return port.post(message) ? Promise.resolve(undefined) : Promise.reject(new Error("port closed"));
-    }
-    return new Promise((resolve, reject) => {
-      this.#waiting.set(message.callId, { documentId, resolve, reject });
-      if (!port.post(message)) {
-        this.#waiting.delete(message.callId);
-        reject(new Error("port closed"));
-      }
-    });
   }
 
   /** A new port (a new native host): it knows no tools yet, and names start over. */
@@ -238,7 +166,7 @@ export class PageToolRouter {
     this.#calls.set(id, { tabId: target.tabId, documentId: tab.documentId });
     let reply;
     try {
-      reply = await this.#toDocument(target.tabId, tab.documentId, {
+      reply = await this.deps.channels.request(target.tabId, tab.documentId, {
         type: TOOLS_RUN,
         callId: id,
         name,
@@ -264,7 +192,7 @@ export class PageToolRouter {
     const call = typeof callId === "string" ? this.#calls.get(callId) : undefined;
     if (!call) return { cancelled: false };
     try {
-      await this.#toDocument(call.tabId, call.documentId, { type: TOOLS_ABORT, callId: /** @type {string} */ (callId) });
+      await this.deps.channels.post(call.tabId, call.documentId, { type: TOOLS_ABORT, callId });
     } catch {
       return { cancelled: false };
     }

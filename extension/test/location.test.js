@@ -1,6 +1,16 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { mergeLineRects, viewportOrigin, toPoints, pageAnswer, windowAnswer, boundingBox } from "../service_worker/location.js";
+import {
+  mergeLineRects,
+  viewportOrigin,
+  toPoints,
+  pageAnswer,
+  windowAnswer,
+  boundingBox,
+  nearViewport,
+  avoidBox,
+  MAX_ANSWER_RECTS,
+} from "../service_worker/location.js";
 
 test("fragments on one line merge; lines stay separate, top to bottom", () => {
   const merged = mergeLineRects([
@@ -85,4 +95,33 @@ test("climb: a subframe's rects move through every <iframe> into the top viewpor
   assert.equal(done?.depth, 0);
   const topLevel = { status: "ok", rects: [], depth: 0 };
   assert.equal(climb(/** @type {any} */ (topLevel), []), topLevel);
+});
+
+test("a long selection: rects beyond one viewport are dropped, avoid is what the viewport shows", () => {
+  // 2000 lines of 18 px (what locate.js sends at most) from y = -18,000: the viewport (780 × 493)
+  // sits in the middle.
+  const lines = Array.from({ length: 2000 }, (_, i) => ({ x: 8, y: -18000 + i * 18, w: 700, h: 18 }));
+  const measured = { status: "ok", rects: lines, merge: true, avoid: true, metrics };
+  const answer = pageAnswer(/** @type {any} */ (measured), { zoom: 1, tabShown: true });
+  assert.equal(answer.state, "visible");
+  assert.ok(answer.rects.length <= Math.ceil((3 * 493) / 18) + 2, `${answer.rects.length} rects`);
+  for (const r of answer.rects) assert.ok(r.y + r.h > 97 - 493 && r.y < 97 + 2 * 493, JSON.stringify(r));
+  // avoid: the selection as far as the viewport shows it, in points (origin 10, 97)
+  assert.deepEqual(answer.avoid, { x: 18, y: 97, w: 700, h: 493 });
+});
+
+test("nearViewport keeps the nearest rect of an element far away, and caps the count", () => {
+  const viewport = { x: 0, y: 0, w: 800, h: 500 };
+  const far = [{ x: 0, y: 5000, w: 10, h: 10 }, { x: 0, y: 3000, w: 10, h: 10 }];
+  assert.deepEqual(nearViewport(far, viewport), [{ x: 0, y: 3000, w: 10, h: 10 }]);
+  assert.deepEqual(nearViewport([], viewport), []);
+  const many = Array.from({ length: 2000 }, (_, i) => ({ x: i % 700, y: (i % 400) + 10, w: 5, h: 5 }));
+  assert.equal(nearViewport(many, viewport).length, MAX_ANSWER_RECTS);
+});
+
+test("avoidBox clips to what is shown, and falls back to the whole box offscreen", () => {
+  const shown = { x: 0, y: 0, w: 100, h: 100 };
+  assert.deepEqual(avoidBox([{ x: 10, y: 50, w: 50, h: 200 }, { x: 0, y: 400, w: 10, h: 10 }], shown), { x: 10, y: 50, w: 50, h: 50 });
+  assert.deepEqual(avoidBox([{ x: 0, y: 400, w: 10, h: 10 }], shown), { x: 0, y: 400, w: 10, h: 10 });
+  assert.equal(avoidBox([], shown), null);
 });

@@ -1,6 +1,6 @@
 // node --test: page-tool calls routed by document key where the browser gives no documentId
-// (Firefox): the port keyed by `tools.hello {token}`, the report by its token, and the fallback
-// by frame id + documentToken (docs/extension.md "Page tools in Firefox").
+// (Firefox): the page channel's port keyed by its `{hello: token}`, the report by its token, and
+// the fallback by frame id + documentToken (docs/extension.md "Page tools in Firefox").
 import assert from "node:assert/strict";
 import test from "node:test";
 
@@ -24,6 +24,7 @@ const event = { addListener: noop, removeListener: noop };
 
 const { PageToolRouter } = await import("../service_worker/page_tool_router.js");
 const { IdRegistry } = await import("../service_worker/ids.js");
+const { PageChannels } = await import("../service_worker/page_channel.js");
 
 const TOKEN = "0123456789abcdef0123456789abcdef";
 const SENDER = { tabId: 7, frameId: 0, documentId: undefined, url: "http://127.0.0.1:8000/tools.html" };
@@ -31,8 +32,9 @@ const REPORT = { type: "tools.report", tools: [{ name: "add", description: "Add.
 
 function makeRouter() {
   const ids = new IdRegistry("inst");
-  const router = new PageToolRouter({ port: /** @type {any} */ (() => ({ connected: false })), ids, ready: Promise.resolve() });
-  return { router, pageId: ids.tabId(7) };
+  const channels = new PageChannels();
+  const router = new PageToolRouter({ port: /** @type {any} */ (() => ({ connected: false })), ids, ready: Promise.resolve(), channels });
+  return { router, channels, pageId: ids.tabId(7) };
 }
 
 /** A fake ContentPort: `posted` collects what the worker sent, `deliver` plays the content script. */
@@ -50,6 +52,7 @@ function fakePort(sender = SENDER) {
     port: {
       sender: { ...sender, fromOwnPage: false, incognito: false },
       post: (/** @type {unknown} */ message) => (posted.push(message), true),
+      disconnect: () => {},
       onMessage: (/** @type {(message: unknown) => void} */ h) => handlers.push(h),
       onDisconnect: (/** @type {() => void} */ h) => closers.push(h),
     },
@@ -78,41 +81,42 @@ test("without a port, a call goes to frame 0 with the document's token", async (
   assert.equal(sent[0].message.type, "tools.run");
 });
 
-test("a port keyed by tools.hello carries the call; its ran reply answers; disconnect is page gone", async () => {
+test("a port keyed by its hello carries the call; its reply answers; disconnect is page gone", async () => {
   sent.length = 0;
-  const { router, pageId } = makeRouter();
+  const { router, channels, pageId } = makeRouter();
   const fake = fakePort();
-  router.attach(/** @type {any} */ (fake.port));
-  fake.deliver({ type: "tools.ran", callId: "early", reply: {} }); // before hello: ignored
-  fake.deliver({ type: "tools.hello", token: TOKEN });
+  channels.adopt(/** @type {any} */ (fake.port));
+  fake.deliver({ id: 1, reply: {} }); // before hello: ignored
+  fake.deliver({ hello: TOKEN });
   router.report(SENDER, REPORT);
   const call = router.call({ type: "tools.call", id: "c2", pageId, name: "add", input: {} });
   await new Promise((resolve) => setTimeout(resolve, 0));
   assert.equal(sent.length, 0, "went down the port, not tabs.sendMessage");
-  assert.deepEqual(fake.posted.map((m) => [m.type, m.callId]), [["tools.run", "c2"]]);
-  fake.deliver({ type: "tools.ran", callId: "c2", reply: { ok: true, text: "5" } });
+  assert.deepEqual(fake.posted.map((m) => [m.message.type, m.message.callId]), [["tools.run", "c2"]]);
+  fake.deliver({ id: fake.posted[0].id, reply: { ok: true, text: "5" } });
   assert.deepEqual(await call, { ok: true, text: "5" });
 
   const pending = router.call({ type: "tools.call", id: "c3", pageId, name: "add", input: {} });
   await new Promise((resolve) => setTimeout(resolve, 0));
   assert.deepEqual(await router.cancel({ type: "tools.cancel", id: "x", callId: "c3" }), { cancelled: true });
-  assert.deepEqual(fake.posted.at(-1), { type: "tools.abort", callId: "c3" });
+  assert.deepEqual(fake.posted.at(-1), { message: { type: "tools.abort", callId: "c3" } });
   fake.close();
   await assert.rejects(pending, (/** @type {any} */ error) => error.code === "page_gone");
 });
 
 test("another document's port (a different token) cannot answer the call", async () => {
-  const { router, pageId } = makeRouter();
+  const { router, channels, pageId } = makeRouter();
   const ours = fakePort();
   const theirs = fakePort();
-  router.attach(/** @type {any} */ (ours.port));
-  router.attach(/** @type {any} */ (theirs.port));
-  ours.deliver({ type: "tools.hello", token: TOKEN });
-  theirs.deliver({ type: "tools.hello", token: "f".repeat(32) });
+  channels.adopt(/** @type {any} */ (ours.port));
+  channels.adopt(/** @type {any} */ (theirs.port));
+  ours.deliver({ hello: TOKEN });
+  theirs.deliver({ hello: "f".repeat(32) });
   router.report(SENDER, REPORT);
   const call = router.call({ type: "tools.call", id: "c4", pageId, name: "add", input: {} });
   await new Promise((resolve) => setTimeout(resolve, 0));
-  theirs.deliver({ type: "tools.ran", callId: "c4", reply: { ok: true, text: "forged" } });
-  ours.deliver({ type: "tools.ran", callId: "c4", reply: { ok: true, text: "real" } });
+  const id = ours.posted[0].id;
+  theirs.deliver({ id, reply: { ok: true, text: "forged" } });
+  ours.deliver({ id, reply: { ok: true, text: "real" } });
   assert.deepEqual(await call, { ok: true, text: "real" });
 });

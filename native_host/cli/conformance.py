@@ -11,6 +11,7 @@ import argparse
 from pathlib import Path
 from typing import Any
 
+from native_host.cli.arguments import positive_ms, positive_seconds
 from native_host.cli.result import Result
 from native_host.conformance import Report, check_provider_sync, find_descriptor
 from native_host.conformance.evidence import DEFAULT_BUDGET_MS
@@ -50,14 +51,14 @@ def add_parser(subparsers: Any) -> argparse.ArgumentParser:
     parser.add_argument("--strict", action="store_true", help="warnings fail too")
     parser.add_argument(
         "--budget-ms",
-        type=float,
+        type=positive_ms,
         default=DEFAULT_BUDGET_MS,
         metavar="MS",
         help=f"latency budget per MCP call in milliseconds (default {DEFAULT_BUDGET_MS:g})",
     )
     parser.add_argument(
         "--timeout",
-        type=float,
+        type=positive_seconds,
         default=DEFAULT_TIMEOUT_S,
         metavar="SECONDS",
         help=f"time limit for connecting and for each call (default {DEFAULT_TIMEOUT_S:g})",

@@ -47,5 +47,6 @@ def run(args: argparse.Namespace) -> Result:
     """Fetch `current` once. Raises ProviderUnavailable / ProviderRejected (caught in main)."""
     result = current_sync(args.pid, mode="legacy" if args.legacy else "auto", timeout_s=args.timeout)
     d = result.descriptor
-    header = f"{d.name} {d.version} (pid {d.pid}, instance {d.instance[:8]}…)"
+    # The whole instance: `webctx locate ID --instance <it>` compares it exactly (SPEC §7).
+    header = f"{d.name} {d.version} (pid {d.pid}, instance {d.instance})"
     return Result(text=header + "\n" + render_tree(result.answer.root), data=result.raw)

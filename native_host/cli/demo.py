@@ -39,7 +39,8 @@ def add_parser(subparsers: Any) -> argparse.ArgumentParser:
     parser.add_argument(
         "--keep-open",
         action="store_true",
-        help="leave the browser running after printing (try `webctx context` meanwhile); Ctrl-C stops it",
+        help="leave the browser running after printing (try `webctx context --pid PID` meanwhile); "
+        "Ctrl-C stops it",
     )
     parser.add_argument(
         "--timeout",
@@ -81,7 +82,11 @@ def run(args: argparse.Namespace) -> Result:
             result = Result(text=text, data=current.raw)
             if args.keep_open:
                 emit(result, args.json)
-                demo.progress(f"browser left running (pid {demo.pid}); press Ctrl-C to stop it")
+                pid = descriptor.pid
+                demo.progress(
+                    f"browser left running (pid {pid}); try `webctx context --pid {pid}` meanwhile, "
+                    "and press Ctrl-C to stop it"
+                )
                 try:
                     while demo.process.poll() is None:
                         time.sleep(0.5)

@@ -6,6 +6,7 @@ import argparse
 from typing import Any
 
 from native_host.cli.arguments import positive_seconds
+from native_host.cli.render import MAX_ID_CHARS, shorten
 from native_host.cli.result import Result
 from native_host.host_client import DEFAULT_TIMEOUT_S, locate_sync
 
@@ -42,13 +43,30 @@ def add_parser(subparsers: Any) -> argparse.ArgumentParser:
 
 def run(args: argparse.Namespace) -> Result:
     """Locate once. Raises WebctxError (unknown/invalid id, no provider; caught in main)."""
-    _descriptor, answer = locate_sync(args.id, pid=args.pid, instance=args.instance, timeout_s=args.timeout)
+    descriptor, answer = locate_sync(args.id, pid=args.pid, instance=args.instance, timeout_s=args.timeout)
     data = answer.to_wire()
     window = f"  window {answer.window}" if answer.window is not None else ""
-    lines = [f"{args.id}: {answer.state}{window}"]
+    lines = [f"{shorten(args.id, MAX_ID_CHARS)}: {answer.state}{window}"]
+    if args.instance is not None and args.instance != descriptor.instance:
+        lines.append("  " + instance_mismatch(args.instance, descriptor.instance))
     for rect in answer.rects:
         lines.append(f"  rect  x={rect.x:g} y={rect.y:g} w={rect.w:g} h={rect.h:g}  (points)")
     if answer.avoid is not None:
         a = answer.avoid
         lines.append(f"  avoid x={a.x:g} y={a.y:g} w={a.w:g} h={a.h:g}")
     return Result(text="\n".join(lines), data=data)
+
+
+def instance_mismatch(given: str, running: str) -> str:
+    """The sentence saying why an id given with `--instance given` is `gone`: the provider now runs
+    instance `running` (it restarted), or `given` is a cut-short copy of `running`."""
+    stem = given.rstrip("…").rstrip(".")
+    if stem and running.startswith(stem):
+        return (
+            f"--instance {shorten(given, MAX_ID_CHARS)} is cut short; pass the whole instance "
+            f"`webctx context` prints ({running})."
+        )
+    return (
+        f"The provider now runs instance {running}, not {shorten(given, MAX_ID_CHARS)}: it restarted, "
+        "so ids from before are gone; run `webctx context` again for fresh ids."
+    )

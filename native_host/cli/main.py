@@ -8,28 +8,23 @@ stderr and exits 1; the traceback goes to the log file only. The console shows W
 
 from __future__ import annotations
 
-import argparse
-import logging
-import logging.handlers
 import sys
-from collections.abc import Callable, Sequence
-from typing import Final
 
-from native_host import __version__, paths
-from native_host.cli import (
-    conformance,
-    context,
-    demo,
-    doctor,
-    extension_path,
-    install,
-    locate,
-    mcp,
-    providers,
-    uninstall,
-)
-from native_host.cli.result import Result, emit
-from native_host.errors import WebctxError
+try:  # a Ctrl-C this early (the console script is importing us) ends as cleanly as a later one
+    import argparse
+    import importlib
+    import logging
+    import logging.handlers
+    from collections.abc import Callable, Sequence
+    from types import ModuleType
+    from typing import Final
+
+    from native_host import __version__, paths
+    from native_host.cli.result import Result, emit
+    from native_host.errors import WebctxError
+except KeyboardInterrupt:
+    print("webctx: interrupted.", file=sys.stderr)
+    sys.exit(130)
 
 log = logging.getLogger("native_host.cli")
 
@@ -37,18 +32,25 @@ LOG_FILE_NAME: Final = "cli.log"
 """The CLI's log file inside `paths.log_dir()` (rotated at 1 MiB, 3 kept)."""
 
 COMMANDS: Final = (
-    context,
-    locate,
-    providers,
-    mcp,
-    conformance,
-    install,
-    uninstall,
-    doctor,
-    extension_path,
-    demo,
+    "context",
+    "locate",
+    "providers",
+    "mcp",
+    "conformance",
+    "install",
+    "uninstall",
+    "doctor",
+    "extension_path",
+    "demo",
 )
-"""The command modules, in the order `webctx --help` lists them."""
+"""The command modules in native_host/cli/, in the order `webctx --help` lists them. Imported
+only inside `main` (they pull in pydantic, mcp, …, which takes about a second), so that a Ctrl-C
+during those imports is caught like any other (`webctx: interrupted.`, exit 130)."""
+
+
+def command_modules() -> list[ModuleType]:
+    """Import and return the COMMANDS modules, in order."""
+    return [importlib.import_module(f"native_host.cli.{name}") for name in COMMANDS]
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -67,7 +69,7 @@ def build_parser() -> argparse.ArgumentParser:
         "-v", "--verbose", action="count", default=0, help="show more log output on stderr (-vv for debug)"
     )
     subparsers = parser.add_subparsers(dest="command", metavar="<command>", required=True)
-    for module in COMMANDS:
+    for module in command_modules():
         module.add_parser(subparsers)
     return parser
 
@@ -122,7 +124,15 @@ def setup_logging(verbose: int) -> None:
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Run `webctx` with `argv` (default `sys.argv[1:]`); return the exit status (0 ok, 1 error,
-    130 interrupted; argparse exits 2 on a usage error)."""
+    130 interrupted, at any moment, imports included; argparse exits 2 on a usage error)."""
+    try:
+        return _main(argv)
+    except KeyboardInterrupt:
+        print("webctx: interrupted.", file=sys.stderr)
+        return 130
+
+
+def _main(argv: Sequence[str] | None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
     setup_logging(args.verbose)
@@ -139,9 +149,6 @@ def main(argv: Sequence[str] | None = None) -> int:
         if fix and fix not in message:
             print(f"Fix: {fix}", file=sys.stderr)
         return 1
-    except KeyboardInterrupt:
-        print("webctx: interrupted.", file=sys.stderr)
-        return 130
     if not result.printed:
         emit(result, as_json)
     return result.exit_code

@@ -14,7 +14,9 @@ DESCRIPTION = """\
 List every descriptor in the providers folder (CONTEXT_PROVIDERS_DIR overrides it) with the
 verdict of the desktop-host checks: the process is running, the bundle id matches its
 executable, the protocol is 0.2.x, the endpoint is on 127.0.0.1 and the process listening there
-is the browser or one of its child processes. Tokens are never printed.
+is the browser or one of its child processes. A descriptor another user could have written (the
+folder or file group/world-writable or not yours, a symlink) is ignored; one others can only read
+is used with a warning. Tokens are never printed.
 """
 
 
@@ -42,6 +44,8 @@ def run(args: argparse.Namespace) -> Result:
         if info.usable and d is not None:
             origin = d.endpoint.split("/mcp")[0]
             lines.append(f"  usable    {d.name} {d.version} (pid {d.pid})  {d.bundle_id}  {origin}")
+            if info.warning:
+                lines.append(f"  warning   {info.warning}")
         else:
             who = f"{d.name} (pid {d.pid})" if d is not None else info.path.name
             reason = info.rejection.reason if info.rejection else "unknown"

@@ -54,6 +54,8 @@ from native_host.host_client import (
     DEFAULT_TIMEOUT_S,
     UNKNOWN_PID,
     ProviderSession,
+    choose_provider,
+    discover,
     expected_bundle_id,
     listener_pids,
     open_session,
@@ -148,8 +150,9 @@ def run_checks(evidence: Evidence) -> list[CheckResult]:
 
 def find_descriptor(pid: int | None = None, *, folder: Path | None = None) -> Path:
     """The descriptor file to check: the one in the providers folder (default
-    `paths.providers_dir()`) whose `pid` is `pid`, else the only one there. Raises
-    ProviderUnavailable, listing what is there, when there is none or a choice to make."""
+    `paths.providers_dir()`) whose `pid` is `pid`, else the only one there, else the one
+    `webctx context` would ask (`host_client.choose_provider`). Raises ProviderUnavailable when
+    there is none, or several usable ones and none in front (pick one with --pid)."""
     folder = paths.providers_dir() if folder is None else folder
     try:
         files = sorted(p for p in folder.iterdir() if p.suffix == ".json" and not p.name.startswith("."))
@@ -162,8 +165,11 @@ def find_descriptor(pid: int | None = None, *, folder: Path | None = None) -> Pa
             raise ProviderUnavailable(
                 f"No descriptor in {folder}: no provider is running. Start one, or pass --descriptor FILE."
             )
-        names = ", ".join(p.name for p in files)
-        raise ProviderUnavailable(f"{len(files)} descriptors in {folder} ({names}); pick one with --pid.")
+        # Several: the one `webctx context` would ask (host_client.choose_provider: the front app's
+        # usable provider, else the only usable one), so unreadable or stale files do not get in the way.
+        found = discover(folder)
+        chosen = choose_provider(found)
+        return next(info.path for info in found if info.descriptor is not None and info.descriptor == chosen)
     for path in files:
         with contextlib.suppress(OSError, ValueError):
             data = json.loads(path.read_bytes())

@@ -36,7 +36,7 @@ from typing import IO, Any, Final, TypeVar
 import psutil
 
 from native_host import paths
-from native_host.demo.browsers import find_browser
+from native_host.demo.browsers import check_chromium_family, find_browser
 from native_host.demo.page import serve_demo_page
 from native_host.errors import ProvidersFolderError, ProviderUnavailable, WebctxError
 from native_host.host_client import CurrentResult, HostClient, ProviderInfo, iter_elements
@@ -261,6 +261,7 @@ def launch_demo(
                 code="browser_not_found",
             )
         browser_path = found
+    check_chromium_family(browser_path)
     extension = paths.extension_dir()
     _prepare_providers_folder()
     with ExitStack() as stack:

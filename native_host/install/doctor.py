@@ -16,6 +16,7 @@ import contextlib
 import json
 import os
 import shlex
+import stat
 import subprocess
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
@@ -68,12 +69,16 @@ CHECKS: Final[tuple[CheckInfo, ...]] = (
     CheckInfo("manifest.json", "the host manifest parses as a JSON object",
               '"Specified native messaging host not found."',
               "`webctx install` rewrites it."),
+    CheckInfo("manifest.keys",
+              '`name`, `description`, `path`, `type` and `allowed_origins` (Firefox: `allowed_extensions`) '
+              'are there, and `type` is "stdio"',
+              '"Specified native messaging host not found."', "`webctx install` rewrites it."),
     CheckInfo("manifest.name", 'the manifest\'s `name` is "webctx.native_host"',
               '"Specified native messaging host not found."', "`webctx install` rewrites it."),
     CheckInfo("manifest.path", "`path` is absolute, exists and is executable",
               '"Specified native messaging host not found." (relative or missing path) or '
-              '"Native host has exited." (no execute bit; the browser logs '
-              '`LaunchProcess: failed to execvp`).',
+              '"Error when communicating with the native messaging host." (no execute bit; the '
+              'browser logs `LaunchProcess: failed to execvp`).',
               "`webctx install`; or `chmod +x` the launcher."),
     CheckInfo("manifest.allowed", "`allowed_origins` (Firefox: `allowed_extensions`) holds the extension id",
               '"Access to the specified native messaging host is forbidden."',
@@ -91,7 +96,8 @@ CHECKS: Final[tuple[CheckInfo, ...]] = (
               "Reinstall webctx in that environment, then `webctx install` to pin the new interpreter."),
     CheckInfo("providers.folder", "the providers folder is yours, not a symlink, mode 0700",
               "The popup says connected, but no descriptor appears; the host log names the folder.",
-              "`chmod 700 <folder>` (or remove it; it is recreated), then restart the browser."),
+              "`chmod 700 <folder>` when its mode is wrong; remove it when it is a symlink, not a "
+              "folder or another user's (it is recreated); then restart the browser."),
     CheckInfo("providers.stale", "every descriptor's listener process is still running",
               "Desktop hosts list a provider that does not answer.",
               "Remove the file; a native host that starts removes stale descriptors too."),
@@ -178,6 +184,7 @@ def check_manifest(
         bad = _broken("manifest.json", f"{label}: {manifest} is not valid JSON ({exc}).", fix)
         return [*checks, bad], None
     checks.append(_ok("manifest.json", f"{label}: the manifest is valid JSON."))
+    checks.append(check_manifest_keys(label, data, kind=kind, fix=fix))
     if data.get("name") != NATIVE_HOST_NAME:
         checks.append(_broken("manifest.name", f"{label}: the manifest's name is {data.get('name')!r}, "
                               f"not {NATIVE_HOST_NAME!r}.", fix))
@@ -197,6 +204,24 @@ def check_manifest(
         checks.append(_broken("manifest.allowed", f"{label}: the manifest allows {allowed!r}, not {wanted}.",
                               f"{fix}, adding `--extension-id <id>` for a store-published id"))
     return checks, launcher
+
+
+REQUIRED_KEYS: Final = ("name", "description", "path", "type")
+"""Keys every host manifest must have (Chromium's NativeMessagingHostManifest::Parse, Firefox's
+native manifests page), besides `allowed_origins` (Chromium) / `allowed_extensions` (Firefox)."""
+
+
+def check_manifest_keys(label: str, data: dict[str, Any], *, kind: str, fix: str) -> Check:
+    """`manifest.keys`: every required key is there and `type` is "stdio" (the only type browsers
+    accept; anything else makes Chromium report "Specified native messaging host not found.")."""
+    allowed = "allowed_extensions" if kind == "firefox" else "allowed_origins"
+    missing = [key for key in (*REQUIRED_KEYS, allowed) if key not in data]
+    if missing:
+        return _broken("manifest.keys", f"{label}: the manifest lacks {', '.join(missing)}.", fix)
+    if data["type"] != "stdio":
+        return _broken("manifest.keys", f'{label}: the manifest\'s type is {data["type"]!r}, but browsers '
+                       'only start hosts whose type is "stdio".', fix)
+    return _ok("manifest.keys", f'{label}: every required key is there and type is "stdio".')
 
 
 def _check_path(label: str, value: Any, fix: str, checks: list[Check]) -> Path | None:
@@ -293,8 +318,33 @@ def check_providers_dir(folder: Path | None = None) -> Check:
     try:
         check_providers_folder(folder)
     except ProvidersFolderError as exc:
-        return _broken("providers.folder", str(exc), f"chmod 700 {shlex.quote(str(folder))}")
+        message, fix = _providers_folder_problem(folder, str(exc))
+        return _broken("providers.folder", message, fix)
     return _ok("providers.folder", f"The providers folder {folder} is yours and private (0700).")
+
+
+def _providers_folder_problem(folder: Path, fallback: str) -> tuple[str, str]:
+    """(what is wrong, the one fix) for an unsafe providers folder, from its lstat; `fallback` (the
+    ProvidersFolderError sentence) when it cannot be inspected. The native host recreates a
+    removed folder with mode 0700 (SPEC §3)."""
+    quoted = shlex.quote(str(folder))
+    try:
+        info = folder.lstat()
+    except OSError:
+        return fallback, "check the folder's path and permissions, then restart the browser"
+    if stat.S_ISLNK(info.st_mode):
+        return (f"The providers folder {folder} is a symlink, which the native host refuses.",
+                f"rm {quoted} (removes the link only; the folder is recreated), then restart the browser")
+    if not stat.S_ISDIR(info.st_mode):
+        return (f"The providers folder {folder} is not a folder.",
+                f"rm {quoted} (it is recreated as a folder), then restart the browser")
+    if hasattr(os, "geteuid") and info.st_uid != os.geteuid():
+        return (f"The providers folder {folder} belongs to user id {info.st_uid}, not to you.",
+                f"remove it as that user or root (`rm -r {quoted}`; it is recreated), then restart "
+                "the browser")
+    mode = stat.S_IMODE(info.st_mode)
+    return (f"The providers folder {folder} is accessible to other users (mode {mode:o}).",
+            f"chmod 700 {quoted}, then restart the browser")
 
 
 def _descriptors(folder: Path) -> Iterator[tuple[Path, Descriptor]]:

@@ -65,6 +65,10 @@ def build_firefox(dest: Path, extension_dir: Path | None = None) -> Path:
     return dest
 
 
+FIREFOX_BUILD_NAME: Final = "firefox-extension"
+"""The Firefox build's folder name inside the data dir (`webctx uninstall` removes it too)."""
+
+
 def firefox_build_dir() -> Path:
     """Where `webctx extension-path --firefox` puts the Firefox build: `<data dir>/firefox-extension`."""
-    return paths.data_dir() / "firefox-extension"
+    return paths.data_dir() / FIREFOX_BUILD_NAME

@@ -10,6 +10,7 @@ from __future__ import annotations
 import json
 import logging
 import shlex
+import shutil
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -17,6 +18,7 @@ from typing import Any, Final
 
 from native_host import NATIVE_HOST_NAME, paths
 from native_host.errors import InstallError
+from native_host.install.firefox import FIREFOX_BUILD_NAME
 from native_host.install.locations import BROWSER_NAMES, Location, OsName, current_os
 from native_host.install.manifests import (
     GECKO_ID,
@@ -134,6 +136,25 @@ def _add(record: Record, key: str, value: str) -> None:
         record[key].append(value)
 
 
+def check_user_data_dir(folder: Path) -> None:
+    """Raise InstallError unless `folder` is an existing folder: a browser creates its
+    --user-data-dir on first start, so a missing one is almost always a typo, and writing
+    `DIR/NativeMessagingHosts/` there would silently create the whole mistyped path."""
+    quoted = shlex.quote(str(folder))
+    if not folder.exists():
+        raise InstallError(
+            f"--user-data-dir {folder} does not exist; start the browser once with "
+            f"--user-data-dir={quoted} (it creates the folder), then run `webctx install` again.",
+            path=str(folder), fix=f"start the browser once with --user-data-dir={quoted}",
+        )
+    if not folder.is_dir():
+        raise InstallError(
+            f"--user-data-dir {folder} is not a folder; pass the folder the browser was started with "
+            "as --user-data-dir=DIR.",
+            path=str(folder), fix="pass the folder the browser was started with",
+        )
+
+
 def install(
     browser: str = "all",
     *,
@@ -159,6 +180,8 @@ def install(
     """
     os_name = os_name or current_os()
     primary = check_extension_id(ext_id) if ext_id else extension_id()
+    if user_data_dir is not None:
+        check_user_data_dir(user_data_dir)
     chromium_extra, firefox_extra = split_extension_ids(extra_ids)
     chromium_ids = list(dict.fromkeys([primary, *chromium_extra]))
     firefox_ids = list(dict.fromkeys([GECKO_ID, *firefox_extra]))
@@ -249,8 +272,10 @@ def uninstall(
 ) -> InstallReport:
     """Remove what `install` wrote for `browser`: its host manifests, registry values and Flatpak
     wrappers, the folders install created for them (when empty), and — once no manifest is left —
-    the launcher and the install record. With "all", everything the record lists goes. Missing files
-    are fine (idempotent); a manifest that is not ours is left alone. `dry_run` removes nothing.
+    the launcher, the install record and the Firefox build `webctx extension-path --firefox` made
+    beside them. With "all", everything the record lists goes. Missing files
+    are fine (idempotent); a manifest that is not ours is left alone. `dry_run` removes nothing and
+    reports exactly what the real run would remove.
     Raises InstallError when a file exists but cannot be removed."""
     os_name = os_name or current_os()
     launcher_dir = (launcher_dir or paths.data_dir()).absolute()
@@ -267,11 +292,22 @@ def uninstall(
         chosen += [Target("recorded", Path(p)) for p in record["manifests"]]
     if any(t.registry for t in chosen) and registry is None:
         registry = default_registry()
+    gone: set[Path] = set()  # what is (or, in a dry run, would be) removed so far
 
     def remove(path: Path) -> None:
         report.removed.append(str(path))
+        gone.add(path)
         if not dry_run:
             _remove(path)
+
+    def remove_if_empty(folder: Path) -> bool:
+        if folder in gone or not folder.is_dir() or any(p not in gone for p in folder.iterdir()):
+            return False
+        report.removed.append(str(folder))
+        gone.add(folder)
+        if not dry_run:
+            folder.rmdir()
+        return True
 
     for target in chosen:
         if target.registry is not None and registry is not None:
@@ -289,26 +325,36 @@ def uninstall(
     for target in chosen:
         if str(target.manifest) in report.removed:
             continue  # two rows share one file (Opera and Chrome; Windows' shared manifests)
-        if target.registry is not None and not dry_run and _registry_still_points(target, registry, record):
+        # A dry run deletes no key, but `record` already lacks the ones the real run deletes.
+        if target.registry is not None and _registry_still_points(target, registry, record):
             continue
         if target.manifest.is_file() and _is_our_manifest(target.manifest):
             remove(target.manifest)
         if str(target.manifest) in record["manifests"]:
             record["manifests"].remove(str(target.manifest))
-    if dry_run:
-        return report
-    _remove_empty(record, launcher_dir, report)
+    # The folders install created (innermost first) that are empty now, except the launcher's
+    # own folders: they go with the launcher, below.
+    for folder in sorted((Path(d) for d in record["dirs"]), key=lambda p: len(p.parts), reverse=True):
+        if folder == launcher_dir or launcher_dir in folder.parents or folder in launcher_dir.parents:
+            continue
+        if remove_if_empty(folder):
+            record["dirs"].remove(str(folder))
     if record["manifests"] or record["registry"]:
-        _save_record(launcher_dir, record)
+        if not dry_run:
+            _save_record(launcher_dir, record)
         return report
     launchers = (launcher_dir / LAUNCHER_FILE, launcher_dir / WINDOWS_LAUNCHER_FILE)
     for leftover in (*launchers, _record_path(launcher_dir)):
         if leftover.exists():
             remove(leftover)
+    firefox_build = launcher_dir / FIREFOX_BUILD_NAME
+    if firefox_build.is_dir() and not firefox_build.is_symlink():
+        report.removed.append(str(firefox_build))  # the copy `webctx extension-path --firefox` built
+        gone.add(firefox_build)
+        if not dry_run:
+            shutil.rmtree(firefox_build, ignore_errors=True)
     for d in sorted((Path(d) for d in record["dirs"]), key=lambda p: len(p.parts), reverse=True):
-        if d.is_dir() and not any(d.iterdir()):
-            d.rmdir()
-            report.removed.append(str(d))
+        remove_if_empty(d)
     return report
 
 
@@ -317,18 +363,6 @@ def _registry_still_points(target: Target, registry: Registry | None, record: Re
     if registry is None:
         return False
     return any(registry.get_default(key) == str(target.manifest) for key in record["registry"])
-
-
-def _remove_empty(record: Record, launcher_dir: Path, report: InstallReport) -> None:
-    """Remove the folders install created (innermost first) that are empty now, except the
-    launcher's own folders (they go with the launcher)."""
-    for folder in sorted((Path(d) for d in record["dirs"]), key=lambda p: len(p.parts), reverse=True):
-        if folder == launcher_dir or launcher_dir in folder.parents or folder in launcher_dir.parents:
-            continue
-        if folder.is_dir() and not any(folder.iterdir()):
-            folder.rmdir()
-            report.removed.append(str(folder))
-            record["dirs"].remove(str(folder))
 
 
 def _remove(path: Path) -> None:

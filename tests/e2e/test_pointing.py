@@ -633,3 +633,33 @@ async def test_a_selection_two_iframes_deep_is_located_through_both(
     inner_where = await locate(host, inner_group["id"])
     assert inner_where["state"] == "visible"
     assert close(inner_where["rects"][0], {"x": x0 + 320, "y": y0 + 210, "w": 300, "h": 120}), inner_where
+
+
+async def test_a_long_selection_sends_only_rects_near_the_viewport_and_avoid_is_what_shows(
+    tab: Page, page_server: str, host: HostClient, shared: Shared
+) -> None:
+    """A selection of 6000 lines (108,000 CSS px tall), scrolled to its middle: `location` sends the
+    lines within one viewport of the viewport and `avoid` is the selection as far as the viewport
+    shows it (docs/protocol.md "location": long selections), not the whole 108,000 px."""
+    await tab.goto(f"{page_server}/pointing.html")
+    inner_w, inner_h = await tab.evaluate(
+        """() => { document.body.innerHTML = '<div id="long" style="font: 16px/18px monospace; margin: 0">'
+             + Array.from({length: 6000}, (_, i) => 'line ' + i).join('<br>') + '</div>';
+           document.body.style.margin = '0';
+           window.scrollTo(0, 54000);
+           const r = document.createRange(); r.selectNodeContents(document.getElementById('long'));
+           const s = getSelection(); s.removeAllRanges(); s.addRange(r);
+           return [innerWidth, innerHeight]; }"""
+    )
+    page = our_page(await ask(host, shared), "pointing.html")
+    [text] = [c for c in page["children"] if c["role"] == "Text"]
+    where = await locate(host, text["id"])
+    x0, y0 = ORIGIN
+    assert where["state"] == "visible"
+    assert 0 < len(where["rects"]) <= 3 * inner_h / 18 + 4, len(where["rects"])
+    for rect in where["rects"]:
+        assert y0 - inner_h - 18 <= rect["y"] <= y0 + 2 * inner_h, rect
+    avoid = where["avoid"]
+    print(len(where["rects"]), "rects; avoid", avoid, "viewport", inner_w, inner_h)
+    assert abs(avoid["y"] - y0) <= TOLERANCE_PT and abs(avoid["h"] - inner_h) <= TOLERANCE_PT, avoid
+    assert abs(avoid["x"] - x0) <= TOLERANCE_PT and 0 < avoid["w"] <= inner_w, avoid

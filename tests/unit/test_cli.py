@@ -109,6 +109,7 @@ def test_install_and_uninstall_with_a_user_data_dir(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     udd = tmp_path / "udd"
+    udd.mkdir()  # the browser made it on its first start
     assert main(["install", "--user-data-dir", str(udd), "--extension-id", "a" * 32, "--json"]) == 0
     written = json.loads(capsys.readouterr().out)["written"]
     assert written == [str(udd / "NativeMessagingHosts" / "webctx.native_host.json")]

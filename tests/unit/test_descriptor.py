@@ -15,6 +15,7 @@ from native_host import descriptor as descriptor_module
 from native_host.descriptor import (
     descriptor_name,
     ensure_providers_folder,
+    reassert_file_mode,
     remove_descriptor,
     remove_stale_descriptors,
     write_descriptor,
@@ -216,3 +217,19 @@ def test_stale_cleanup_leaves_symlinks_alone(tmp_path: Path) -> None:
     (folder / "link-1.json").symlink_to(target)
     assert remove_stale_descriptors(folder) == []
     assert target.exists()
+
+
+@pytest.mark.skipif(os.name != "posix", reason="modes are POSIX")
+def test_reassert_sets_a_chmodded_descriptor_back_to_0600_and_leaves_links_alone(tmp_path: Path) -> None:
+    path = tmp_path / "d.json"
+    path.write_text("{}")
+    path.chmod(0o644)
+    assert reassert_file_mode(path) is True
+    assert stat.S_IMODE(path.stat().st_mode) == 0o600
+    assert reassert_file_mode(path) is False
+    link = tmp_path / "l.json"
+    link.symlink_to(path)
+    path.chmod(0o644)
+    assert reassert_file_mode(link) is False
+    assert stat.S_IMODE(path.stat().st_mode) == 0o644
+    assert reassert_file_mode(tmp_path / "missing.json") is False

@@ -56,7 +56,8 @@ def test_a_fresh_install_is_ok_on_every_link(installed: Path, isolated_home: Pat
     checks = run_doctor(isolated_home)
     assert broken(checks) == []
     assert [c.name for c in checks] == [
-        "extension.folder", "manifest.present", "manifest.json", "manifest.name", "manifest.path",
+        "extension.folder", "manifest.present", "manifest.json", "manifest.keys", "manifest.name",
+        "manifest.path",
         "manifest.allowed", "launcher.interpreter", "providers.folder", "providers.stale",
     ]
     assert {c.name for c in checks} <= {info.name for info in doctor.CHECKS}
@@ -97,7 +98,7 @@ def test_an_unreadable_or_misnamed_manifest_is_broken(
     installed: Path, isolated_home: Path, text: str, name: str
 ) -> None:
     installed.write_text(text)
-    assert broken(run_doctor(isolated_home))[0].name == name
+    assert name in [c.name for c in broken(run_doctor(isolated_home))]
 
 
 def test_a_stale_descriptor_is_broken(installed: Path, isolated_home: Path) -> None:
@@ -136,7 +137,8 @@ def test_a_providers_folder_with_mode_0755_is_broken(installed: Path, isolated_h
     folder.mkdir(mode=0o755)
     os.chmod(folder, 0o755)
     (bad,) = broken(run_doctor(isolated_home))
-    assert bad.name == "providers.folder" and "755" in bad.message and bad.fix == f"chmod 700 {folder}"
+    assert bad.name == "providers.folder" and "755" in bad.message
+    assert bad.fix == f"chmod 700 {folder}, then restart the browser"
 
 
 def test_the_interpreter_is_read_from_both_kinds_of_launcher(tmp_path: Path) -> None:

@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import asyncio
+import json
 from collections.abc import AsyncIterator, Mapping
 from typing import Any
 
@@ -72,3 +73,31 @@ async def test_an_electron_client_without_the_token_is_told_where_it_is(endpoint
         response = await http.post(endpoint.url, json=INITIALIZE, headers=ELECTRON)
     assert response.status_code == 401
     assert "descriptor" in response.json()["error"]["message"]
+
+
+@pytest.mark.parametrize(
+    ("what", "path", "body", "content_type", "status", "code"),
+    [
+        ("unknown path", "/nope", json.dumps(INITIALIZE).encode(), "application/json", 404, -32600),
+        ("wrong Content-Type", "", b"{}", "text/plain", 400, -32600),
+        ("body too large", "", b"x" * (5 * 1024 * 1024), "application/json", 413, -32600),
+        ("a batch", "", json.dumps([INITIALIZE]).encode(), "application/json", 400, -32600),
+        ("[]", "", b"[]", "application/json", 400, -32600),
+        ("null", "", b"null", "application/json", 400, -32600),
+        ("not JSON", "", b"{not", "application/json", 400, -32700),
+    ],
+)
+async def test_every_error_body_is_one_short_json_rpc_error(
+    endpoint: McpEndpoint, what: str, path: str, body: bytes, content_type: str, status: int, code: int
+) -> None:
+    url = endpoint.url.rsplit("/mcp", 1)[0] + path if path else endpoint.url
+    headers = {**ELECTRON, "Authorization": f"Bearer {endpoint.token}", "Content-Type": content_type}
+    async with httpx.AsyncClient(timeout=10) as http:
+        response = await http.post(url, content=body, headers=headers)
+    assert response.status_code == status, what
+    assert response.headers["content-type"] == "application/json"
+    assert "\n" not in response.text and len(response.text) < 400, response.text
+    assert "pydantic" not in response.text and "input_value" not in response.text
+    answer = response.json()
+    assert answer["jsonrpc"] == "2.0" and answer["id"] is None
+    assert answer["error"]["code"] == code and answer["error"]["message"]

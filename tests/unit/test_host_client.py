@@ -38,6 +38,7 @@ from native_host.host_client import (
     discover,
     open_session,
 )
+from native_host.mcp_server import McpEndpoint
 from native_host.wire import CurrentAnswer, Descriptor
 
 TOKEN = "test-token-not-secret"
@@ -328,6 +329,64 @@ def test_discover_of_a_missing_folder_is_empty(tmp_path: Path) -> None:
     assert discover(tmp_path / "nope") == []
 
 
+posix_only = pytest.mark.skipif(os.name != "posix", reason="modes and owners are POSIX (SPEC §3)")
+
+
+@posix_only
+@pytest.mark.parametrize("mode", [0o775, 0o777, 0o722])
+async def test_descriptors_in_a_folder_others_can_write_are_refused(
+    providers_folder: Path, mode: int
+) -> None:
+    async with fake_provider() as p:
+        p.write(providers_folder).chmod(0o600)
+        providers_folder.chmod(mode)
+        [info] = discover(identify=same_bundle)
+    assert not info.usable and info.rejection is not None
+    assert info.rejection.reason == "unsafe_folder"
+    assert f"chmod 700 {providers_folder}" in info.rejection.message
+
+
+@posix_only
+@pytest.mark.parametrize("mode", [0o620, 0o602, 0o666])
+async def test_a_descriptor_others_can_write_is_refused(providers_folder: Path, mode: int) -> None:
+    async with fake_provider() as p:
+        p.write(providers_folder).chmod(mode)
+        [info] = discover(identify=same_bundle)
+    assert info.rejection is not None and info.rejection.reason == "unsafe_file"
+    assert TOKEN not in json.dumps(info.to_json())
+
+
+@posix_only
+async def test_a_symlinked_folder_or_descriptor_is_refused(tmp_path: Path, providers_folder: Path) -> None:
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir(mode=0o700)
+    async with fake_provider() as p:
+        real = p.write(elsewhere)
+        real.chmod(0o600)
+        (providers_folder / "linked-1.json").symlink_to(real)
+        [linked] = discover(identify=same_bundle)
+        link = tmp_path / "link"
+        link.symlink_to(elsewhere)
+        [via_link] = discover(link, identify=same_bundle)
+    assert linked.rejection is not None and linked.rejection.reason == "unsafe_file"
+    assert via_link.rejection is not None and via_link.rejection.reason == "unsafe_folder"
+
+
+@posix_only
+async def test_readable_by_others_is_used_with_a_warning(providers_folder: Path) -> None:
+    async with fake_provider() as p:
+        path = p.write(providers_folder)
+        path.chmod(0o600)
+        [private] = discover(identify=same_bundle)
+        path.chmod(0o644)
+        providers_folder.chmod(0o755)
+        [readable] = discover(identify=same_bundle)
+    assert private.usable and private.warning is None and "warning" not in private.to_json()
+    assert readable.usable and readable.warning is not None
+    assert "chmod 700" in readable.warning and "chmod 600" in readable.warning
+    assert readable.to_json()["warning"] == readable.warning
+
+
 def _info(pid: int, *, usable: bool = True) -> ProviderInfo:
     d = FakeProvider(port=1, path="/").descriptor(pid=pid, name=f"P{pid}")
     rejection = None if usable else ProviderRejected("stale", reason="process_gone")
@@ -490,3 +549,23 @@ def test_id_book_keeps_ids_per_provider_and_forgets_a_restarted_one() -> None:
     assert not book.is_known("sel-23", pid=100)
     assert book.is_known("sel-23", pid=200)
     assert book.is_known("sel-1", pid=100)
+
+
+async def test_a_wrong_token_is_one_sentence_with_one_final_period() -> None:
+    class _Extension:
+        async def request(self, type_: str, body: Any = None, *, deadline_ms: int) -> Any:
+            return {"root": {"id": "app", "role": "Application"}}
+
+    endpoint = McpEndpoint(_Extension(), instance="probe")
+    await endpoint.start()
+    try:
+        fake = FakeProvider(port=endpoint.port, path="/")
+        descriptor = fake.descriptor(endpoint=endpoint.url, token="wrong")
+        with pytest.raises(ProviderUnavailable) as caught:
+            async with open_session(descriptor) as session:
+                await session.current()
+    finally:
+        await endpoint.stop()
+    message = str(caught.value)
+    assert "Unauthorized (wrong token)" in message and message.endswith("descriptor.")
+    assert ".." not in message

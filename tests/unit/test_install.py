@@ -73,6 +73,7 @@ def test_a_missing_key_is_an_install_error_ending_with_the_fix(tmp_path: Path) -
 
 def test_install_into_a_user_data_dir_writes_the_host_manifest(tmp_path: Path) -> None:
     udd = tmp_path / "udd"
+    udd.mkdir()  # the browser made it on its first start
     report = installer.install(user_data_dir=udd, ext_id=EXPECTED_EXTENSION_ID)
     manifest_path = udd / "NativeMessagingHosts" / f"{NATIVE_HOST_NAME}.json"
     assert report.written == [manifest_path]
@@ -89,6 +90,7 @@ def test_install_into_a_user_data_dir_writes_the_host_manifest(tmp_path: Path) -
 
 
 def test_the_launcher_is_executable_and_pins_this_interpreter(tmp_path: Path) -> None:
+    (tmp_path / "udd").mkdir()
     report = installer.install(user_data_dir=tmp_path / "udd", ext_id=EXPECTED_EXTENSION_ID)
     launcher = report.launcher
     assert launcher is not None
@@ -103,6 +105,7 @@ def test_the_launcher_execs_the_pinned_interpreter_with_the_browser_s_arguments(
     fake_python = tmp_path / "fake python"  # a space, to prove the quoting
     fake_python.write_text('#!/bin/sh\nprintf "%s|" "$@"\nprintf "\\n%s" "$PYTHONPATH"\n')
     fake_python.chmod(0o755)
+    (tmp_path / "udd").mkdir()
     report = installer.install(
         user_data_dir=tmp_path / "udd", ext_id=EXPECTED_EXTENSION_ID, python=str(fake_python)
     )
@@ -119,6 +122,7 @@ def test_the_launcher_execs_the_pinned_interpreter_with_the_browser_s_arguments(
 
 def test_install_is_idempotent(tmp_path: Path) -> None:
     udd = tmp_path / "udd"
+    udd.mkdir()
     installer.install(user_data_dir=udd, ext_id=EXPECTED_EXTENSION_ID)
     first = snapshot(tmp_path)
     installer.install(user_data_dir=udd, ext_id=EXPECTED_EXTENSION_ID)

@@ -193,13 +193,14 @@ def test_the_cli_takes_repeatable_extension_ids_and_prints_per_browser(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     udd = tmp_path / "udd"
+    udd.mkdir()  # the browser made it on its first start
     code = main(["install", "--user-data-dir", str(udd), "--extension-id", STORE_ID,
                  "--extension-id", "me@example.org", "--dry-run"])
     assert code == 0
     out = capsys.readouterr().out
     assert f"would write {udd / 'NativeMessagingHosts' / 'webctx.native_host.json'}" in out
     assert "Load unpacked" in out and "Dry run: nothing was written." in out
-    assert not udd.exists()
+    assert not (udd / "NativeMessagingHosts").exists()
     assert main(["install", "--user-data-dir", str(udd), "--extension-id", STORE_ID, "--json"]) == 0
     data = json.loads(capsys.readouterr().out)
     assert data["extensionIds"][:2] == [EXT_ID, STORE_ID]

@@ -126,6 +126,18 @@ async def test_a_deleted_folder_and_descriptor_are_written_again_with_their_mode
     publisher.withdraw()
 
 
+@pytest.mark.skipif(os.name != "posix", reason="modes are POSIX")
+async def test_a_chmodded_descriptor_is_set_back_to_0600(tmp_path: Path) -> None:
+    folder = tmp_path / "providers"
+    publisher = DescriptorPublisher(folder, make_descriptor("me"), interval_s=INTERVAL_S)
+    publisher.start()
+    target = folder / descriptor_name("org.chromium.Chromium", 4242)
+    target.chmod(0o644)
+    await until(lambda: stat.S_IMODE(target.stat().st_mode) == 0o600)
+    assert names_instance(target, "me")
+    publisher.withdraw()
+
+
 async def test_different_browsers_each_get_their_provider(tmp_path: Path) -> None:
     folder = tmp_path / "providers"
     one = DescriptorPublisher(folder, make_descriptor("a", pid=1), interval_s=60)
