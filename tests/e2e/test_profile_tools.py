@@ -133,7 +133,7 @@ async def test_a_follower_profiles_page_tools_and_location_go_through_the_provid
             watch_list_changed(descriptor, legacy=True) as legacy,
             watch_list_changed(descriptor, legacy=False) as listen,
         ):
-            latencies = await toolchange_latencies(devtools, target, legacy.times, listen.times)
+            latencies = await toolchange_latencies(devtools, target, legacy.wall_times, listen.wall_times)
             print(f"follower toolchange → list_changed (both eras), ms: {[round(x) for x in latencies]}")
             assert sorted(latencies)[len(latencies) // 2] < 100, latencies
             count = len(listen.times), len(legacy.times)
@@ -199,8 +199,10 @@ async def follower_text_id(session: ProviderSession) -> str:
 async def toolchange_latencies(
     devtools: DevTools, target: dict[str, Any], legacy: list[float], listen: list[float], samples: int = 7
 ) -> list[float]:
-    """Register `samples` tools in the follower's page, one at a time; each time, the ms from
-    sending the script until both eras' clients heard list_changed (the later of the two)."""
+    """Register `samples` tools in the follower's page, one at a time; each time, the ms from the
+    page's registerTool until both eras' clients heard list_changed (the later of the two).
+    `legacy` and `listen` are `ChangeWatcher.wall_times`: ms since the epoch, the clock of the
+    page's `Date.now()`, so the test's DevTools round trip doesn't count against the 100 ms."""
     async with devtools.attach(target) as evaluate:
         async with asyncio.timeout(10):  # first, both streams are up (a 2025 GET stream opens lazily)
             for warmup in range(100):
@@ -212,8 +214,8 @@ async def toolchange_latencies(
         for i in range(samples):
             await asyncio.sleep(0.15)  # past the previous change's coalescing window
             before = len(legacy), len(listen)
-            started = time.monotonic() * 1000
-            await evaluate(f"({REGISTER})('follower_added_{i}'), true")
+            stamped = f"(() => {{ const at = Date.now(); ({REGISTER})('follower_added_{i}'); return at; }})()"
+            started = await evaluate(stamped)
             async with asyncio.timeout(5):
                 while len(legacy) <= before[0] or len(listen) <= before[1]:
                     await asyncio.sleep(0.002)

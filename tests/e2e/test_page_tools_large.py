@@ -1,0 +1,64 @@
+"""Large page-tool results and arguments end to end (SPEC §5), in both WebMCP modes.
+
+Apart from tests/e2e/test_page_tools.py because of the deadline: that module's browsers run with a
+5 s page-tool deadline (so its never-answering page costs 5 s), and a 32 MiB result takes seconds on
+a loaded 2-core machine (1.9 to 4.4 s at load average 8 to 30, either mode: one 32 MiB native-messaging
+frame, which the host decodes and re-encodes as JSON for the client; docs/native-host.md). Here the
+native host runs with the product default, PAGE_TOOL_DEADLINE_MS (60 s).
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import AsyncIterator
+from pathlib import Path
+
+import pytest
+import pytest_asyncio
+from playwright.async_api import Page
+
+from tests.e2e.page_tools_harness import Mode, ToolsBrowser, launch, page_tools_of, text_of, wait_for_tools
+
+pytestmark = pytest.mark.asyncio(loop_scope="module")
+
+TOOLS_PAGE = "/tools.html"
+
+
+@pytest_asyncio.fixture(scope="module", loop_scope="module", params=["native", "polyfill"])
+async def tb(
+    request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory
+) -> AsyncIterator[ToolsBrowser]:
+    """One browser per WebMCP mode, its native host on the default page-tool deadline."""
+    mode: Mode = request.param
+    root: Path = tmp_path_factory.mktemp(f"page-tools-large-{mode}")
+    async with launch(mode, root, deadline_ms=None) as running:
+        yield running
+
+
+@pytest_asyncio.fixture(loop_scope="module")
+async def tools_page(tb: ToolsBrowser, page_server: str) -> AsyncIterator[Page]:
+    """tests/pages/tools.html in a new tab, its tools registered; closed after the test."""
+    page = await tb.open(TOOLS_PAGE, page_server)
+    try:
+        yield page
+    finally:
+        await page.close()
+
+
+async def test_large_results_and_arguments_travel_whole(
+    tb: ToolsBrowser, tools_page: Page, page_server: str
+) -> None:
+    url = f"{page_server}{TOOLS_PAGE}"
+    async with tb.session(timeout_s=90) as session:
+        ours = page_tools_of(await wait_for_tools(session, lambda ts: "big" in page_tools_of(ts, url)), url)
+        started = time.monotonic()
+        result = await session.call_tool(ours["big"].name, {"mib": 32})
+        big_s = time.monotonic() - started
+        assert not result.is_error, text_of(result)[:200]
+        assert len(text_of(result)) == 32 * 1024 * 1024
+        text = "é" * (1024 * 1024)  # 2 MiB of UTF-8: host → browser in chunks
+        started = time.monotonic()
+        result = await session.call_tool(ours["size"].name, {"text": text})
+        size_s = time.monotonic() - started
+        assert result.structured_content == {"length": 1024 * 1024}
+    print(f"32 MiB result: {big_s:.2f} s; 2 MiB argument: {size_s:.2f} s")  # pytest -s shows it
