@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import Any, Literal
 
 import pytest
+import pytest_asyncio
 from mcp import types
 from playwright.async_api import Page, async_playwright
 
@@ -224,3 +225,20 @@ async def watch_list_changed(descriptor: Descriptor, *, legacy: bool) -> AsyncIt
                 yield watcher
             finally:
                 task.cancel()
+
+
+def browser_per_mode(prefix: str, *, deadline_ms: int | None = DEADLINE_MS) -> Any:
+    """A module-scoped fixture yielding one ToolsBrowser per WebMCP mode (native, then polyfill),
+    its folders under a `<prefix>-<mode>` temp folder. Use as `tb = browser_per_mode("name")`."""
+
+    @pytest_asyncio.fixture(scope="module", loop_scope="module", params=["native", "polyfill"])
+    async def tb(
+        request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory
+    ) -> AsyncIterator[ToolsBrowser]:
+        mode: Mode = request.param
+        async with launch(
+            mode, tmp_path_factory.mktemp(f"{prefix}-{mode}"), deadline_ms=deadline_ms
+        ) as running:
+            yield running
+
+    return tb

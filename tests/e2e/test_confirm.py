@@ -25,9 +25,8 @@ from playwright.async_api import Page, expect
 from tests.e2e.conftest import EXTENSION_ID
 from tests.e2e.page_tools_harness import (
     DEADLINE_MS,
-    Mode,
     ToolsBrowser,
-    launch,
+    browser_per_mode,
     monotonic_ms,
     page_tools_of,
     text_of,
@@ -67,14 +66,8 @@ class Prompts:
         return [p for p in self.pages[count:] if p.url.startswith(PROMPT)]
 
 
-@pytest_asyncio.fixture(scope="module", loop_scope="module", params=["native", "polyfill"])
-async def tb(
-    request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory
-) -> AsyncIterator[ToolsBrowser]:
-    """One browser per WebMCP mode for the module (the annotation reaches the worker both ways)."""
-    mode: Mode = request.param
-    async with launch(mode, tmp_path_factory.mktemp(f"confirm-{mode}")) as running:
-        yield running
+# One browser per WebMCP mode for the module (the annotation reaches the worker both ways).
+tb = browser_per_mode("confirm")
 
 
 @pytest_asyncio.fixture(scope="module", loop_scope="module")

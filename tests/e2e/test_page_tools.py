@@ -21,9 +21,8 @@ from playwright.async_api import Page
 
 from tests.e2e.page_tools_harness import (
     DEADLINE_MS,
-    Mode,
     ToolsBrowser,
-    launch,
+    browser_per_mode,
     monotonic_ms,
     page_tools_of,
     text_of,
@@ -54,15 +53,8 @@ ACTIVATE_TAB = (
 worker's `Date.now()` just before the switch."""
 
 
-@pytest_asyncio.fixture(scope="module", loop_scope="module", params=["native", "polyfill"])
-async def tb(
-    request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory
-) -> AsyncIterator[ToolsBrowser]:
-    """One browser per WebMCP mode for the whole module."""
-    mode: Mode = request.param
-    root: Path = tmp_path_factory.mktemp(f"page-tools-{mode}")
-    async with launch(mode, root) as running:
-        yield running
+# One browser per WebMCP mode for the whole module.
+tb = browser_per_mode("page-tools")
 
 
 @pytest_asyncio.fixture(loop_scope="module")

@@ -11,28 +11,26 @@ from __future__ import annotations
 
 import time
 from collections.abc import AsyncIterator
-from pathlib import Path
 
 import pytest
 import pytest_asyncio
 from playwright.async_api import Page
 
-from tests.e2e.page_tools_harness import Mode, ToolsBrowser, launch, page_tools_of, text_of, wait_for_tools
+from tests.e2e.page_tools_harness import (
+    ToolsBrowser,
+    browser_per_mode,
+    page_tools_of,
+    text_of,
+    wait_for_tools,
+)
 
 pytestmark = pytest.mark.asyncio(loop_scope="module")
 
 TOOLS_PAGE = "/tools.html"
 
 
-@pytest_asyncio.fixture(scope="module", loop_scope="module", params=["native", "polyfill"])
-async def tb(
-    request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory
-) -> AsyncIterator[ToolsBrowser]:
-    """One browser per WebMCP mode, its native host on the default page-tool deadline."""
-    mode: Mode = request.param
-    root: Path = tmp_path_factory.mktemp(f"page-tools-large-{mode}")
-    async with launch(mode, root, deadline_ms=None) as running:
-        yield running
+# One browser per WebMCP mode, its native host on the default page-tool deadline.
+tb = browser_per_mode("page-tools-large", deadline_ms=None)
 
 
 @pytest_asyncio.fixture(loop_scope="module")

@@ -14,19 +14,17 @@ import asyncio
 import functools
 import http.server
 import threading
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
-import pytest_asyncio
 from playwright.async_api import Frame, Page
 
 from tests.e2e.page_tools_harness import (
     DEADLINE_MS,
-    Mode,
     ToolsBrowser,
-    launch,
+    browser_per_mode,
     monotonic_ms,
     page_tools_of,
     text_of,
@@ -51,15 +49,8 @@ TOP_GET_TOOLS = """async (child) => {
 """The top document's own view: without fromOrigins, with the frames' origin, with an insecure one."""
 
 
-@pytest_asyncio.fixture(scope="module", loop_scope="module", params=["native", "polyfill"])
-async def tb(
-    request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory
-) -> AsyncIterator[ToolsBrowser]:
-    """One browser per WebMCP mode for the whole module."""
-    mode: Mode = request.param
-    root: Path = tmp_path_factory.mktemp(f"xorigin-tools-{mode}")
-    async with launch(mode, root) as running:
-        yield running
+# One browser per WebMCP mode for the whole module.
+tb = browser_per_mode("xorigin-tools")
 
 
 async def frames_done(page: Page) -> dict[str, Frame]:
