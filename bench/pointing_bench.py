@@ -34,6 +34,8 @@ import asyncio
 import contextlib
 import json
 import os
+import re
+import signal
 import statistics
 import subprocess
 import sys
@@ -145,7 +147,7 @@ async def measure(args: argparse.Namespace) -> dict[str, Any]:
         # set the page up, and disconnects before anything is timed.
         async with (
             serve(big.parent) as (big_base, _),
-            cdp_browser(args.browser, workdir) as (descriptor, port),
+            cdp_browser(args.browser, workdir) as (descriptor, port, host_log),
         ):
             from playwright.async_api import async_playwright
 
@@ -178,7 +180,7 @@ async def measure(args: argparse.Namespace) -> dict[str, Any]:
                 assert frame_id != top_id
                 await browser.close()  # over CDP: disconnects, the browser and its tabs stay
             await asyncio.sleep(1.0)  # let the browser settle after the CDP client left
-            times: dict[str, list[float]] = {"floor": [], "top": [], "frame": [], "current": []}
+            times: dict[str, list[float]] = {"floor": [], "top": [], "frame": [], "current": [], "ping": []}
             with floor_provider() as floor:
                 async with (
                     open_session(floor, timeout_s=10) as fs,
@@ -200,13 +202,18 @@ async def measure(args: argparse.Namespace) -> dict[str, Any]:
                             start = time.perf_counter()
                             await bs.current()
                             times["current"].append(time.perf_counter() - start)
+                        times["ping"] += await ping_block(descriptor.listener_pid, host_log)
                         done += BLOCK_CALLS
             report["rows"] = [
                 summary("floor", times["floor"], None),
                 summary("Text, top document", times["top"], times["floor"]),
                 summary("Text, cross-origin iframe", times["frame"], times["floor"]),
                 summary("current (same browser)", times["current"], times["floor"]),
+                summary("native messaging ping (host <-> worker)", times["ping"], times["floor"]),
             ]
+            floor_ms = statistics.median(times["floor"]) * 1e3
+            ping_ms = statistics.median(times["ping"]) * 1e3
+            report["smallest_ratio"] = round((floor_ms + ping_ms) / floor_ms, 2)
             loads: list[float] = []
             async with async_playwright() as pw:
                 browser = await pw.chromium.connect_over_cdp(f"http://127.0.0.1:{port}")
@@ -233,6 +240,28 @@ async def measure(args: argparse.Namespace) -> dict[str, Any]:
     return report
 
 
+PING_LINE = re.compile(
+    r" (\d+) INFO native_host\.bench_ping: bench ping: \d+ round trips \(ms\): ([\d. ]+)\n"
+)
+"""The native host's log line for one round of pings (native_host/bench_ping.py): pid, times in ms."""
+
+
+async def ping_block(host_pid: int, host_log: Path) -> list[float]:
+    """Make the native host time BLOCK_CALLS pings (SIGUSR1, native_host/bench_ping.py) and read
+    them back from its log; returns seconds, like the other rows. Raises TimeoutError after 10 s."""
+    offset = host_log.stat().st_size
+    os.kill(host_pid, signal.SIGUSR1)
+    async with asyncio.timeout(10):
+        while True:
+            with host_log.open("rb") as fh:
+                fh.seek(offset)
+                text = fh.read().decode("utf-8", "replace")
+            for m in PING_LINE.finditer(text):
+                if int(m.group(1)) == host_pid:
+                    return [float(v) / 1e3 for v in m.group(2).split()]
+            await asyncio.sleep(0.01)
+
+
 def first_text_id(answer: Mapping[str, Any], url_part: str) -> str:
     """The id of the selected Text in the Page whose url contains `url_part`."""
     for page in walk(answer["root"]):
@@ -242,9 +271,9 @@ def first_text_id(answer: Mapping[str, Any], url_part: str) -> str:
 
 
 @contextlib.asynccontextmanager
-async def cdp_browser(browser_path: str | None, workdir: Path) -> AsyncIterator[tuple[Any, int]]:
+async def cdp_browser(browser_path: str | None, workdir: Path) -> AsyncIterator[tuple[Any, int, Path]]:
     """Chromium launched by bench/current_latency.py's `launched_browser` (one tab, the demo's
-    way, `--remote-debugging-port=0`); yields (descriptor, DevTools port)."""
+    way, `--remote-debugging-port=0`); yields (descriptor, DevTools port, native host log)."""
     sys.path.insert(0, str(ROOT / "bench"))
     import current_latency  # type: ignore[import-not-found]
 
@@ -258,7 +287,7 @@ async def cdp_browser(browser_path: str | None, workdir: Path) -> AsyncIterator[
             stack.enter_context, current_latency.launched_browser(path, 1, workdir)
         )
         port = current_latency.devtools_port(workdir / "udd-1", time.monotonic() + 10, lambda: None)
-        yield running.descriptor, port
+        yield running.descriptor, port, running.host_log
     finally:
         await asyncio.to_thread(stack.close)
 
@@ -317,11 +346,13 @@ def main() -> None:
     import current_latency
 
     current_latency.isolate(home)
+    os.environ["WEBCTX_BENCH_PINGS"] = str(BLOCK_CALLS)  # native_host/bench_ping.py: the ping row
     report = asyncio.run(measure(args))
     if not args.json:
         for row in report["rows"]:
             extra = f"  x floor {row['x_floor']}" if "x_floor" in row else ""
             print(f"{row['row']:<28} median {row['median_ms']:7.2f} ms  p99 {row['p99_ms']:7.2f} ms{extra}")
+        print(f"smallest possible ratio (floor + ping) / floor: {report['smallest_ratio']}")
         c = report["content_script_ms_per_load"]
         what = f"content scripts per page load ({c['paragraphs']} paragraphs)"
         print(f"{what}: median {c['median']} ms, max {c['max']} ms")

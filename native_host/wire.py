@@ -99,6 +99,7 @@ NATIVE_MESSAGE_TYPES: Final = (
     "hello",
     "current",
     "location",
+    "ping",
     "tools.call",
     "tools.cancel",
     "tools.changed",
@@ -172,6 +173,14 @@ class CurrentRequest(WireModel):
     """host → worker: "send the tree" (SPEC §1.1). Reply: `result` with `{root: Element}`."""
 
     type: Literal["current"] = "current"
+    id: str
+
+
+class PingRequest(WireModel):
+    """host → worker, bench only (native_host/bench_ping.py): answered `result {}` at once, so its
+    round trip is native messaging alone (docs/protocol.md)."""
+
+    type: Literal["ping"] = "ping"
     id: str
 
 

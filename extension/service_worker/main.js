@@ -39,6 +39,7 @@ import {
   FRAME_CHANGED,
   LOCATION,
   LOCATION_OFFSET,
+  PING,
   TOOLS_CALL,
   TOOLS_CANCEL,
   TOOLS_FRAME,
@@ -159,6 +160,8 @@ async function routeNativeRequest(message) {
     case LOCATION:
       await ready;
       return locator.locate(message.elementId);
+    case PING:
+      return {}; // no work: the bench's native-messaging floor (docs/protocol.md)
     case TOOLS_CALL:
       return pageTools.call(message);
     case TOOLS_CANCEL:
