@@ -2,13 +2,17 @@
 
 Off unless the environment sets `WEBCTX_BENCH_PINGS` to a positive count N (bench/pointing_bench.py
 sets it for the browser it launches, which passes it on to the native host). Then each SIGUSR1
-makes the host send N sequential `ping` requests over the native port and log one INFO line:
+makes the host send N sequential `ping` requests over the native port, then N `ping {page: true}`,
+and log two INFO lines:
 
     bench ping: N round trips (ms): 0.412 0.398 …
+    bench page ping: N worker-page round trips (ms): 0.300 0.200 …
 
-Each figure is the wall time from handing `{"type":"ping","id":…}` to the frame writer to the
-worker's `result {}` being routed back (`Bridge.request`), in ms with µs resolution. Nothing else
-is logged: no page content, no token. POSIX only (no SIGUSR1 on Windows: the hook stays off).
+A `bench ping` figure is the wall time from handing `{"type":"ping","id":…}` to the frame writer
+to the worker's `result {}` being routed back (`Bridge.request`), in ms with µs resolution. A
+`bench page ping` figure is the worker's own `performance.now()` time for one page-channel round
+trip to the active tab's top document (`result {pageMs}`; `-1` when no tab shows a web page).
+Nothing else is logged: no page content, no token. POSIX only (no SIGUSR1 on Windows: the hook stays off).
 """
 
 from __future__ import annotations
@@ -48,6 +52,17 @@ async def ping_round(bridge: Bridge, count: int) -> list[float]:
     return times
 
 
+async def page_ping_round(bridge: Bridge, count: int) -> list[float]:
+    """Send `count` sequential `ping {page: true}`; return the worker's page-channel round trips in
+    ms (-1 where it had no page to ask). Raises what `Bridge.request` raises."""
+    times: list[float] = []
+    for _ in range(count):
+        result = await bridge.request("ping", {"page": True}, deadline_ms=PING_DEADLINE_MS)
+        page_ms = result.get("pageMs") if isinstance(result, dict) else None
+        times.append(float(page_ms) if isinstance(page_ms, int | float) else -1.0)
+    return times
+
+
 def install(bridge: Bridge, tasks: set[asyncio.Task[None]]) -> bool:
     """Install the SIGUSR1 handler on the running loop if the hook is on; return whether it was.
     Round tasks are kept in `tasks` until they finish (so they are not garbage-collected)."""
@@ -59,10 +74,12 @@ def install(bridge: Bridge, tasks: set[asyncio.Task[None]]) -> bool:
     async def one_round() -> None:
         try:
             times = await ping_round(bridge, count)
+            log.info("bench ping: %d round trips (ms): %s", len(times), " ".join(f"{t:.3f}" for t in times))
+            page = await page_ping_round(bridge, count)
+            figures = " ".join(f"{t:.3f}" for t in page)
+            log.info("bench page ping: %d worker-page round trips (ms): %s", len(page), figures)
         except Exception as exc:  # a bench hook: report and keep serving
             log.warning("bench ping round failed: %s", type(exc).__name__)
-            return
-        log.info("bench ping: %d round trips (ms): %s", len(times), " ".join(f"{t:.3f}" for t in times))
 
     def start_round() -> None:
         task = asyncio.get_running_loop().create_task(one_round(), name="bench-ping")

@@ -182,6 +182,8 @@ class PingRequest(WireModel):
 
     type: Literal["ping"] = "ping"
     id: str
+    page: bool = False
+    """True: the worker times one page-channel round trip to the active tab and answers `{pageMs}`."""
 
 
 LOCATION_DEADLINE_MS: Final = 3000

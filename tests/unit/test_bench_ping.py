@@ -22,7 +22,10 @@ def echo_bridge() -> tuple[Bridge, list[dict[str, Any]]]:
 
     async def send(message: dict[str, Any]) -> None:
         sent.append(message)
-        frame = BROWSER_FRAME_ADAPTER.validate_python({"type": "result", "id": message["id"], "result": {}})
+        result = {"pageMs": 0.25} if message.get("page") else {}
+        frame = BROWSER_FRAME_ADAPTER.validate_python(
+            {"type": "result", "id": message["id"], "result": result}
+        )
         asyncio.get_running_loop().call_soon(bridge.handle_reply, frame)
 
     bridge = Bridge(send)
@@ -60,10 +63,27 @@ async def test_sigusr1_logs_one_line_of_figures(
     try:
         os.kill(os.getpid(), signal.SIGUSR1)
         async with asyncio.timeout(2):
-            while not any("round trips" in r.getMessage() for r in caplog.records):
+            while not any("page ping" in r.getMessage() for r in caplog.records):
                 await asyncio.sleep(0.01)
     finally:
         asyncio.get_running_loop().remove_signal_handler(signal.SIGUSR1)
     line = next(r.getMessage() for r in caplog.records if "round trips" in r.getMessage())
     assert line.startswith("bench ping: 3 round trips (ms): ")
     assert len(line.split(": ")[-1].split()) == 3
+    page = next(r.getMessage() for r in caplog.records if "page ping" in r.getMessage())
+    assert page == "bench page ping: 3 worker-page round trips (ms): 0.250 0.250 0.250"
+
+
+async def test_a_page_round_reports_the_workers_figures_and_minus_one_without_a_page() -> None:
+    answers = iter([{"pageMs": 0.4}, {"pageMs": None}])
+    sent: list[dict[str, Any]] = []
+
+    async def send(message: dict[str, Any]) -> None:
+        sent.append(message)
+        answer = {"type": "result", "id": message["id"], "result": next(answers)}
+        frame = BROWSER_FRAME_ADAPTER.validate_python(answer)
+        asyncio.get_running_loop().call_soon(bridge.handle_reply, frame)
+
+    bridge = Bridge(send)
+    assert await bench_ping.page_ping_round(bridge, 2) == [0.4, -1.0]
+    assert all(m["type"] == "ping" and m["page"] is True for m in sent)
