@@ -109,7 +109,10 @@ def floor_provider() -> Any:
         proc.wait(timeout=5)
 
 
-def summary(name: str, seconds: list[float], floor: list[float] | None) -> dict[str, Any]:
+def summary(
+    name: str, seconds: list[float], floor: list[float] | None, port_rtts_ms: list[float] | None = None
+) -> dict[str, Any]:
+    """A printed row (ms); `port_rtts_ms`: the native host's own request → reply times (its log)."""
     ms = sorted(s * 1e3 for s in seconds)
     median = statistics.median(ms)
     row = {
@@ -120,6 +123,8 @@ def summary(name: str, seconds: list[float], floor: list[float] | None) -> dict[
     }
     if floor:
         row["x_floor"] = round(median / (statistics.median(floor) * 1e3), 2)
+    if port_rtts_ms:
+        row["port_rtt_ms"] = round(statistics.median(port_rtts_ms), 2)
     return row
 
 
@@ -192,26 +197,32 @@ async def measure(args: argparse.Namespace) -> dict[str, Any]:
                         await bs.location(top_id)
                         await bs.location(frame_id)
                     done = 0
+                    pid = descriptor.listener_pid
+                    rtts: dict[str, list[float]] = {"top": [], "frame": [], "current": []}
                     while done < args.calls:
                         for _ in range(BLOCK_CALLS):
                             await timed_location(fs, "sel-1", times["floor"])
+                        offset = host_log.stat().st_size
                         for _ in range(BLOCK_CALLS):
                             await timed_location(bs, top_id, times["top"])
+                        offset = read_port_rtts(host_log, offset, pid, rtts["top"])
                         for _ in range(BLOCK_CALLS):
                             await timed_location(bs, frame_id, times["frame"])
+                        offset = read_port_rtts(host_log, offset, pid, rtts["frame"])
                         for _ in range(BLOCK_CALLS):
                             start = time.perf_counter()
                             await bs.current()
                             times["current"].append(time.perf_counter() - start)
+                        read_port_rtts(host_log, offset, pid, rtts["current"])
                         native, page = await ping_block(descriptor.listener_pid, host_log)
                         times["ping"] += native
                         times["page"] += page
                         done += BLOCK_CALLS
             report["rows"] = [
                 summary("floor", times["floor"], None),
-                summary("Text, top document", times["top"], times["floor"]),
-                summary("Text, cross-origin iframe", times["frame"], times["floor"]),
-                summary("current (same browser)", times["current"], times["floor"]),
+                summary("Text, top document", times["top"], times["floor"], rtts["top"]),
+                summary("Text, cross-origin iframe", times["frame"], times["floor"], rtts["frame"]),
+                summary("current (same browser)", times["current"], times["floor"], rtts["current"]),
                 summary("native messaging ping (host <-> worker)", times["ping"], times["floor"]),
                 summary("page channel ping (worker <-> content script)", times["page"], times["floor"]),
             ]
@@ -255,6 +266,22 @@ PAGE_PING_LINE = re.compile(
     r" (\d+) INFO native_host\.bench_ping: bench page ping: \d+ worker-page round trips \(ms\): ([-\d. ]+)\n"
 )
 """The same for the worker → content script → worker round trips the worker timed (-1: no page)."""
+
+
+PORT_RTT_LINE = re.compile(
+    r" (\d+) DEBUG native_host\.bridge: request h-\d+ (?:current|location) answered in ([\d.]+) ms\n"
+)
+"""The native host's log line for one `current`/`location` over the native port (pid, ms)."""
+
+
+def read_port_rtts(host_log: Path, offset: int, host_pid: int, out: list[float]) -> int:
+    """Append to `out` the `current`/`location` round trips (ms) the host logged after `offset`;
+    return the log's size now (the next offset)."""
+    with host_log.open("rb") as fh:
+        fh.seek(offset)
+        text = fh.read().decode("utf-8", "replace")
+    out += [float(m.group(2)) for m in PORT_RTT_LINE.finditer(text) if int(m.group(1)) == host_pid]
+    return offset + len(text.encode("utf-8", "replace"))
 
 
 async def ping_block(host_pid: int, host_log: Path) -> tuple[list[float], list[float]]:
@@ -366,6 +393,7 @@ def main() -> None:
     if not args.json:
         for row in report["rows"]:
             extra = f"  x floor {row['x_floor']}" if "x_floor" in row else ""
+            extra += f"  port RTT {row['port_rtt_ms']}" if "port_rtt_ms" in row else ""
             print(f"{row['row']:<46} median {row['median_ms']:7.2f} ms  p99 {row['p99_ms']:7.2f} ms{extra}")
         print(f"smallest possible ratio, current: (floor + ping) / floor = {report['smallest_ratio']}")
         if "smallest_location_ratio" in report:
