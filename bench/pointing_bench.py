@@ -12,7 +12,14 @@ What it measures
   median of each row <= 2 x the floor's. For scale, `current` is timed on the same browser too.
   The browser is launched as bench/current_latency.py launches it; Playwright connects over CDP
   only to set the page up and disconnects before anything is timed (an attached CDP client slows
-  the browser's own messaging).
+  the browser's own messaging). `port RTT`: the native host's own request → reply time for
+  those rows (its log).
+- **native messaging floor**: after each block, the native host (started with
+  `WEBCTX_BENCH_PINGS=10`, native_host/bench_ping.py) is sent SIGUSR1 and times 10 `ping`s the
+  worker answers `{}` at once (host ↔ browser ↔ worker, no work), then 10 `ping {page: true}`: one
+  page-channel round trip worker ↔ active tab's content script, answered at once, timed in the
+  worker. Printed with the smallest ratios any build could reach: (floor + ping) / floor for
+  `current`, (floor + ping + page ping) / floor for `location` in the top document.
 - **content script per page load**: `tests/pages`-style page with `--paragraphs` (default 10,000)
   paragraphs, loaded `--loads` times (default 10); the content scripts keep, in their own
   namespace, the time from the first one's start to the last one's end (`startupMs`, read through
