@@ -12,7 +12,14 @@ What it measures
   median of each row <= 2 x the floor's. For scale, `current` is timed on the same browser too.
   The browser is launched as bench/current_latency.py launches it; Playwright connects over CDP
   only to set the page up and disconnects before anything is timed (an attached CDP client slows
-  the browser's own messaging).
+  the browser's own messaging). `port RTT`: the native host's own request → reply time for
+  those rows (its log).
+- **native messaging floor**: after each block, the native host (started with
+  `WEBCTX_BENCH_PINGS=10`, native_host/bench_ping.py) is sent SIGUSR1 and times 10 `ping`s the
+  worker answers `{}` at once (host ↔ browser ↔ worker, no work), then 10 `ping {page: true}`: one
+  page-channel round trip worker ↔ active tab's content script, answered at once, timed in the
+  worker. Printed with the smallest ratios any build could reach: (floor + ping) / floor for
+  `current`, (floor + ping + page ping) / floor for `location` in the top document.
 - **content script per page load**: `tests/pages`-style page with `--paragraphs` (default 10,000)
   paragraphs, loaded `--loads` times (default 10); the content scripts keep, in their own
   namespace, the time from the first one's start to the last one's end (`startupMs`, read through
@@ -34,6 +41,8 @@ import asyncio
 import contextlib
 import json
 import os
+import re
+import signal
 import statistics
 import subprocess
 import sys
@@ -107,7 +116,10 @@ def floor_provider() -> Any:
         proc.wait(timeout=5)
 
 
-def summary(name: str, seconds: list[float], floor: list[float] | None) -> dict[str, Any]:
+def summary(
+    name: str, seconds: list[float], floor: list[float] | None, port_rtts_ms: list[float] | None = None
+) -> dict[str, Any]:
+    """A printed row (ms); `port_rtts_ms`: the native host's own request → reply times (its log)."""
     ms = sorted(s * 1e3 for s in seconds)
     median = statistics.median(ms)
     row = {
@@ -118,6 +130,8 @@ def summary(name: str, seconds: list[float], floor: list[float] | None) -> dict[
     }
     if floor:
         row["x_floor"] = round(median / (statistics.median(floor) * 1e3), 2)
+    if port_rtts_ms:
+        row["port_rtt_ms"] = round(statistics.median(port_rtts_ms), 2)
     return row
 
 
@@ -145,7 +159,7 @@ async def measure(args: argparse.Namespace) -> dict[str, Any]:
         # set the page up, and disconnects before anything is timed.
         async with (
             serve(big.parent) as (big_base, _),
-            cdp_browser(args.browser, workdir) as (descriptor, port),
+            cdp_browser(args.browser, workdir) as (descriptor, port, host_log),
         ):
             from playwright.async_api import async_playwright
 
@@ -178,7 +192,8 @@ async def measure(args: argparse.Namespace) -> dict[str, Any]:
                 assert frame_id != top_id
                 await browser.close()  # over CDP: disconnects, the browser and its tabs stay
             await asyncio.sleep(1.0)  # let the browser settle after the CDP client left
-            times: dict[str, list[float]] = {"floor": [], "top": [], "frame": [], "current": []}
+            rows = ("floor", "top", "frame", "current", "ping", "page")
+            times: dict[str, list[float]] = {row: [] for row in rows}
             with floor_provider() as floor:
                 async with (
                     open_session(floor, timeout_s=10) as fs,
@@ -189,24 +204,41 @@ async def measure(args: argparse.Namespace) -> dict[str, Any]:
                         await bs.location(top_id)
                         await bs.location(frame_id)
                     done = 0
+                    pid = descriptor.listener_pid
+                    rtts: dict[str, list[float]] = {"top": [], "frame": [], "current": []}
                     while done < args.calls:
                         for _ in range(BLOCK_CALLS):
                             await timed_location(fs, "sel-1", times["floor"])
+                        offset = host_log.stat().st_size
                         for _ in range(BLOCK_CALLS):
                             await timed_location(bs, top_id, times["top"])
+                        offset = read_port_rtts(host_log, offset, pid, rtts["top"])
                         for _ in range(BLOCK_CALLS):
                             await timed_location(bs, frame_id, times["frame"])
+                        offset = read_port_rtts(host_log, offset, pid, rtts["frame"])
                         for _ in range(BLOCK_CALLS):
                             start = time.perf_counter()
                             await bs.current()
                             times["current"].append(time.perf_counter() - start)
+                        read_port_rtts(host_log, offset, pid, rtts["current"])
+                        native, page = await ping_block(descriptor.listener_pid, host_log)
+                        times["ping"] += native
+                        times["page"] += page
                         done += BLOCK_CALLS
             report["rows"] = [
                 summary("floor", times["floor"], None),
-                summary("Text, top document", times["top"], times["floor"]),
-                summary("Text, cross-origin iframe", times["frame"], times["floor"]),
-                summary("current (same browser)", times["current"], times["floor"]),
+                summary("Text, top document", times["top"], times["floor"], rtts["top"]),
+                summary("Text, cross-origin iframe", times["frame"], times["floor"], rtts["frame"]),
+                summary("current (same browser)", times["current"], times["floor"], rtts["current"]),
+                summary("native messaging ping (host <-> worker)", times["ping"], times["floor"]),
+                summary("page channel ping (worker <-> content script)", times["page"], times["floor"]),
             ]
+            floor_ms = statistics.median(times["floor"]) * 1e3
+            ping_ms = statistics.median(times["ping"]) * 1e3
+            report["smallest_ratio"] = round((floor_ms + ping_ms) / floor_ms, 2)
+            if times["page"]:  # `location` also asks the page: one page-channel round trip more
+                page_ms = statistics.median(times["page"]) * 1e3
+                report["smallest_location_ratio"] = round((floor_ms + ping_ms + page_ms) / floor_ms, 2)
             loads: list[float] = []
             async with async_playwright() as pw:
                 browser = await pw.chromium.connect_over_cdp(f"http://127.0.0.1:{port}")
@@ -233,6 +265,52 @@ async def measure(args: argparse.Namespace) -> dict[str, Any]:
     return report
 
 
+PING_LINE = re.compile(
+    r" (\d+) INFO native_host\.bench_ping: bench ping: \d+ round trips \(ms\): ([\d. ]+)\n"
+)
+"""The native host's log line for one round of pings (native_host/bench_ping.py): pid, times in ms."""
+PAGE_PING_LINE = re.compile(
+    r" (\d+) INFO native_host\.bench_ping: bench page ping: \d+ worker-page round trips \(ms\): ([-\d. ]+)\n"
+)
+"""The same for the worker → content script → worker round trips the worker timed (-1: no page)."""
+
+
+PORT_RTT_LINE = re.compile(
+    r" (\d+) DEBUG native_host\.bridge: request h-\d+ (?:current|location) answered in ([\d.]+) ms\n"
+)
+"""The native host's log line for one `current`/`location` over the native port (pid, ms)."""
+
+
+def read_port_rtts(host_log: Path, offset: int, host_pid: int, out: list[float]) -> int:
+    """Append to `out` the `current`/`location` round trips (ms) the host logged after `offset`;
+    return the log's size now (the next offset)."""
+    with host_log.open("rb") as fh:
+        fh.seek(offset)
+        text = fh.read().decode("utf-8", "replace")
+    out += [float(m.group(2)) for m in PORT_RTT_LINE.finditer(text) if int(m.group(1)) == host_pid]
+    return offset + len(text.encode("utf-8", "replace"))
+
+
+async def ping_block(host_pid: int, host_log: Path) -> tuple[list[float], list[float]]:
+    """Make the native host time BLOCK_CALLS pings host ↔ worker, then BLOCK_CALLS worker ↔ page
+    (SIGUSR1, native_host/bench_ping.py) and read them back from its log; returns seconds, like the
+    other rows (page hops without a page left out). Raises TimeoutError after 10 s."""
+    offset = host_log.stat().st_size
+    os.kill(host_pid, signal.SIGUSR1)
+    async with asyncio.timeout(10):
+        while True:
+            with host_log.open("rb") as fh:
+                fh.seek(offset)
+                text = fh.read().decode("utf-8", "replace")
+            pings = [m for m in PING_LINE.finditer(text) if int(m.group(1)) == host_pid]
+            pages = [m for m in PAGE_PING_LINE.finditer(text) if int(m.group(1)) == host_pid]
+            if pings and pages:
+                native = [float(v) / 1e3 for v in pings[0].group(2).split()]
+                page = [float(v) / 1e3 for v in pages[0].group(2).split() if float(v) >= 0]
+                return native, page
+            await asyncio.sleep(0.01)
+
+
 def first_text_id(answer: Mapping[str, Any], url_part: str) -> str:
     """The id of the selected Text in the Page whose url contains `url_part`."""
     for page in walk(answer["root"]):
@@ -242,9 +320,9 @@ def first_text_id(answer: Mapping[str, Any], url_part: str) -> str:
 
 
 @contextlib.asynccontextmanager
-async def cdp_browser(browser_path: str | None, workdir: Path) -> AsyncIterator[tuple[Any, int]]:
+async def cdp_browser(browser_path: str | None, workdir: Path) -> AsyncIterator[tuple[Any, int, Path]]:
     """Chromium launched by bench/current_latency.py's `launched_browser` (one tab, the demo's
-    way, `--remote-debugging-port=0`); yields (descriptor, DevTools port)."""
+    way, `--remote-debugging-port=0`); yields (descriptor, DevTools port, native host log)."""
     sys.path.insert(0, str(ROOT / "bench"))
     import current_latency  # type: ignore[import-not-found]
 
@@ -258,7 +336,7 @@ async def cdp_browser(browser_path: str | None, workdir: Path) -> AsyncIterator[
             stack.enter_context, current_latency.launched_browser(path, 1, workdir)
         )
         port = current_latency.devtools_port(workdir / "udd-1", time.monotonic() + 10, lambda: None)
-        yield running.descriptor, port
+        yield running.descriptor, port, running.host_log
     finally:
         await asyncio.to_thread(stack.close)
 
@@ -317,11 +395,17 @@ def main() -> None:
     import current_latency
 
     current_latency.isolate(home)
+    os.environ["WEBCTX_BENCH_PINGS"] = str(BLOCK_CALLS)  # native_host/bench_ping.py: the ping row
     report = asyncio.run(measure(args))
     if not args.json:
         for row in report["rows"]:
             extra = f"  x floor {row['x_floor']}" if "x_floor" in row else ""
-            print(f"{row['row']:<28} median {row['median_ms']:7.2f} ms  p99 {row['p99_ms']:7.2f} ms{extra}")
+            extra += f"  port RTT {row['port_rtt_ms']}" if "port_rtt_ms" in row else ""
+            print(f"{row['row']:<46} median {row['median_ms']:7.2f} ms  p99 {row['p99_ms']:7.2f} ms{extra}")
+        print(f"smallest possible ratio, current: (floor + ping) / floor = {report['smallest_ratio']}")
+        if "smallest_location_ratio" in report:
+            ratio = report["smallest_location_ratio"]
+            print(f"smallest possible ratio, location: (floor + ping + page ping) / floor = {ratio}")
         c = report["content_script_ms_per_load"]
         what = f"content scripts per page load ({c['paragraphs']} paragraphs)"
         print(f"{what}: median {c['median']} ms, max {c['max']} ms")

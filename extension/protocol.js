@@ -15,6 +15,8 @@ export const NATIVE_HOST_NAME = "webctx.native_host";
 export const HELLO = "hello";
 export const CURRENT = "current";
 export const LOCATION = "location";
+/** host → worker: answered `{}` at once (bench: the native-messaging floor, docs/protocol.md). */
+export const PING = "ping";
 export const TOOLS_CALL = "tools.call";
 export const TOOLS_CANCEL = "tools.cancel";
 export const TOOLS_CHANGED = "tools.changed";
@@ -29,6 +31,7 @@ export const NATIVE_MESSAGE_TYPES = [
   "hello",
   "current",
   "location",
+  "ping",
   "tools.call",
   "tools.cancel",
   "tools.changed",

@@ -38,7 +38,7 @@ from urllib.parse import urlsplit
 
 from pydantic import ValidationError
 
-from native_host import PROTOCOL_VERSION, paths
+from native_host import PROTOCOL_VERSION, bench_ping, paths
 from native_host.bridge import Bridge
 from native_host.browser_identity import BrowserIdentity, identify_browser
 from native_host.descriptor import check_providers_folder, remove_stale_descriptors
@@ -180,6 +180,7 @@ class NativeHost:
         self._mcp_module: asyncio.Future[ModuleType] | None = None
         self._page_tools: ToolsChanged | None = None
         self._own_port: int | None = None
+        self._bench_tasks: set[asyncio.Task[None]] = set()
 
     def _ms_since_start(self) -> float:
         return (time.monotonic() - self.started_at) * 1e3
@@ -192,6 +193,7 @@ class NativeHost:
         log.info("native host started: pid %d, origin %s", os.getpid(), self.origin)
         try:
             self._install_signal_handlers()
+            bench_ping.install(self.bridge, self._bench_tasks)
             self._mcp_module = run_in_daemon_thread(importlib.import_module, MCP_MODULE)
             early = self._early
             if early is not None and early.hello is not None:  # answered before our imports

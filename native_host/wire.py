@@ -99,6 +99,7 @@ NATIVE_MESSAGE_TYPES: Final = (
     "hello",
     "current",
     "location",
+    "ping",
     "tools.call",
     "tools.cancel",
     "tools.changed",
@@ -173,6 +174,16 @@ class CurrentRequest(WireModel):
 
     type: Literal["current"] = "current"
     id: str
+
+
+class PingRequest(WireModel):
+    """host → worker, bench only (native_host/bench_ping.py): answered `result {}` at once, so its
+    round trip is native messaging alone (docs/protocol.md)."""
+
+    type: Literal["ping"] = "ping"
+    id: str
+    page: bool = False
+    """True: the worker times one page-channel round trip to the active tab and answers `{pageMs}`."""
 
 
 LOCATION_DEADLINE_MS: Final = 3000

@@ -39,6 +39,7 @@ import {
   FRAME_CHANGED,
   LOCATION,
   LOCATION_OFFSET,
+  PING,
   TOOLS_CALL,
   TOOLS_CANCEL,
   TOOLS_FRAME,
@@ -159,6 +160,8 @@ async function routeNativeRequest(message) {
     case LOCATION:
       await ready;
       return locator.locate(message.elementId);
+    case PING: // bench only (docs/protocol.md): no work, or one page-channel round trip
+      return message.page === true ? pingPage() : {};
     case TOOLS_CALL:
       return pageTools.call(message);
     case TOOLS_CANCEL:
@@ -166,6 +169,23 @@ async function routeNativeRequest(message) {
     default:
       throw new RequestError(ERROR_CODES.unknownType, `unknown message type ${JSON.stringify(message.type)}`);
   }
+}
+
+/**
+ * `ping {page: true}` (bench only): one page-channel round trip to the active tab's top document,
+ * timed here. `ping` is no type the content script answers, so it replies null at once.
+ * @returns {Promise<{pageMs: number | null}>} ms; null when no active tab shows a web page
+ */
+async function pingPage() {
+  await ready;
+  const tab = tabModel
+    .windows()
+    .flatMap((win) => win.tabs)
+    .find((t) => t.active && !isInternalUrl(t.url || t.pendingUrl || ""));
+  if (!tab) return { pageMs: null };
+  const start = performance.now();
+  await channels.request(tab.id, null, { type: PING }, { signal: AbortSignal.timeout(1000) });
+  return { pageMs: performance.now() - start };
 }
 
 /**

@@ -66,6 +66,7 @@ test("NATIVE_MESSAGE_TYPES is a plain array of double-quoted strings (read by a 
     "hello",
     "current",
     "location",
+    "ping",
     "tools.call",
     "tools.cancel",
     "tools.changed",

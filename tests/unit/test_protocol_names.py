@@ -33,6 +33,7 @@ def test_every_frame_model_type_is_a_native_message_type() -> None:
         wire.Hello,
         wire.CurrentRequest,
         wire.LocationRequest,
+        wire.PingRequest,
         wire.ToolCallRequest,
         wire.ToolCancelRequest,
         wire.ToolsChanged,
