@@ -242,3 +242,19 @@ def browser_per_mode(prefix: str, *, deadline_ms: int | None = DEADLINE_MS) -> A
             yield running
 
     return tb
+
+
+def page_in_new_tab(path: str) -> Any:
+    """A function-scoped fixture (module loop) opening `path` of the page server in a new tab of the
+    module's `tb`, its tools registered; the tab is closed after the test.
+    Use as `tools_page = page_in_new_tab("/tools.html")`."""
+
+    @pytest_asyncio.fixture(loop_scope="module")
+    async def opened(tb: ToolsBrowser, page_server: str) -> AsyncIterator[Page]:
+        page = await tb.open(path, page_server)
+        try:
+            yield page
+        finally:
+            await page.close()
+
+    return opened

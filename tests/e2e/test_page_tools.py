@@ -10,13 +10,11 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import re
-from collections.abc import AsyncIterator
 from pathlib import Path
 from statistics import median
 
 import anyio
 import pytest
-import pytest_asyncio
 from playwright.async_api import Page
 
 from tests.e2e.page_tools_harness import (
@@ -24,6 +22,7 @@ from tests.e2e.page_tools_harness import (
     ToolsBrowser,
     browser_per_mode,
     monotonic_ms,
+    page_in_new_tab,
     page_tools_of,
     text_of,
     wait_for_tools,
@@ -57,14 +56,8 @@ worker's `Date.now()` just before the switch."""
 tb = browser_per_mode("page-tools")
 
 
-@pytest_asyncio.fixture(loop_scope="module")
-async def tools_page(tb: ToolsBrowser, page_server: str) -> AsyncIterator[Page]:
-    """tests/pages/tools.html in a new tab, its tools registered; closed after the test."""
-    page = await tb.open(TOOLS_PAGE, page_server)
-    try:
-        yield page
-    finally:
-        await page.close()
+# tests/pages/tools.html in a new tab, its tools registered; closed after the test.
+tools_page = page_in_new_tab(TOOLS_PAGE)
 
 
 async def test_page_tools_are_exposed_under_valid_distinct_names_that_route_to_their_own_tool(

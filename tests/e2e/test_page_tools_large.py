@@ -10,15 +10,14 @@ native host runs with the product default, PAGE_TOOL_DEADLINE_MS (60 s).
 from __future__ import annotations
 
 import time
-from collections.abc import AsyncIterator
 
 import pytest
-import pytest_asyncio
 from playwright.async_api import Page
 
 from tests.e2e.page_tools_harness import (
     ToolsBrowser,
     browser_per_mode,
+    page_in_new_tab,
     page_tools_of,
     text_of,
     wait_for_tools,
@@ -33,14 +32,8 @@ TOOLS_PAGE = "/tools.html"
 tb = browser_per_mode("page-tools-large", deadline_ms=None)
 
 
-@pytest_asyncio.fixture(loop_scope="module")
-async def tools_page(tb: ToolsBrowser, page_server: str) -> AsyncIterator[Page]:
-    """tests/pages/tools.html in a new tab, its tools registered; closed after the test."""
-    page = await tb.open(TOOLS_PAGE, page_server)
-    try:
-        yield page
-    finally:
-        await page.close()
+# tests/pages/tools.html in a new tab, its tools registered; closed after the test.
+tools_page = page_in_new_tab(TOOLS_PAGE)
 
 
 async def test_large_results_and_arguments_travel_whole(
