@@ -390,11 +390,11 @@ class ConstantRequester:
 
 
 def _profile_on_signals(loop: asyncio.AbstractEventLoop, out: Path) -> None:
-    """The floor server's `--floor-profile OUT`: SIGUSR1 starts cProfile (CPU time, this thread:
-    the event loop that runs uvicorn and the SDK), SIGUSR2 stops it and writes pstats to `out`."""
+    """The floor server's `--floor-profile OUT`: SIGUSR1 starts cProfile (this thread: the event
+    loop that runs uvicorn and the SDK), SIGUSR2 stops it and writes pstats to `out`."""
     import cProfile
 
-    profiler = cProfile.Profile(time.process_time)
+    profiler = cProfile.Profile()
 
     def dump() -> None:
         profiler.disable()
