@@ -765,8 +765,8 @@ def table(rows: list[Row], same_rows: list[Row], calls: int, warmup: int) -> str
     head = (
         f"`current` through host_client (real HTTP, one session per row): {calls} sequential calls "
         f"after {warmup} warm-up,\nfloors and browser interleaved in blocks of {BLOCK_CALLS}; "
-        "times in ms, CPU in ms per call; x floor: over the 142-byte floor, x same: over the "
-        "same-size floor"
+        "times in ms, CPU in ms per call;\nx floor: over the 142-byte floor (the target), "
+        "x same: over the floor answering the same tree"
     )
     cols = (
         f"{'scenario':<17} {'era':<10} {'median':>7} {'p99':>7} {'x floor':>7} {'x same':>6} "

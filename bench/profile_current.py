@@ -67,10 +67,12 @@ def is_wait(key: FuncKey) -> bool:
 
 def package(key: FuncKey) -> str:
     """What a function belongs to: a site-packages distribution's top folder, a standard-library
-    module, this repository's top folder, or "builtins (C)"."""
-    file = key[0]
-    if file == "~":
-        return "builtins (C)"
+    module, this repository's top folder; C functions by their module ("_socket (C)",
+    "pydantic_core (C)"), else "builtins (C)"."""
+    file, _line, name = key
+    if file == "~":  # "<method 'send' of '_socket.socket' objects>", "<built-in method _json.x>"
+        found = re.search(r"(?:of '|built-in method )(\w+)\.", name)
+        return f"{found.group(1)} (C)" if found else "builtins (C)"
     for prefix in PREFIXES:
         found = re.search(prefix + r"([^/]+)", file)
         if found:
