@@ -29,7 +29,7 @@ export const TOOL_NAME_PATTERN = /^[A-Za-z0-9_.-]{1,128}$/;
  * for page tools and SPEC §4's 50 ms freshness for the pushed tree (tree_push.js: a change seen
  * here is pushed within a poll period plus one build). One chrome.windows.getAll without tabs per
  * tick, while the native port is connected. */
-export const WINDOW_STATE_POLL_MS = 40;
+export const WINDOW_STATE_POLL_MS = 25;
 /** The same poll in a headed browser, a safety net only: minimize/restore hide/show the page
  * (its visibilitychange reaches the worker on the tools port) and fire window events there. */
 export const WINDOW_STATE_SAFETY_POLL_MS = 1000;
