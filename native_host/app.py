@@ -373,6 +373,9 @@ class NativeHost:
             handoff.requester, instance=self.instance, page_tool_deadline_ms=page_tool_deadline_ms()
         )
         endpoint.follower_tools = follower_tools
+        # Our pushed tree goes on to the provider while we follow it (handoff.py).
+        self.tree_cache.on_change = lambda: handoff.set_tree(self.tree_cache.reply())
+        handoff.set_tree(self.tree_cache.reply())
         follower_tools.on_change = endpoint.notify_tools_changed
         if self._page_tools is not None:
             await endpoint.set_page_tools(self._page_tools.tools)

@@ -39,6 +39,8 @@ class TreeCache:
         self._reply: dict[str, Any] | None = None
         self.pushes = 0
         """How many `tree` frames arrived (diagnostics and tests)."""
+        self.on_change: Callable[[], None] | None = None
+        """Called after every push and every clear (a follower host passes its tree on: handoff.py)."""
 
     def update(self, push: TreePush, raw: Mapping[str, Any]) -> None:
         """Take a validated `tree` frame (`push`) and the decoded frame it came from (`raw`,
@@ -46,12 +48,17 @@ class TreeCache:
         self.pushes += 1
         if not push.complete or push.root is None or not isinstance(raw.get("root"), dict):
             self._reply = None
-            return
-        self._reply = {"root": raw["root"], "windowFocused": push.window_focused}
+        else:
+            self._reply = {"root": raw["root"], "windowFocused": push.window_focused}
+        if self.on_change is not None:
+            self.on_change()
 
     def clear(self) -> None:
         """Forget the tree: a new `hello` (ids may start over) or the port closed."""
+        had = self._reply is not None
         self._reply = None
+        if had and self.on_change is not None:
+            self.on_change()
 
     def reply(self) -> dict[str, Any] | None:
         """The cached `current` result, or None when there is no complete tree to answer from."""
