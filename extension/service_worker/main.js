@@ -159,7 +159,7 @@ servePopupStatus(
   (pagesWithTools) => void port.noteStatus({ pagesWithTools }),
 );
 // Minimize, restore and focus: window events and the page's visibilitychange (on its page channel)
-// where the browser has them; while the port is connected, a window-state poll too, every 40 ms in
+// where the browser has them; while the port is connected, a window-state poll too, every 25 ms in
 // headless Chromium (minimizing fires nothing there) and every 1 s as a safety net otherwise. A
 // change it sees rebuilds the pushed tree and compares the exposed page tools.
 let lastWindowStates = "";
