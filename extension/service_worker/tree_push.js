@@ -87,19 +87,33 @@ export class TreePusher {
         ? { complete: true, root: built.root, windowFocused: Boolean(built.windowFocused) }
         : { complete: false };
       const text = JSON.stringify(body);
-      if (text !== this.lastSent && this.deps.send(body)) {
-        this.lastSent = text;
-        this.sent++;
+      if (text !== this.lastSent) {
+        if (this.deps.send(body)) {
+          this.lastSent = text;
+          this.sent++;
+        } else if (built.complete) {
+          // Refused (over the 64 MiB a message may have): the host must not keep answering
+          // with the tree before it, so it is told to ask instead.
+          this.#sendIncomplete();
+        }
       }
       if (built.retryInMs !== undefined) this.#retryIn(built.retryInMs);
     } catch (error) {
       // Never leave the host with a tree that may be wrong: say "ask me" instead.
       console.warn("webctx: building the pushed tree failed: %s", error instanceof Error ? error.message : String(error));
-      const text = JSON.stringify({ complete: false });
-      if (generation === this.#generation && text !== this.lastSent && this.deps.send({ complete: false })) this.lastSent = text;
+      if (generation === this.#generation) this.#sendIncomplete();
     } finally {
       this.#building = false;
       if (this.#dirty || generation !== this.#generation) this.schedule();
+    }
+  }
+
+  /** Tell the host to ask (`complete: false`), unless that is what it was told last. */
+  #sendIncomplete() {
+    const text = JSON.stringify({ complete: false });
+    if (text !== this.lastSent && this.deps.send({ complete: false })) {
+      this.lastSent = text;
+      this.sent++;
     }
   }
 

@@ -183,3 +183,24 @@ test("a failed build tells the host to ask (complete: false), once", async () =>
   }
   assert.deepEqual(sent.slice(1), [{ complete: false }]);
 });
+
+test("a tree the port refuses (over 64 MiB) is replaced by complete: false at the host", async () => {
+  const timers = fakeTimers();
+  const sent = [];
+  let builds = 0;
+  const p = new TreePusher({
+    build: async () => ({ complete: true, root: root(++builds === 1 ? "small" : "huge") }),
+    send: (body) => {
+      if (body.root?.title === "huge") return false;
+      sent.push(body);
+      return true;
+    },
+    setTimer: timers.setTimer,
+    clearTimer: timers.clearTimer,
+  });
+  p.schedule();
+  await timers.run();
+  p.schedule();
+  await timers.run();
+  assert.deepEqual(sent, [{ complete: true, root: root("small"), windowFocused: false }, { complete: false }]);
+});
