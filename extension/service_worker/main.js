@@ -331,6 +331,11 @@ async function tabModelDiff() {
   return [...out, ...diffWindows(tabModel.windows(), fresh)];
 }
 /** @type {{__webctxTabModelDiff?: () => Promise<string[]>}} */ (globalThis).__webctxTabModelDiff = tabModelDiff;
+/** Debug counters of the pushed tree, for tests and benches (no page content). */
+/** @type {{__webctxTreePushStats?: () => {builds: number, sent: number}}} */ (globalThis).__webctxTreePushStats = () => ({
+  builds: treePusher.builds,
+  sent: treePusher.sent,
+});
 
 // ---- content scripts in tabs that were open before -------------------------------------------
 
