@@ -15,8 +15,7 @@
 Application element. A follower pushes its tree on every change (`tree`, from its own pushed tree:
 tree_cache.py), so the provider merges the trees it holds without a round trip; a follower with no
 complete tree (none yet, or `complete: false`) is asked at once, as is our own extension when our
-own cache has none. A follower's element ids get
-the prefix `f<k>-`, where `k` numbers follower host instances for the provider's instance: a new
+own cache has none. A follower's element ids get the prefix `f<k>-`, where `k` numbers follower host instances for the provider's instance: a new
 follower instance gets a new `k`, a follower that reconnects keeps its `k` (its ids and tool names
 stay valid), so ids stay unique in the tree and never mean two things within the instance. A
 follower that fails or misses the deadline is left out of that answer. `location` of an id
@@ -441,6 +440,7 @@ class ProfileHandoff:
     the publisher's `on_role_change` is `handoff.on_role_change` and `handoff.descriptor_path` is
     the publisher's path; `handoff.set_page_tools(…)` on every `tools.changed` of our extension;
     `on_provider(port)` hears the provider's MCP port while we stand by (the popup shows it);
+    `handoff.set_tree(…)` on every change of our pushed tree (tree_cache.py), passed on while we follow;
     `await handoff.stop()` at exit.
     """
 
