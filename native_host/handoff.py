@@ -15,9 +15,10 @@
 Application element. A follower pushes its tree on every change (`tree`, from its own pushed tree:
 tree_cache.py), so the provider merges the trees it holds without a round trip; a follower with no
 complete tree (none yet, or `complete: false`) is asked at once, as is our own extension when our
-own cache has none. A follower's element ids get the prefix `f<k>-`, where `k` numbers follower host instances for the provider's instance: a new
-follower instance gets a new `k`, a follower that reconnects keeps its `k` (its ids and tool names
-stay valid), so ids stay unique in the tree and never mean two things within the instance. A
+own cache has none. A follower's element ids get the prefix `f<k>-`, where `k` numbers follower
+host instances for the provider's instance: a new follower instance gets a new `k`, a follower
+that reconnects keeps its `k` (its ids and tool names stay valid), so ids stay unique in the tree
+and never mean two things within the instance. A
 follower that fails or misses the deadline is left out of that answer. `location` of an id
 `f<k>-…` goes to follower `k` (prefix stripped); when that follower is gone, the answer is `gone`.
 A follower's page tools are the provider's MCP tools (follower_tools.py); calls go to it.
