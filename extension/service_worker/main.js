@@ -1,7 +1,10 @@
 // webctx service worker: the entry module (STYLE "Service worker").
 //
 //   chrome.runtime.connectNative ⇄ native_port.js ── hello, chunk reassembly, reconnect, status
-//                                      │ host requests (`current`, `location`)
+//                                      │ host requests (`current` when the host's pushed tree is
+//                                      │ incomplete, `location`); `tree` pushed by tree_push.js on
+//                                      │ every change (TabModel.onChange, frame.changed, page tools,
+//                                      │ settings, the window-state poll)
 //                                      ▼
 //   main.js: routers ───────────► tree.js (pure) ◄── ids.js (pure, per-instance id registry)
 //     ▲ runtime.onMessage              ▲  └─ pointing.js (pure: frame Groups, textbox, hover)
