@@ -264,6 +264,7 @@ function routeRuntimeMessage(message, sender) {
 async function answerCurrent() {
   const built = await buildCurrent(true);
   treePusher.schedule();
+  if (!built.complete) throw new Error("a pulled tree is always complete"); // (for the type checker)
   return { root: built.root, windowFocused: built.windowFocused };
 }
 
@@ -277,20 +278,19 @@ async function answerCurrent() {
 async function buildPushedTree() {
   if (!port.connected) return null;
   const built = await buildCurrent(false);
-  const { complete, retryInMs } = selections.pushedComplete(built.activeTabIds);
-  if (!complete) {
-    void selections.pullUnseen(built.activeTabIds).then((pulled) => pulled && treePusher.schedule(), () => undefined);
-  }
-  const tree = complete ? { complete, root: built.root, windowFocused: built.windowFocused } : { complete };
-  return retryInMs === undefined ? tree : { ...tree, retryInMs };
+  if (built.complete) return { complete: true, root: built.root, windowFocused: built.windowFocused };
+  void selections.pullUnseen(built.activeTabIds).then((pulled) => pulled && treePusher.schedule(), () => undefined);
+  return built.retryInMs === undefined ? { complete: false } : { complete: false, retryInMs: built.retryInMs };
 }
 
 /**
  * The tree from the tab model, the window states and focus (read now: minimize has no event in
- * headless Chromium), the frame reports (pulled where `needsPull` when `pull`, else as pushed)
- * and the exposed page tools. Notes the popup's "N pages with tools".
+ * headless Chromium), the frame reports and the exposed page tools; notes the popup's "N pages
+ * with tools". With `pull`, active tabs that `needsPull` are pulled first; without, the pushed
+ * reports are used, and when some active tab needs a pull no tree is built (`complete: false`,
+ * with `retryInMs` when that tab only has to settle: selections.js `pushedComplete`).
  * @param {boolean} pull
- * @returns {Promise<{root: Element, windowFocused: boolean, activeTabIds: number[]}>}
+ * @returns {Promise<({complete: true, root: Element, windowFocused: boolean} | {complete: false, retryInMs?: number}) & {activeTabIds: number[]}>}
  */
 async function buildCurrent(pull) {
   const [{ browser }, , states, lastFocused] = await Promise.all([
@@ -312,12 +312,18 @@ async function buildCurrent(pull) {
       .filter((tab) => tab.active && tab.id !== undefined && !isInternalUrl(tab.url || tab.pendingUrl || ""))
       .map((tab) => /** @type {number} */ (tab.id)),
   );
-  const frames = pull ? await selections.collect(activeTabIds) : selections.pushed();
+  let frames;
+  if (pull) frames = await selections.collect(activeTabIds);
+  else {
+    const pushed = selections.pushedComplete(activeTabIds);
+    if (!pushed.complete) return { ...pushed, complete: false, activeTabIds };
+    frames = selections.pushed();
+  }
   const pages = pageTools.exposedPages(shown);
   const snapshot = { browser, windows: shown, lastFocusedWindowId, selections: new Map(), frames, pageTools: pages };
   const root = buildTree(snapshot, ids, { includeIncognito: settings.incognito }); // SPEC §2: opt-in
   void port.noteStatus({ pagesWithTools: countPagesWithTools(root) }); // the popup shows it
-  return { root, windowFocused: lastFocused.focused, activeTabIds };
+  return { complete: true, root, windowFocused: lastFocused.focused, activeTabIds };
 }
 
 /**
