@@ -39,6 +39,8 @@
  * @property {() => FrameReport} [report]
  * @property {string} [token]       this document's random token (report.js; Firefox's document key)
  * @property {() => void} [changed]   schedule a `frame.changed` push (report.js)
+ * @property {(token: string) => Window | undefined} [childWindow]  the window of the child frame
+ *   whose document has `token` (report.js), undefined when none told us, or two claimed it
  * @property {WebctxChannelPart} [channel]  page_port.js: this document's end of the page channel
  * @property {{measure: (target: {kind: string, key?: number}) => import("../service_worker/location.js").Measured}} [locate]
  * @property {{mode: "native" | "polyfill"}} [webmcp]  webmcp_bridge.js: where the page's tools come from
