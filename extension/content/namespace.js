@@ -8,7 +8,7 @@
 //                  (and the document's token, the parent frame's token, typing in large fields)
 //   page_port.js   this document's end of the page channel: answers the worker's requests by type
 //                  (on a port, or by message where there is none) and posts events up
-//   locate.js      `location.get`: rects in CSS px, passed up through parent frames to the top
+//   locate.js      `location.get`: rects in CSS px; `location.frame`: an <iframe>'s box for a child
 //   webmcp_frames.js  the origins of the tab's cross-origin frames, for getTools({fromOrigins})
 //   webmcp_bridge.js  the page's WebMCP tools → `tools.report`; runs `tools.run` (top frame only)
 //
