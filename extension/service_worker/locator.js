@@ -183,18 +183,21 @@ export class Locator {
    * @param {{kind: string, key?: number}} target
    * @param {{childToken: string, parentKey: string}[]} parents  nearest first, up to the top frame
    * @returns {Promise<Measured | null | undefined>} null: the document cannot be reached;
-   *   undefined: a parent did not place it (the frame tree moved): climb instead
+   *   undefined: a parent answered that it holds no such frame (the tree moved): climb instead.
+   *   A parent that cannot be reached in time (no content script) leaves the measurement
+   *   unplaced, as in a climb: the document exists, it cannot be placed (`offscreen`).
    */
   async #measureWithParents(tabId, documentId, target, parents) {
     const signal = AbortSignal.timeout(MEASURE_TIMEOUT_MS);
+    /** @type {Promise<FrameOffset | null | "unreachable">[]} */
     const asking = parents.map(({ childToken, parentKey }) =>
-      this.#channels
-        .request(tabId, parentKey, { type: LOCATION_FRAME, child: childToken }, { signal })
-        .then((reply) => {
+      this.#channels.request(tabId, parentKey, { type: LOCATION_FRAME, child: childToken }, { signal }).then(
+        (reply) => {
           const offset = typeof reply === "object" && reply !== null ? /** @type {{offset?: unknown}} */ (reply).offset : null;
           return isOffset(offset) ? offset : null;
-        })
-        .catch(() => null),
+        },
+        () => "unreachable",
+      ),
     );
     let reply;
     try {
@@ -207,6 +210,7 @@ export class Locator {
     if (!measured.depth || measured.status !== "ok") return measured; // "gone" needs no placing
     const offsets = await Promise.all(asking);
     if (measured.depth !== parents.length || offsets.includes(null)) return undefined;
+    if (offsets.includes("unreachable")) return { status: measured.status, rects: [] };
     return climb(measured, /** @type {FrameOffset[]} */ (offsets)) ?? undefined;
   }
 

@@ -94,3 +94,14 @@ test("an unknown frame tree: the subframe climbs, no parent is asked", async () 
   assert.deepEqual(made.sent.map(({ message }) => message.type), ["location.get"]);
   assert.deepEqual(reply.location.rects, PLACED);
 });
+
+test("a parent that cannot be reached (no content script): unplaced, offscreen, without a climb", async () => {
+  const { locator, sent } = locatorWith((key, message) => {
+    if (message.type === "location.get") return { measured: LEAF };
+    if (key === "top") throw new Error("the document went away");
+    return { offset: MID_OFFSET };
+  }, LINEAGE);
+  const reply = await locator.locate("sel-abc");
+  assert.equal(sent.filter(({ message }) => message.type === "location.get").length, 1);
+  assert.deepEqual(reply.location, { state: "offscreen", rects: [] });
+});
