@@ -1,7 +1,7 @@
 // Message type names and shapes shared by the extension's worlds (docs/protocol.md is the contract).
 //
 // Native port (worker ⇄ native host): hello, current, location, chunk, result, error.
-// Inside the extension (content ⇄ worker): frame.changed, location.get, location.frame, location.offset, tools.*;
+// Inside the extension (content ⇄ worker): frame.changed, location.get, location.offset, tools.*;
 // requests to a page go on its page channel (service_worker/page_channel.js, content/page_port.js).
 // `native_host/wire.py` names the same native-port types; tests/unit/test_protocol_names.py reads
 // NATIVE_MESSAGE_TYPES below with a regex, so keep it a plain array of double-quoted strings.
@@ -44,6 +44,7 @@ export const NATIVE_MESSAGE_TYPES = [
 export const FRAME_CHANGED = "frame.changed";
 export const LOCATION_GET = "location.get";
 export const LOCATION_OFFSET = "location.offset";
+/** worker → a parent frame, beside `location.get`: the <iframe> holding a child document (docs/protocol.md). */
 export const LOCATION_FRAME = "location.frame";
 /** content → worker: the page's tools changed (docs/protocol.md "Page tools"). */
 export const TOOLS_REPORT = "tools.report";

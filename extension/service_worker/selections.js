@@ -193,33 +193,6 @@ export class SelectionStore {
     this.#pushedAt.set(sender.tabId, this.#now());
   }
 
-  /**
-   * Where document `key` sits in tab `tabId`'s frame tree, as far as the frames' reports tell
-   * (each names its parent's token, content/report.js): for each level up to the top frame, the
-   * parent's document and the token of the child document it holds; nearest parent first. Used by
-   * locator.js to ask every parent frame for its <iframe>'s box at once, beside the measurement.
-   * Null when a level is not known (a frame that never reported, nor linked to its parent yet).
-   * @param {number} tabId
-   * @param {string} key a documentKey
-   * @returns {{childToken: string, parentKey: string}[] | null}  [] for a top document
-   */
-  lineage(tabId, key) {
-    const frames = this.#frames.get(tabId);
-    if (!frames) return null;
-    let frame = [...frames.values()].find((f) => f.documentId === key);
-    /** @type {{childToken: string, parentKey: string}[]} */
-    const levels = [];
-    while (frame && frame.frameId !== 0) {
-      const parentToken = frame.report.parentToken;
-      const parent = parentToken ? [...frames.values()].find((f) => f.report.token === parentToken) : undefined;
-      const childToken = frame.report.token;
-      if (!parent || !childToken || levels.length >= MAX_FRAME_LEVELS) return null;
-      levels.push({ childToken, parentKey: parent.documentId });
-      frame = parent;
-    }
-    return frame ? levels : null;
-  }
-
   /** A tab closed or started loading a new document: what it reported is stale. @param {number} tabId */
   forget(tabId) {
     this.#frames.delete(tabId);
@@ -276,6 +249,33 @@ export class SelectionStore {
     } catch {
       return undefined;
     }
+  }
+
+  /**
+   * Where document `key` sits in tab `tabId`'s frame tree, as far as the frames' reports tell
+   * (each names its parent's token, content/report.js): for each level up to the top frame, the
+   * parent's document and the token of the child document it holds; nearest parent first. Used by
+   * locator.js to ask every parent frame for its <iframe>'s box at once, beside the measurement.
+   * Null when a level is not known (a frame that never reported, nor linked to its parent yet).
+   * @param {number} tabId
+   * @param {string} key a documentKey
+   * @returns {{childToken: string, parentKey: string}[] | null}  [] for a top document
+   */
+  lineage(tabId, key) {
+    const frames = this.#frames.get(tabId);
+    if (!frames) return null;
+    let frame = [...frames.values()].find((f) => f.documentId === key);
+    /** @type {{childToken: string, parentKey: string}[]} */
+    const levels = [];
+    while (frame && frame.frameId !== 0) {
+      const parentToken = frame.report.parentToken;
+      const parent = parentToken ? [...frames.values()].find((f) => f.report.token === parentToken) : undefined;
+      const childToken = frame.report.token;
+      if (!parent || !childToken || levels.length >= MAX_FRAME_LEVELS) return null;
+      levels.push({ childToken, parentKey: parent.documentId });
+      frame = parent;
+    }
+    return frame ? levels : null;
   }
 }
 
