@@ -47,6 +47,8 @@ export const NATIVE_MESSAGE_TYPES = [
 export const FRAME_CHANGED = "frame.changed";
 export const LOCATION_GET = "location.get";
 export const LOCATION_OFFSET = "location.offset";
+/** worker → a parent frame, beside `location.get`: the <iframe> holding a child document (docs/protocol.md). */
+export const LOCATION_FRAME = "location.frame";
 /** content → worker: the page's tools changed (docs/protocol.md "Page tools"). */
 export const TOOLS_REPORT = "tools.report";
 /** content → worker: a cross-origin frame is here (content/webmcp_frames.js); its tools may be listed by the top. */

@@ -63,7 +63,7 @@ const seedTabModel = () => tabModel.ensureSeeded(api.allWindowsWithTabs);
 void seedTabModel();
 // One port per document for everything the worker asks a page (page_channel.js).
 const channels = new PageChannels();
-const locator = new Locator(ids, tabModel, seedTabModel, channels);
+const locator = new Locator(ids, tabModel, seedTabModel, channels, (tabId, key) => selections.lineage(tabId, key));
 const port = new NativePort({
   onRequest: routeNativeRequest,
   onConnect: () => {

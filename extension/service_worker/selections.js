@@ -28,6 +28,9 @@ export const SELECTION_PULL_TIMEOUT_MS = 300;
 /** A tab whose last push is older than this has settled: its pushed value is trusted (ms). */
 export const PUSH_SETTLED_MS = 250;
 
+/** Frame levels `lineage` follows at most (the content scripts count depth up to 64). */
+const MAX_FRAME_LEVELS = 64;
+
 /** Size limits on what a content script may send (it relays the page: check shape and size). */
 const MAX_TEXT_CHARS = 65536;
 const MAX_CONTEXT_CHARS = 1024;
@@ -301,6 +304,33 @@ export class SelectionStore {
     } catch {
       return undefined;
     }
+  }
+
+  /**
+   * Where document `key` sits in tab `tabId`'s frame tree, as far as the frames' reports tell
+   * (each names its parent's token, content/report.js): for each level up to the top frame, the
+   * parent's document and the token of the child document it holds; nearest parent first. Used by
+   * locator.js to ask every parent frame for its <iframe>'s box at once, beside the measurement.
+   * Null when a level is not known (a frame that never reported, nor linked to its parent yet).
+   * @param {number} tabId
+   * @param {string} key a documentKey
+   * @returns {{childToken: string, parentKey: string}[] | null}  [] for a top document
+   */
+  lineage(tabId, key) {
+    const frames = this.#frames.get(tabId);
+    if (!frames) return null;
+    let frame = [...frames.values()].find((f) => f.documentId === key);
+    /** @type {{childToken: string, parentKey: string}[]} */
+    const levels = [];
+    while (frame && frame.frameId !== 0) {
+      const parentToken = frame.report.parentToken;
+      const parent = parentToken ? [...frames.values()].find((f) => f.report.token === parentToken) : undefined;
+      const childToken = frame.report.token;
+      if (!parent || !childToken || levels.length >= MAX_FRAME_LEVELS) return null;
+      levels.push({ childToken, parentKey: parent.documentId });
+      frame = parent;
+    }
+    return frame ? levels : null;
   }
 }
 
