@@ -327,12 +327,12 @@ function wrapPort(port) {
 }
 
 /**
- * A short signature of every normal window's id and state ("normal", "minimized", …).
+ * A short signature of every normal window's id, state ("normal", "minimized", …) and focus.
  * @returns {Promise<string>}
  */
 export async function windowStates() {
   const windows = await chrome.windows.getAll({ windowTypes: ["normal"] });
-  return windows.map((win) => `${win.id}:${win.state}`).join(",");
+  return windows.map((win) => `${win.id}:${win.state}:${win.focused}`).join(",");
 }
 
 /**
