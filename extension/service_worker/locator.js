@@ -58,6 +58,9 @@ export class Locator {
   #seed;
   /** The parent frames of a document, nearest first (selections.js `lineage`). @type {Lineage} */
   #lineage;
+  /** A window's state from the worker's fast window-state poll, or undefined: read it then.
+   * @type {(windowId: number) => string | undefined} */
+  #polledWindowState;
 
   /**
    * @param {IdRegistry} ids
@@ -65,9 +68,13 @@ export class Locator {
    * @param {() => Promise<void>} seed
    * @param {import("./page_channel.js").PageChannels} channels
    * @param {Lineage} [lineage] none: every subframe measurement climbs by postMessage
+   * @param {(windowId: number) => string | undefined} [polledWindowState] a window's state as a
+   *   poll that runs every few ms last read it (headless Chromium: main.js); none, or undefined
+   *   for a window: `chrome.windows.get` beside the measurement
    */
-  constructor(ids, tabs, seed, channels, lineage = () => null) {
+  constructor(ids, tabs, seed, channels, lineage = () => null, polledWindowState = () => undefined) {
     this.#lineage = lineage;
+    this.#polledWindowState = polledWindowState;
     this.#ids = ids;
     this.#channels = channels;
     this.#tabs = tabs;
@@ -124,16 +131,18 @@ export class Locator {
         : target.kind === "frame"
           ? { kind: "frame" }
           : { kind: target.kind, key: target.key };
-    // The tab and its window come from the model; only the window's state is read (minimize has
-    // no event in headless Chromium), and only that one window. The tab is looked up again once
-    // the page has answered, so a tab closed meanwhile (its onRemoved came first) is "gone".
+    // The tab and its window come from the model. The window's state (minimize has no event in
+    // headless Chromium) comes from the worker's fast poll where it runs, else that one window is
+    // read. The tab is looked up again once the page has answered, so a tab closed meanwhile (its
+    // onRemoved came first) is "gone".
     const measuring = this.#measure(target.tabId, target.kind === "tab" ? null : target.documentId, wanted);
     await this.#seed();
     const windowId = this.#tabs.tab(target.tabId)?.windowId;
+    const polledState = windowId === undefined ? undefined : this.#polledWindowState(windowId);
     const [measured, zoom, windowNow] = await Promise.all([
       measuring,
       this.#zoom(target.tabId),
-      windowId === undefined ? undefined : api.getWindow(windowId),
+      windowId === undefined ? undefined : polledState !== undefined ? { id: windowId, state: polledState } : api.getWindow(windowId),
     ]);
     const tab = this.#tabs.tab(target.tabId);
     if (!tab || tab.windowId === undefined) return { location: goneAnswer() };
@@ -141,7 +150,7 @@ export class Locator {
       // A tab whose page cannot be asked (discarded, internal) still exists; a document that
       // cannot be reached was navigated away or closed.
       if (target.kind !== "tab") return { location: goneAnswer() };
-      const win = windowNow?.id === tab.windowId ? windowNow : await api.getWindow(tab.windowId);
+      const win = windowNow?.id === tab.windowId && "left" in windowNow ? windowNow : await api.getWindow(tab.windowId);
       return { location: { state: "offscreen", rects: [] }, windowBounds: win ? bounds(win) : undefined };
     }
     const m = measured.metrics;

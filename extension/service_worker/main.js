@@ -32,7 +32,7 @@ import { SelectionStore } from "./selections.js";
 import { TabModel, diffWindows } from "./tab_model.js";
 import { countPagesWithTools, isExcluded, normalizeSettings } from "./settings.js";
 import { buildTree, isInternalUrl } from "./tree.js";
-import { windowStatePollMs } from "./page_tools.js";
+import { WINDOW_STATE_POLL_MS, windowStatePollMs } from "./page_tools.js";
 import { PageToolRouter } from "./page_tool_router.js";
 import { TreePusher } from "./tree_push.js";
 import { cancelConfirmation } from "./confirm.js";
@@ -63,7 +63,16 @@ const seedTabModel = () => tabModel.ensureSeeded(api.allWindowsWithTabs);
 void seedTabModel();
 // One port per document for everything the worker asks a page (page_channel.js).
 const channels = new PageChannels();
-const locator = new Locator(ids, tabModel, seedTabModel, channels, (tabId, key) => selections.lineage(tabId, key));
+// The window-state poll's period (page_tools.js): 25 ms in headless Chromium, 1 s otherwise.
+const POLL_MS = windowStatePollMs(navigator.userAgent);
+/** Each normal window's state ("minimized", …) as the window-state poll last read it. @type {Map<number, string>} */
+const polledWindowStates = new Map();
+// Where minimizing fires nothing (headless), `location` takes the window's state from the fast
+// poll (at most one period old) instead of reading it per call; in a headed browser the poll is a
+// 1 s safety net only, so `location` reads the window as the page is measured (locator.js).
+const polledWindowState =
+  POLL_MS === WINDOW_STATE_POLL_MS ? (/** @type {number} */ windowId) => polledWindowStates.get(windowId) : undefined;
+const locator = new Locator(ids, tabModel, seedTabModel, channels, (tabId, key) => selections.lineage(tabId, key), polledWindowState);
 const port = new NativePort({
   onRequest: routeNativeRequest,
   onConnect: () => {
@@ -166,11 +175,17 @@ servePopupStatus(
 // headless Chromium (minimizing fires nothing there) and every 1 s as a safety net otherwise. A
 // change it sees rebuilds the pushed tree and compares the exposed page tools.
 let lastWindowStates = "";
-setInterval(() => void pollWindowStates(), windowStatePollMs(navigator.userAgent));
+setInterval(() => void pollWindowStates(), POLL_MS);
 
 async function pollWindowStates() {
-  if (!port.connected) return;
-  const states = await api.windowStates();
+  if (!port.connected) {
+    polledWindowStates.clear(); // not kept while nothing polls: location reads the window instead
+    return;
+  }
+  const windows = await api.windowStates();
+  polledWindowStates.clear();
+  for (const win of windows) if (win.id !== undefined && win.state) polledWindowStates.set(win.id, win.state);
+  const states = windows.map((win) => `${win.id}:${win.state}:${win.focused}`).join(",");
   if (states === lastWindowStates) return;
   lastWindowStates = states;
   treePusher.schedule();

@@ -1,4 +1,4 @@
-// Locator: a subframe's measurement and its parent frames' <iframe> boxes asked at once, and the
+// Locator: the window's state from the fast poll; a subframe's measurement and its parent frames' <iframe> boxes asked at once, and the
 // climb by postMessage where that cannot be done (extension/service_worker/locator.js).
 import { test } from "node:test";
 import assert from "node:assert/strict";
@@ -25,8 +25,9 @@ const LINEAGE = [
  * with `answer(key, message)`; every request is recorded in `sent`.
  * @param {(key: string | null, message: any) => unknown} answer
  * @param {any} lineage
+ * @param {(windowId: number) => string | undefined} [polledWindowState]
  */
-function locatorWith(answer, lineage) {
+function locatorWith(answer, lineage, polledWindowState) {
   /** @type {{key: string | null, message: any}[]} */
   const sent = [];
   const ids = /** @type {any} */ ({ resolve: () => ({ kind: "selection", tabId: 1, documentId: "leaf", key: 1 }) });
@@ -37,7 +38,7 @@ function locatorWith(answer, lineage) {
       return answer(key, message);
     },
   });
-  const locator = new Locator(ids, tabs, async () => {}, channels, () => lineage);
+  const locator = new Locator(ids, tabs, async () => {}, channels, () => lineage, polledWindowState);
   return { locator, sent };
 }
 
@@ -104,4 +105,19 @@ test("a parent that cannot be reached (no content script): unplaced, offscreen, 
   const reply = await locator.locate("sel-abc");
   assert.equal(sent.filter(({ message }) => message.type === "location.get").length, 1);
   assert.deepEqual(reply.location, { state: "offscreen", rects: [] });
+});
+
+test("the window's state comes from the fast poll where it runs: minimized is offscreen", async () => {
+  const TOP = { ...LEAF, depth: 0, clip: VIEWPORT, metrics: METRICS };
+  /** @type {number[]} */
+  const asked = [];
+  const state = { now: "minimized" };
+  const polled = (/** @type {number} */ windowId) => (asked.push(windowId), state.now);
+  const { locator } = locatorWith(() => ({ measured: TOP }), null, polled);
+  assert.equal((await locator.locate("sel-abc")).location.state, "offscreen");
+  state.now = "normal";
+  const shown = await locator.locate("sel-abc");
+  assert.equal(shown.location.state, "visible");
+  assert.deepEqual(shown.location.rects, [{ x: 10, y: 117, w: 100, h: 19 }]);
+  assert.deepEqual(asked, [9, 9]);
 });
