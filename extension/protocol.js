@@ -1,6 +1,6 @@
 // Message type names and shapes shared by the extension's worlds (docs/protocol.md is the contract).
 //
-// Native port (worker ⇄ native host): hello, current, location, chunk, result, error.
+// Native port (worker ⇄ native host): hello, current, location, chunk, result, error, tree.
 // Inside the extension (content ⇄ worker): frame.changed, location.get, location.offset, tools.*;
 // requests to a page go on its page channel (service_worker/page_channel.js, content/page_port.js).
 // `native_host/wire.py` names the same native-port types; tests/unit/test_protocol_names.py reads
@@ -20,6 +20,8 @@ export const PING = "ping";
 export const TOOLS_CALL = "tools.call";
 export const TOOLS_CANCEL = "tools.cancel";
 export const TOOLS_CHANGED = "tools.changed";
+/** worker → host event: the tree `current` answers, pushed whenever it changes (docs/protocol.md "Pushed tree"). */
+export const TREE = "tree";
 export const CHUNK = "chunk";
 export const RESULT = "result";
 export const ERROR = "error";
@@ -39,11 +41,14 @@ export const NATIVE_MESSAGE_TYPES = [
   "result",
   "error",
   "provider.ready",
+  "tree",
 ];
 
 export const FRAME_CHANGED = "frame.changed";
 export const LOCATION_GET = "location.get";
 export const LOCATION_OFFSET = "location.offset";
+/** worker → a parent frame, beside `location.get`: the <iframe> holding a child document (docs/protocol.md). */
+export const LOCATION_FRAME = "location.frame";
 /** content → worker: the page's tools changed (docs/protocol.md "Page tools"). */
 export const TOOLS_REPORT = "tools.report";
 /** content → worker: a cross-origin frame is here (content/webmcp_frames.js); its tools may be listed by the top. */

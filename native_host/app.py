@@ -13,6 +13,8 @@ result/    routed to the waiting request (bridge.py)
 error
 tools.     the exposed page tools → McpEndpoint.set_page_tools (kept until the endpoint exists),
 changed    and to the provider while we follow it (follower_link.py)
+tree       the worker's pushed `current` answer → TreeCache (tree_cache.py): `current` answers
+           from it without a round trip while it is complete; every hello forgets it
 stop       stdin EOF, SIGTERM, SIGINT, fatal error → remove the descriptor FIRST (if still ours),
            fail pending requests, stop the hand-off server and uvicorn (≤ 1 s each), exit
 ```
@@ -45,6 +47,7 @@ from native_host.descriptor import check_providers_folder, remove_stale_descript
 from native_host.errors import ProvidersFolderError, WebctxError
 from native_host.framing import FrameWriter, iter_frames
 from native_host.publisher import DescriptorPublisher, remove_stale_locks
+from native_host.tree_cache import CachingRequester, TreeCache
 from native_host.wire import (
     BROWSER_FRAME_ADAPTER,
     NATIVE_MESSAGE_TYPES,
@@ -55,6 +58,7 @@ from native_host.wire import (
     ProviderReady,
     ResultFrame,
     ToolsChanged,
+    TreePush,
 )
 
 if TYPE_CHECKING:  # imported for real in a thread: it takes about a second
@@ -166,6 +170,8 @@ class NativeHost:
         self.started_at = time.monotonic() if started_at is None else started_at
         self.origin = origin
         self.bridge = Bridge(writer.send)
+        self.tree_cache = TreeCache()
+        self.requester = CachingRequester(self.bridge, self.tree_cache, lambda: not self.bridge.closed)
         self.endpoint: McpEndpoint | None = None
         self.descriptor_path: Path | None = None
         self.publisher: DescriptorPublisher | None = None
@@ -273,7 +279,7 @@ class NativeHost:
 
     async def _dispatch(self, frame: dict[str, Any]) -> None:
         type_ = frame["type"]
-        if type_ not in ("hello", "result", "error", "tools.changed"):
+        if type_ not in ("hello", "result", "error", "tools.changed", "tree"):
             what = "host-to-worker" if type_ in NATIVE_MESSAGE_TYPES else "unknown"
             log.warning("dropped a frame of %s type %r", what, type_[:40])
             return
@@ -282,7 +288,10 @@ class NativeHost:
         except ValidationError as exc:
             log.warning("dropped a %s frame of the wrong shape (%d errors)", type_, exc.error_count())
             return
-        if isinstance(parsed, Hello):
+        if isinstance(parsed, TreePush):
+            self.tree_cache.update(parsed, frame)
+        elif isinstance(parsed, Hello):
+            self.tree_cache.clear()  # ids may start over; the worker pushes again after the reply
             await self._on_hello(parsed)
         elif isinstance(parsed, ResultFrame | ErrorFrame):
             self.bridge.handle_reply(parsed)
@@ -358,12 +367,15 @@ class NativeHost:
         # reach the hosts that follow us; while we stand by, we follow the provider.
         follower_tools = FollowerTools(deadline_ms=page_tool_deadline_ms())
         self.handoff = handoff = ProfileHandoff(
-            self.bridge, instance=self.instance, tools=follower_tools, on_provider=self._on_provider_port
+            self.requester, instance=self.instance, tools=follower_tools, on_provider=self._on_provider_port
         )
         self.endpoint = endpoint = module.McpEndpoint(
             handoff.requester, instance=self.instance, page_tool_deadline_ms=page_tool_deadline_ms()
         )
         endpoint.follower_tools = follower_tools
+        # Our pushed tree goes on to the provider while we follow it (handoff.py).
+        self.tree_cache.on_change = lambda: handoff.set_tree(self.tree_cache.reply())
+        handoff.set_tree(self.tree_cache.reply())
         follower_tools.on_change = endpoint.notify_tools_changed
         if self._page_tools is not None:
             await endpoint.set_page_tools(self._page_tools.tools)
@@ -428,6 +440,7 @@ class NativeHost:
             self.publisher.withdraw()  # only if it still names our instance
             self.descriptor_path = None
         self.bridge.close()
+        self.tree_cache.clear()
         if self.handoff is not None:
             with contextlib.suppress(Exception):
                 await self.handoff.stop()

@@ -69,6 +69,11 @@ class Bridge:
         """How many requests are waiting for a reply."""
         return len(self._pending)
 
+    @property
+    def closed(self) -> bool:
+        """Whether the port closed (every request now fails with ProviderUnavailable)."""
+        return self._closed_reason is not None
+
     def new_request_id(self) -> str:
         """A fresh request id `h-<n>`, for a caller that must know the id before sending (a
         page-tool call names it in a later `tools.cancel`)."""

@@ -4,6 +4,8 @@
 standby host ── connect ws://127.0.0.1:<port>/handoff (Bearer: the descriptor's token) ──► provider
    ─► follower.hello {instance}
    ─► tools.changed {tools}           our extension's page tools, at connect and on every change
+   ─► tree {complete, root?, windowFocused?}  our pushed tree (tree_cache.py), at connect and on
+                                      every change: the provider merges it without asking
    ◄─ current {id}                     ─► result {id, result} | error {id, error: {code, message}}
    ◄─ location {id, elementId}         (ids without the provider's `f<k>-` prefix)
    ◄─ tools.call {id, pageId, name, input, deadlineMs}
@@ -93,6 +95,7 @@ class FollowerLink:
         self._task: asyncio.Task[None] | None = None
         self._connection: ClientConnection | None = None
         self._tools: list[dict[str, Any]] = []
+        self._tree: dict[str, Any] | None = None
         self._calls: dict[str, str] = {}
         """The provider's tools.call id → ours (the bridge's), while the call runs."""
         self._background: set[asyncio.Task[None]] = set()
@@ -113,6 +116,18 @@ class FollowerLink:
         self._tools = tools
         if self._connection is not None:
             self._spawn(self._send_tools(self._connection))
+
+    def set_tree(self, reply: dict[str, Any] | None) -> None:
+        """Our pushed tree changed (`{root, windowFocused}`, or None: none complete): pass it on."""
+        self._tree = reply
+        if self._connection is not None:
+            self._spawn(self._send_tree(self._connection))
+
+    async def _send_tree(self, connection: ClientConnection) -> None:
+        tree = self._tree
+        message: dict[str, Any] = {"type": "tree", "complete": tree is not None, **(tree or {})}
+        with contextlib.suppress(WebSocketException):
+            await connection.send(encode(message))
 
     def _spawn(self, coroutine: Any) -> None:
         task = asyncio.get_running_loop().create_task(coroutine)
@@ -152,6 +167,7 @@ class FollowerLink:
         await connection.send(encode({"type": "follower.hello", "instance": self._instance}))
         self._connection = connection
         await self._send_tools(connection)
+        await self._send_tree(connection)
         if port is not None and self._on_provider is not None:
             self._on_provider(port)
         answering: set[asyncio.Task[None]] = set()

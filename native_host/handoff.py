@@ -5,16 +5,20 @@
    HandoffServer ws://127.0.0.1:<port>/handoff   (the descriptor's `handoff`, our addition)
      ▲  Authorization: Bearer <the provider's token, read from the descriptor>; any Origin → 403
      │  follower.hello {instance} ─►  tools.changed {tools} ─►  (follower_tools.py → tools/list)
+     │  tree {complete, root?, windowFocused?} ─►  the follower's pushed tree, on every change
      │  ◄─ current | location | tools.call | tools.cancel {id, deadlineMs, …}
      │  ─► result {id, result} | error {id, error: {code, message}}
  profile B's native host (standby)            FollowerLink (follower_link.py): its own extension
 ```
 
-`current` on the provider (MergingRequester) asks its own extension and every follower at once
-and appends each follower's windows to its own Application element. A follower's element ids get
-the prefix `f<k>-`, where `k` numbers follower host instances for the provider's instance: a new
-follower instance gets a new `k`, a follower that reconnects keeps its `k` (its ids and tool names
-stay valid), so ids stay unique in the tree and never mean two things within the instance. A
+`current` on the provider (MergingRequester) appends each follower's windows to its own
+Application element. A follower pushes its tree on every change (`tree`, from its own pushed tree:
+tree_cache.py), so the provider merges the trees it holds without a round trip; a follower with no
+complete tree (none yet, or `complete: false`) is asked at once, as is our own extension when our
+own cache has none. A follower's element ids get the prefix `f<k>-`, where `k` numbers follower
+host instances for the provider's instance: a new follower instance gets a new `k`, a follower
+that reconnects keeps its `k` (its ids and tool names stay valid), so ids stay unique in the tree
+and never mean two things within the instance. A
 follower that fails or misses the deadline is left out of that answer. `location` of an id
 `f<k>-…` goes to follower `k` (prefix stripped); when that follower is gone, the answer is `gone`.
 A follower's page tools are the provider's MCP tools (follower_tools.py); calls go to it.
@@ -32,18 +36,21 @@ import hmac
 import itertools
 import json
 import logging
+import operator
 import re
 from collections.abc import Callable, Mapping
 from http import HTTPStatus
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Final
 
+from pydantic import ValidationError
 from websockets.asyncio.server import Server, ServerConnection, serve
 from websockets.exceptions import WebSocketException
 from websockets.http11 import Request, Response
 
 from native_host.errors import DeadlineExceeded, ExtensionError, ProviderUnavailable
 from native_host.follower_link import MAX_MESSAGE_BYTES, FollowerLink, encode
+from native_host.wire import Element
 
 if TYPE_CHECKING:
     from native_host.bridge import Requester
@@ -134,6 +141,44 @@ class _Follower:
         self.tool_names: Mapping[str, str] = {}
         """The follower's exposed tool names → the provider's (follower_tools.py)."""
         self._ids = ids
+        self.tree: dict[str, Any] | None = None
+        """The follower's last pushed complete tree (`{root, windowFocused}`), else None."""
+        self._windows: tuple[list[dict[str, Any]], bool] | None = None
+        """`tree` as `current` gives it (prefixed ids, our tool names), made once per tree."""
+
+    def set_tree(self, message: Mapping[str, Any]) -> None:
+        """A `tree` from the follower: kept when complete and of the right shape (checked once
+        here), else forgotten (its `current` is asked again)."""
+        self._windows = None
+        root = message.get("root")
+        self.tree = None
+        if message.get("complete") is not True or not isinstance(root, dict):
+            return
+        try:
+            Element.model_validate(root)
+        except ValidationError:
+            log.info("follower %s sent a tree of the wrong shape", self.prefix)
+            return
+        self.tree = {"root": root, "windowFocused": message.get("windowFocused") is True}
+
+    def tools_renamed(self) -> None:
+        """`tool_names` changed: the cached windows name tools again."""
+        self._windows = None
+
+    def cached_windows(self) -> tuple[list[dict[str, Any]], bool] | None:
+        """`(windows, windowFocused)` from the pushed tree, or None when there is none."""
+        if self.tree is None:
+            return None
+        if self._windows is None:
+            self._windows = self._windows_of(self.tree)
+        return self._windows
+
+    def _windows_of(self, result: Any) -> tuple[list[dict[str, Any]], bool]:
+        root = result.get("root") if isinstance(result, dict) else None
+        windows = root.get("children") if isinstance(root, dict) else None
+        focused = isinstance(result, dict) and result.get("windowFocused") is True
+        names = self.tool_names
+        return [prefix_ids(w, self.prefix, names) for w in windows or [] if isinstance(w, dict)], focused
 
     def new_request_id(self) -> str:
         """A fresh id `p-<n>` (unique across the provider's followers)."""
@@ -173,11 +218,7 @@ class _Follower:
 
     async def current(self, request_id: str, deadline_ms: int) -> tuple[list[dict[str, Any]], bool]:
         result = await self.request("current", deadline_ms=deadline_ms, request_id=request_id)
-        root = result.get("root") if isinstance(result, dict) else None
-        windows = root.get("children") if isinstance(root, dict) else None
-        focused = isinstance(result, dict) and result.get("windowFocused") is True
-        names = self.tool_names
-        return [prefix_ids(w, self.prefix, names) for w in windows or [] if isinstance(w, dict)], focused
+        return self._windows_of(result)
 
 
 class HandoffServer:
@@ -276,6 +317,10 @@ class HandoffServer:
             if self.tools is not None:
                 await self.tools.update(follower.number, follower.prefix, follower, message.get("tools"))
                 follower.tool_names = self.tools.names_of(follower.number)
+                follower.tools_renamed()
+            return
+        if message.get("type") == "tree":
+            follower.set_tree(message)
             return
         future = follower.pending.get(str(message.get("id")))
         if future is None or future.done():
@@ -295,14 +340,25 @@ class HandoffServer:
             return False, None
         return True, self.followers.get(int(match.group(1)))
 
+    def cached_follower_windows(self) -> list[tuple[list[dict[str, Any]], bool]] | None:
+        """Every follower's `(windows, windowFocused)` from its pushed tree, or None when some
+        follower has none (then `follower_windows` asks)."""
+        out = []
+        for follower in self.followers.values():
+            cached = follower.cached_windows()
+            if cached is None:
+                return None
+            out.append(cached)
+        return out
+
     async def follower_windows(self, deadline_ms: int) -> list[tuple[list[dict[str, Any]], bool]]:
-        """Every follower's `(windows, windowFocused)` (ids prefixed), asked at once; a failing
-        follower gives `([], False)`."""
+        """Every follower's `(windows, windowFocused)` (ids prefixed): from its pushed tree, else
+        asked (all at once); a failing follower gives `([], False)`."""
         followers = list(self.followers.values())
         if not followers:
             return []
         results = await asyncio.gather(
-            *(f.current(self._next_request_id(), deadline_ms) for f in followers),
+            *(self._windows_of(f, deadline_ms) for f in followers),
             return_exceptions=True,
         )
         out: list[tuple[list[dict[str, Any]], bool]] = []
@@ -314,6 +370,12 @@ class HandoffServer:
                 out.append(result)
         return out
 
+    async def _windows_of(self, follower: _Follower, deadline_ms: int) -> tuple[list[dict[str, Any]], bool]:
+        cached = follower.cached_windows()
+        if cached is not None:
+            return cached
+        return await follower.current(self._next_request_id(), deadline_ms)
+
 
 class MergingRequester:
     """The MCP endpoint's requester: `current` = own extension + every follower (provider only)."""
@@ -322,6 +384,7 @@ class MergingRequester:
         self._own = own
         self._server = server
         self._is_provider = is_provider
+        self._memo: tuple[tuple[Any, ...], Any] | None = None
 
     def new_request_id(self) -> str:
         """As `Bridge.new_request_id` (page-tool calls name their id for `tools.cancel`)."""
@@ -347,11 +410,26 @@ class MergingRequester:
                 return await follower.request(type_, body, deadline_ms=deadline_ms, request_id=request_id)
         if type_ != "current" or not self._server.followers or not self._is_provider():
             return await self._own.request(type_, body, deadline_ms=deadline_ms, request_id=request_id)
+        cached = self._server.cached_follower_windows()
+        if cached is not None:  # every follower pushed its tree: no round trip to them
+            own = await self._own.request(type_, body, deadline_ms=deadline_ms, request_id=request_id)
+            return self._merged(own, cached)
         own_task = asyncio.ensure_future(
             self._own.request(type_, body, deadline_ms=deadline_ms, request_id=request_id)
         )
         others = await self._server.follower_windows(max(100, deadline_ms - 200))
         return merge_windows(await own_task, others)
+
+    def _merged(self, own: Any, others: list[tuple[list[dict[str, Any]], bool]]) -> Any:
+        """`merge_windows(own, others)`, the same object while neither changed (pushed trees are
+        the same objects until their next push), so the endpoint checks and encodes it once."""
+        key = (own, *(windows for windows, _ in others), *(focused for _, focused in others))
+        memo = self._memo
+        if memo is not None and len(memo[0]) == len(key) and all(map(operator.is_, memo[0], key)):
+            return memo[1]
+        merged = merge_windows(own, others)
+        self._memo = (key, merged)
+        return merged
 
 
 class ProfileHandoff:
@@ -363,6 +441,7 @@ class ProfileHandoff:
     the publisher's `on_role_change` is `handoff.on_role_change` and `handoff.descriptor_path` is
     the publisher's path; `handoff.set_page_tools(…)` on every `tools.changed` of our extension;
     `on_provider(port)` hears the provider's MCP port while we stand by (the popup shows it);
+    `handoff.set_tree(…)` on every change of our pushed tree (tree_cache.py), passed on while we follow;
     `await handoff.stop()` at exit.
     """
 
@@ -386,6 +465,13 @@ class ProfileHandoff:
         self.descriptor_path: Path | None = None
         self._link: FollowerLink | None = None
         self._page_tools: list[dict[str, Any]] = []
+        self._tree: dict[str, Any] | None = None
+
+    def set_tree(self, reply: dict[str, Any] | None) -> None:
+        """Our own pushed tree (tree_cache.py `reply()`): passed on to the provider while we follow."""
+        self._tree = reply
+        if self._link is not None:
+            self._link.set_tree(reply)
 
     async def start(self, token: str) -> str:
         """Start the hand-off server; return its URL for the descriptor."""
@@ -407,6 +493,7 @@ class ProfileHandoff:
                     deadline_ms=self._deadline_ms, on_provider=self._on_provider,
                 )
                 self._link.set_tools(self._page_tools)
+                self._link.set_tree(self._tree)
             self._link.start()
         elif self._link is not None:
             self._link.stop()

@@ -170,10 +170,11 @@ def tool_error(sentence: str, **structured: Any) -> types.CallToolResult:
     )
 
 
-def json_result(value: dict[str, Any]) -> types.CallToolResult:
+def json_result(value: dict[str, Any], text: str | None = None) -> types.CallToolResult:
     """A tool result with `structuredContent` = `value` and one text block holding the same JSON
-    (compact, UTF-8), as SPEC §1.1 asks of `current`."""
-    text = json.dumps(value, ensure_ascii=False, separators=(",", ":"))
+    (compact, UTF-8), as SPEC §1.1 asks of `current`; `text` is that JSON when already made."""
+    if text is None:
+        text = json.dumps(value, ensure_ascii=False, separators=(",", ":"))
     return types.CallToolResult(content=[types.TextContent(text=text)], structured_content=value)
 
 
@@ -257,6 +258,9 @@ class McpEndpoint:
         self._requester = requester
         self._instance = instance
         self._current_deadline_ms = current_deadline_ms
+        self._current_memo: tuple[object, dict[str, Any], str] | None = None
+        """The last `current` reply object, its checked answer and JSON text: a pushed tree
+        (tree_cache.py) is the same object until the next push, so it is checked and encoded once."""
         self._location_deadline_ms = location_deadline_ms
         self._window_finder = window_finder
         self._graceful_shutdown_s = graceful_shutdown_s
@@ -363,6 +367,9 @@ class McpEndpoint:
             return tool_error(
                 "The browser extension is no longer connected. Reopen the browser and try again."
             )
+        memo = self._current_memo
+        if memo is not None and memo[0] is reply:
+            return json_result(memo[1], memo[2])
         root = reply.get("root") if isinstance(reply, dict) else None
         answer = {"protocol": PROTOCOL_VERSION, "instance": self._instance, "root": root}
         try:
@@ -370,7 +377,9 @@ class McpEndpoint:
         except ValidationError as exc:
             log.warning("current: the extension's tree failed validation (%d errors)", exc.error_count())
             return tool_error("The browser extension sent a context tree of the wrong shape. Update webctx.")
-        return json_result(answer)
+        text = json.dumps(answer, ensure_ascii=False, separators=(",", ":"))
+        self._current_memo = (reply, answer, text)
+        return json_result(answer, text)
 
     def tool_input_schema(self, name: str) -> Mapping[str, Any] | None:
         """`inputSchema` of tool `name`, or None for an unknown tool (the SDK's header check hook)."""

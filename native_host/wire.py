@@ -107,6 +107,7 @@ NATIVE_MESSAGE_TYPES: Final = (
     "result",
     "error",
     "provider.ready",
+    "tree",
 )
 """Every `type` that crosses the native port (docs/protocol.md "Messages").
 `extension/protocol.js` exports the same list; `tests/unit/test_protocol_names.py` compares them."""
@@ -351,6 +352,18 @@ class ToolsChanged(IncomingFrame):
     tools: list[PageTool]
 
 
+class TreePush(IncomingFrame):
+    """worker → host event (no id): the `current` answer, pushed whenever it changes (the
+    worker's tree_push.js; docs/protocol.md "Pushed tree"). `complete` false (no `root`): the
+    tree cannot be told without asking a page (a selection still moving, a large field's text
+    pending, a page that never reported), so the host asks the worker with `current` as before."""
+
+    type: Literal["tree"]
+    complete: bool
+    root: Element | None = None
+    window_focused: bool = False
+
+
 class ToolCallRequest(WireModel):
     """host → worker: run page tool `name` (the original WebMCP name) of Page `page_id` with
     `input` (a JSON object). Reply: `result` with a ToolCallReply, or `error` with code
@@ -385,10 +398,14 @@ class ToolCallReply(IncomingFrame):
     error: str = ""
 
 
-BrowserFrame = Annotated[Hello | ResultFrame | ErrorFrame | ToolsChanged, Field(discriminator="type")]
+BrowserFrame = Annotated[
+    Hello | ResultFrame | ErrorFrame | ToolsChanged | TreePush, Field(discriminator="type")
+]
 """Every frame the worker may send to the host."""
 
-BROWSER_FRAME_ADAPTER: Final[TypeAdapter[Hello | ResultFrame | ErrorFrame | ToolsChanged]] = TypeAdapter(
+BROWSER_FRAME_ADAPTER: Final[
+    TypeAdapter[Hello | ResultFrame | ErrorFrame | ToolsChanged | TreePush]
+] = TypeAdapter(
     BrowserFrame
 )
 """Parses one decoded worker → host frame; raises pydantic.ValidationError on a wrong shape."""

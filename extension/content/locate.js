@@ -4,10 +4,15 @@
 //     page_port.js): reply {measured}: rects in its viewport (CSS px), its depth, and from the top
 //     frame the viewport metrics. Addressed by frameId (Firefox: no documentId), another document
 //     in that frame answers null (the frame navigated: "gone")
-//   a subframe also posts {webctxLocate: token} to window.parent, whose content script finds the
-//     <iframe> whose contentWindow is the sender (this works across origins) and sends the worker
-//     `location.offset` {token, offset: {depth, dx, dy, content, viewport, metrics?}}, then posts
-//     the token to its own parent, up to the top frame. Only the random token crosses to a
+//   worker ──`location.frame` {child}──► each parent frame, at the same time (on its page channel,
+//     when the worker knows the frame tree: selections.js `lineage`): reply {offset: {depth, dx,
+//     dy, content, viewport, metrics?}} for the <iframe> holding the document whose token is
+//     `child` (the child told us its token at start, report.js), or {offset: null}. Nothing
+//     crosses to the page's windows per request.
+//   otherwise (`climb: true` in `location.get`) a subframe also posts {webctxLocate: token} to
+//     window.parent, whose content script finds the <iframe> whose contentWindow is the sender
+//     (this works across origins) and sends the worker `location.offset` {token, offset}, then
+//     posts the token to its own parent, up to the top frame. Only the random token crosses to a
 //     parent's window: its page learns nothing about where the child's selection is.
 //
 // Units: CSS px of each frame (frames of one tab share the tab's zoom).
@@ -109,6 +114,16 @@
       (f) => /** @type {HTMLIFrameElement} */ (f).contentWindow === event.source,
     );
     if (!frame) return; // not from one of our child frames: ignore (page input)
+    ns?.send({ type: "location.offset", token, offset: offsetOf(/** @type {HTMLElement} */ (frame)) });
+    if (!isTop) window.parent.postMessage({ webctxLocate: token }, "*");
+  }
+
+  /**
+   * Where a child frame's content box is in this frame.
+   * @param {HTMLElement} frame an <iframe> or <frame> of this document
+   * @returns {import("../service_worker/location.js").FrameOffset}
+   */
+  function offsetOf(frame) {
     const box = frame.getBoundingClientRect();
     const style = getComputedStyle(frame);
     const px = (/** @type {string} */ v) => parseFloat(v) || 0;
@@ -123,8 +138,24 @@
     /** @type {import("../service_worker/location.js").FrameOffset} */
     const offset = { depth, dx, dy, content, viewport: viewport() };
     if (isTop) offset.metrics = metrics();
-    ns?.send({ type: "location.offset", token, offset });
-    if (!isTop) window.parent.postMessage({ webctxLocate: token }, "*");
+    return offset;
+  }
+
+  /**
+   * `location.frame` {child} → `{offset}`: the box of this document's <iframe> that holds the
+   * document whose token is `child` (report.js childWindow), null when none does (the worker then
+   * climbs instead); undefined for a malformed message.
+   * @param {unknown} message
+   * @returns {{offset: import("../service_worker/location.js").FrameOffset | null} | undefined}
+   */
+  function answerFrame(message) {
+    const { child } = /** @type {{child?: unknown}} */ (message);
+    if (typeof child !== "string") return undefined;
+    const source = ns?.childWindow?.(child);
+    const frame = source && [...document.querySelectorAll("iframe, frame")].find(
+      (f) => /** @type {HTMLIFrameElement} */ (f).contentWindow === source,
+    );
+    return { offset: frame ? offsetOf(/** @type {HTMLElement} */ (frame)) : null };
   }
 
   /**
@@ -139,13 +170,15 @@
     if (type !== "location.get" || !target || typeof token !== "string") return undefined;
     const measured = { ...measure(target), clip: viewport(), depth };
     if (isTop) return { measured: { ...measured, metrics: metrics() } };
-    // Each parent frame sends its <iframe>'s offset to the worker (`location.offset`).
-    window.parent.postMessage({ webctxLocate: token }, "*");
+    // Unless the worker asks the parent frames itself (`location.frame`), each one sends its
+    // <iframe>'s offset (`location.offset`).
+    if (/** @type {{climb?: unknown}} */ (message).climb !== false) window.parent.postMessage({ webctxLocate: token }, "*");
     return { measured };
   }
 
   window.addEventListener("message", onWindowMessage);
   channel.answer("location.get", answer);
+  channel.answer("location.frame", answerFrame);
   ns.onStop(() => window.removeEventListener("message", onWindowMessage));
   ns.locate = { measure };
   ns.startupMs = performance.now() - ns.startedAt;

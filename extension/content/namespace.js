@@ -8,7 +8,7 @@
 //                  (and the document's token, the parent frame's token, typing in large fields)
 //   page_port.js   this document's end of the page channel: answers the worker's requests by type
 //                  (on a port, or by message where there is none) and posts events up
-//   locate.js      `location.get`: rects in CSS px, passed up through parent frames to the top
+//   locate.js      `location.get`: rects in CSS px; `location.frame`: an <iframe>'s box for a child
 //   webmcp_frames.js  the origins of the tab's cross-origin frames, for getTools({fromOrigins})
 //   webmcp_bridge.js  the page's WebMCP tools → `tools.report`; runs `tools.run` (top frame only)
 //
@@ -39,6 +39,8 @@
  * @property {() => FrameReport} [report]
  * @property {string} [token]       this document's random token (report.js; Firefox's document key)
  * @property {() => void} [changed]   schedule a `frame.changed` push (report.js)
+ * @property {(token: string) => Window | undefined} [childWindow]  the window of the child frame
+ *   whose document has `token` (report.js), undefined when none told us, or two claimed it
  * @property {WebctxChannelPart} [channel]  page_port.js: this document's end of the page channel
  * @property {{measure: (target: {kind: string, key?: number}) => import("../service_worker/location.js").Measured}} [locate]
  * @property {{mode: "native" | "polyfill"}} [webmcp]  webmcp_bridge.js: where the page's tools come from

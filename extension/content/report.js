@@ -13,7 +13,9 @@
 //                     keystroke in a 1 MB textarea costs next to nothing (docs/extension.md)
 //   token             a random id for this document (ns.token): keys it where the browser has no
 //                     documentId (Firefox) and links frames: each frame learns its parent's token
-//                     by postMessage ({webctxFrameToken}; only to child frames of this window)
+//                     by postMessage ({webctxFrameToken}; only to child frames of this window),
+//                     and tells its parent its own ({webctxChildToken}), which keeps the child's
+//                     window by it (ns.childWindow: locate.js finds the <iframe> a worker names)
 
 (function webctxReport() {
   const scope = /** @type {{__webctx?: WebctxNamespace}} */ (/** @type {unknown} */ (globalThis));
@@ -33,6 +35,10 @@
   const token = [...crypto.getRandomValues(new Uint8Array(16))].map((b) => b.toString(16).padStart(2, "0")).join("");
   /** The parent frame's token, once its content script told us. @type {string | undefined} */
   let parentToken;
+  /** Child frames' windows by the token their content script sent (at most MAX_CHILDREN). @type {Map<string, Window>} */
+  const children = new Map();
+  const MAX_CHILDREN = 256;
+  const TOKEN = /^[0-9a-f]{32}$/;
   /** The key of the focused field found large at its last read (0: none). */
   let largeFieldKey = 0;
   /** Input in the large field since its text was last pushed. */
@@ -135,17 +141,39 @@
   function onWindowMessage(event) {
     const data = /** @type {Record<string, unknown> | null} */ (event.data);
     if (!data || typeof data !== "object") return;
+    if (typeof data.webctxChildToken === "string" && isChildWindow(event.source)) {
+      noteChild(data.webctxChildToken, /** @type {Window} */ (event.source));
+    }
     if (data.webctxChildHello === true && isChildWindow(event.source)) {
       /** @type {Window} */ (event.source).postMessage({ webctxFrameToken: token }, "*");
     } else if (typeof data.webctxFrameToken === "string" && !isTop && event.source === window.parent) {
       const value = data.webctxFrameToken;
-      if (/^[0-9a-f]{32}$/.test(value) && value !== parentToken) {
+      if (TOKEN.test(value) && value !== parentToken) {
         parentToken = value;
+        // The parent's content script may have started after our hello: tell it our token now.
+        window.parent.postMessage({ webctxChildToken: token }, "*");
         changed();
       }
     }
   }
 
+  /**
+   * Keep a child frame's window by its document's token. A token two windows claim names
+   * neither (a page cannot forge a message from another frame's window, but may repeat a token).
+   * @param {string} value
+   * @param {Window} source
+   */
+  function noteChild(value, source) {
+    if (!TOKEN.test(value)) return;
+    const known = children.get(value);
+    if (known === source) return;
+    if (known) {
+      children.set(value, window); // ambiguous: childWindow answers nothing for it
+      return;
+    }
+    if (children.size >= MAX_CHILDREN) children.delete(children.keys().next().value ?? "");
+    children.set(value, source);
+  }
   /** @param {unknown} source @returns {boolean} whether `source` is one of this window's frames */
   function isChildWindow(source) {
     for (let i = 0; i < window.frames.length; i++) if (window.frames[i] === source) return true;
@@ -154,7 +182,7 @@
 
   function announce() {
     for (let i = 0; i < window.frames.length; i++) window.frames[i].postMessage({ webctxFrameToken: token }, "*");
-    if (!isTop) window.parent.postMessage({ webctxChildHello: true }, "*");
+    if (!isTop) window.parent.postMessage({ webctxChildHello: true, webctxChildToken: token }, "*");
   }
 
   function onSelectionChange() {
@@ -195,6 +223,10 @@
   ns.changed = changed;
   ns.report = () => report();
   ns.token = token;
+  ns.childWindow = (value) => {
+    const child = children.get(value);
+    return child && child !== window ? child : undefined;
+  };
   announce();
 })();
 void 0;

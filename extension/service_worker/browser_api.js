@@ -327,12 +327,12 @@ function wrapPort(port) {
 }
 
 /**
- * A short signature of every normal window's id and state ("normal", "minimized", …).
- * @returns {Promise<string>}
+ * Every normal window's id, state ("normal", "minimized", …) and focus (windows.getAll without tabs).
+ * @returns {Promise<{id?: number, state?: string, focused: boolean}[]>}
  */
 export async function windowStates() {
   const windows = await chrome.windows.getAll({ windowTypes: ["normal"] });
-  return windows.map((win) => `${win.id}:${win.state}`).join(",");
+  return windows.map((win) => ({ id: win.id, state: win.state, focused: win.focused }));
 }
 
 /**

@@ -5,8 +5,11 @@
 //                         `location.get` to the element's document on its page channel
 //                         (page_channel.js: by documentId, so a navigated document is "gone";
 //                         Firefox: by frameId and the document's token, which the content script checks) ──► content/locate.js measures in CSS px;
-//                         for a subframe every parent frame sends `location.offset` {token}
-//                         (its <iframe>'s box), and location.js `climb`s the levels
+//                         for a subframe, at the same time, `location.frame` {child token} to every
+//                         parent frame on its page channel (its <iframe>'s box; the frame tree
+//                         from selections.js `lineage`), and location.js `climb`s the levels;
+//                         where the tree is not known, or a parent does not answer, the subframe
+//                         climbs instead: every parent frame sends `location.offset` {token}
 //                       ──► location.js: × zoom + viewport origin → points, merged lines, state
 //
 // The reply is {location, windowBounds?}: the host adds `window` (the OS window number) by
@@ -16,7 +19,7 @@ import * as api from "./browser_api.js";
 import { RequestError } from "./native_port.js";
 import { climb, goneAnswer, pageAnswer, windowAnswer } from "./location.js";
 import { withTimeout } from "./selections.js";
-import { ERROR_CODES, LOCATION_GET } from "../protocol.js";
+import { ERROR_CODES, LOCATION_FRAME, LOCATION_GET } from "../protocol.js";
 
 /** @typedef {import("./location.js").LocationAnswer} LocationAnswer */
 /** @typedef {import("./location.js").Measured} Measured */
@@ -53,14 +56,25 @@ export class Locator {
   #tabs;
   /** Seeds #tabs when it is not (first use, after a worker restart, out of step). @type {() => Promise<void>} */
   #seed;
+  /** The parent frames of a document, nearest first (selections.js `lineage`). @type {Lineage} */
+  #lineage;
+  /** A window's state from the worker's fast window-state poll, or undefined: read it then.
+   * @type {(windowId: number) => string | undefined} */
+  #polledWindowState;
 
   /**
    * @param {IdRegistry} ids
    * @param {TabModel} tabs
    * @param {() => Promise<void>} seed
    * @param {import("./page_channel.js").PageChannels} channels
+   * @param {Lineage} [lineage] none: every subframe measurement climbs by postMessage
+   * @param {(windowId: number) => string | undefined} [polledWindowState] a window's state as a
+   *   poll that runs every few ms last read it (headless Chromium: main.js); none, or undefined
+   *   for a window: `chrome.windows.get` beside the measurement
    */
-  constructor(ids, tabs, seed, channels) {
+  constructor(ids, tabs, seed, channels, lineage = () => null, polledWindowState = () => undefined) {
+    this.#lineage = lineage;
+    this.#polledWindowState = polledWindowState;
     this.#ids = ids;
     this.#channels = channels;
     this.#tabs = tabs;
@@ -117,16 +131,18 @@ export class Locator {
         : target.kind === "frame"
           ? { kind: "frame" }
           : { kind: target.kind, key: target.key };
-    // The tab and its window come from the model; only the window's state is read (minimize has
-    // no event in headless Chromium), and only that one window. The tab is looked up again once
-    // the page has answered, so a tab closed meanwhile (its onRemoved came first) is "gone".
+    // The tab and its window come from the model. The window's state (minimize has no event in
+    // headless Chromium) comes from the worker's fast poll where it runs, else that one window is
+    // read. The tab is looked up again once the page has answered, so a tab closed meanwhile (its
+    // onRemoved came first) is "gone".
     const measuring = this.#measure(target.tabId, target.kind === "tab" ? null : target.documentId, wanted);
     await this.#seed();
     const windowId = this.#tabs.tab(target.tabId)?.windowId;
+    const polledState = windowId === undefined ? undefined : this.#polledWindowState(windowId);
     const [measured, zoom, windowNow] = await Promise.all([
       measuring,
       this.#zoom(target.tabId),
-      windowId === undefined ? undefined : api.getWindow(windowId),
+      windowId === undefined ? undefined : polledState !== undefined ? { id: windowId, state: polledState } : api.getWindow(windowId),
     ]);
     const tab = this.#tabs.tab(target.tabId);
     if (!tab || tab.windowId === undefined) return { location: goneAnswer() };
@@ -134,7 +150,7 @@ export class Locator {
       // A tab whose page cannot be asked (discarded, internal) still exists; a document that
       // cannot be reached was navigated away or closed.
       if (target.kind !== "tab") return { location: goneAnswer() };
-      const win = windowNow?.id === tab.windowId ? windowNow : await api.getWindow(tab.windowId);
+      const win = windowNow?.id === tab.windowId && "left" in windowNow ? windowNow : await api.getWindow(tab.windowId);
       return { location: { state: "offscreen", rects: [] }, windowBounds: win ? bounds(win) : undefined };
     }
     const m = measured.metrics;
@@ -160,6 +176,62 @@ export class Locator {
    * @returns {Promise<Measured | null>} null when the document cannot be reached
    */
   async #measure(tabId, documentId, target) {
+    const parents = documentId === null ? [] : this.#lineage(tabId, documentId);
+    if (parents && parents.length > 0) {
+      const measured = await this.#measureWithParents(tabId, /** @type {string} */ (documentId), target, parents);
+      if (measured !== undefined) return measured;
+    }
+    return this.#measureClimbing(tabId, documentId, target);
+  }
+
+  /**
+   * A subframe's measurement and every parent frame's <iframe> box, asked at once on their page
+   * channels: one page hop instead of a chain of postMessage and runtime messages up the frames.
+   * @param {number} tabId
+   * @param {string} documentId
+   * @param {{kind: string, key?: number}} target
+   * @param {{childToken: string, parentKey: string}[]} parents  nearest first, up to the top frame
+   * @returns {Promise<Measured | null | undefined>} null: the document cannot be reached;
+   *   undefined: a parent answered that it holds no such frame (the tree moved): climb instead.
+   *   A parent that cannot be reached in time (no content script) leaves the measurement
+   *   unplaced, as in a climb: the document exists, it cannot be placed (`offscreen`).
+   */
+  async #measureWithParents(tabId, documentId, target, parents) {
+    const signal = AbortSignal.timeout(MEASURE_TIMEOUT_MS);
+    /** @type {Promise<FrameOffset | null | "unreachable">[]} */
+    const asking = parents.map(({ childToken, parentKey }) =>
+      this.#channels.request(tabId, parentKey, { type: LOCATION_FRAME, child: childToken }, { signal }).then(
+        (reply) => {
+          const offset = typeof reply === "object" && reply !== null ? /** @type {{offset?: unknown}} */ (reply).offset : null;
+          return isOffset(offset) ? offset : null;
+        },
+        () => "unreachable",
+      ),
+    );
+    let reply;
+    try {
+      reply = await this.#channels.request(tabId, documentId, { type: LOCATION_GET, target, token: "", climb: false }, { signal });
+    } catch {
+      return null;
+    }
+    const measured = measuredOf(reply);
+    if (!measured) return null;
+    if (!measured.depth || measured.status !== "ok") return measured; // "gone" needs no placing
+    const offsets = await Promise.all(asking);
+    if (measured.depth !== parents.length || offsets.includes(null)) return undefined;
+    if (offsets.includes("unreachable")) return { status: measured.status, rects: [] };
+    return climb(measured, /** @type {FrameOffset[]} */ (offsets)) ?? undefined;
+  }
+
+  /**
+   * Ask the document to measure; a subframe posts a token up its parents, each of which sends
+   * its <iframe>'s offset (`location.offset`, onOffset).
+   * @param {number} tabId
+   * @param {string | null} documentId
+   * @param {{kind: string, key?: number}} target
+   * @returns {Promise<Measured | null>} null when the document cannot be reached
+   */
+  async #measureClimbing(tabId, documentId, target) {
     const token = crypto.randomUUID();
     /** @type {{tabId: number, offsets: FrameOffset[], wake: () => void}} */
     const waiting = { tabId, offsets: [], wake: () => {} };
@@ -172,9 +244,8 @@ export class Locator {
       } catch {
         return null;
       }
-      if (typeof reply !== "object" || reply === null || !("measured" in reply)) return null;
-      const measured = /** @type {Measured} */ (reply.measured);
-      if (!measured || typeof measured !== "object") return null;
+      const measured = measuredOf(reply);
+      if (!measured) return null;
       if (!measured.depth) return measured;
       // A subframe: wait for every parent frame's offset (they arrive in any order).
       /** @type {Promise<Measured>} */
@@ -196,6 +267,20 @@ export class Locator {
       this.#pending.delete(token);
     }
   }
+}
+
+/**
+ * @callback Lineage
+ * @param {number} tabId
+ * @param {string} documentKey
+ * @returns {{childToken: string, parentKey: string}[] | null}  null: not known
+ */
+
+/** @param {unknown} reply a `location.get` reply @returns {Measured | null} */
+function measuredOf(reply) {
+  if (typeof reply !== "object" || reply === null || !("measured" in reply)) return null;
+  const measured = /** @type {Measured} */ (reply.measured);
+  return measured && typeof measured === "object" ? measured : null;
 }
 
 /** @param {unknown} r */

@@ -1,7 +1,10 @@
 // webctx service worker: the entry module (STYLE "Service worker").
 //
 //   chrome.runtime.connectNative ⇄ native_port.js ── hello, chunk reassembly, reconnect, status
-//                                      │ host requests (`current`, `location`)
+//                                      │ host requests (`current` when the host's pushed tree is
+//                                      │ incomplete, `location`); `tree` pushed by tree_push.js on
+//                                      │ every change (TabModel.onChange, frame.changed, page tools,
+//                                      │ settings, the window-state poll)
 //                                      ▼
 //   main.js: routers ───────────► tree.js (pure) ◄── ids.js (pure, per-instance id registry)
 //     ▲ runtime.onMessage              ▲  └─ pointing.js (pure: frame Groups, textbox, hover)
@@ -29,8 +32,9 @@ import { SelectionStore } from "./selections.js";
 import { TabModel, diffWindows } from "./tab_model.js";
 import { countPagesWithTools, isExcluded, normalizeSettings } from "./settings.js";
 import { buildTree, isInternalUrl } from "./tree.js";
-import { windowStatePollMs } from "./page_tools.js";
+import { WINDOW_STATE_POLL_MS, windowStatePollMs } from "./page_tools.js";
 import { PageToolRouter } from "./page_tool_router.js";
+import { TreePusher } from "./tree_push.js";
 import { cancelConfirmation } from "./confirm.js";
 import { servePopupStatus } from "./popup_status.js";
 import {
@@ -44,6 +48,7 @@ import {
   TOOLS_CANCEL,
   TOOLS_FRAME,
   TOOLS_REPORT,
+  TREE,
 } from "../protocol.js";
 
 /** @typedef {import("../protocol.js").NativeMessage} NativeMessage */
@@ -58,15 +63,35 @@ const seedTabModel = () => tabModel.ensureSeeded(api.allWindowsWithTabs);
 void seedTabModel();
 // One port per document for everything the worker asks a page (page_channel.js).
 const channels = new PageChannels();
-const locator = new Locator(ids, tabModel, seedTabModel, channels);
+// The window-state poll's period (page_tools.js): 25 ms in headless Chromium, 1 s otherwise.
+const POLL_MS = windowStatePollMs(navigator.userAgent);
+/** Each normal window's state ("minimized", …) as the window-state poll last read it. @type {Map<number, string>} */
+const polledWindowStates = new Map();
+// Where minimizing fires nothing (headless), `location` takes the window's state from the fast
+// poll (at most one period old) instead of reading it per call; in a headed browser the poll is a
+// 1 s safety net only, so `location` reads the window as the page is measured (locator.js).
+const polledWindowState =
+  POLL_MS === WINDOW_STATE_POLL_MS ? (/** @type {number} */ windowId) => polledWindowStates.get(windowId) : undefined;
+const locator = new Locator(ids, tabModel, seedTabModel, channels, (tabId, key) => selections.lineage(tabId, key), polledWindowState);
 const port = new NativePort({
   onRequest: routeNativeRequest,
   onConnect: () => {
     ids.reset();
     pageTools.onConnect();
+    treePusher.reset();
   },
-  onInstance: (instance) => pageTools.onInstance(ids.useInstance(instance)),
+  onInstance: (instance) => {
+    pageTools.onInstance(ids.useInstance(instance));
+    treePusher.schedule();
+  },
 });
+// The pushed tree (tree_push.js): whatever the tree shows may have changed → one build, and a
+// `tree` message to the host when it differs from the last, so `current` needs no round trip.
+const treePusher = new TreePusher({
+  build: buildPushedTree,
+  send: (body) => port.notify(TREE, body),
+});
+tabModel.onChange = () => treePusher.schedule();
 
 /** The user's settings (settings.js), followed live through storage.onChanged. */
 let settings = normalizeSettings(undefined);
@@ -89,6 +114,7 @@ const pageTools = new PageToolRouter({
     exposePageTools: settings.exposePageTools,
     isExcluded: (url) => isExcluded(url, settings.excludedSites),
   }),
+  onMayChange: () => treePusher.schedule(), // Pages list their tools in the tree
 });
 
 /**
@@ -116,6 +142,7 @@ api.onSettingsChanged((stored) => {
     settings = normalizeSettings(stored);
     applyProviderSwitch(browser);
     pageTools.scheduleChanged(); // exposure may differ now (page tools on/off, excluded sites)
+    treePusher.schedule(); // incognito, excluded sites
   });
 });
 // Tabs open before this extension was installed, updated, reloaded, enabled or the browser started
@@ -126,10 +153,12 @@ void ready.then(() => injectOncePerExtensionRun());
 api.onTabRemoved((tabId) => {
   selections.forget(tabId);
   pageTools.tabGone(tabId);
+  treePusher.schedule();
 });
 api.onTabLoading((tabId) => {
   selections.forget(tabId);
   pageTools.tabGone(tabId);
+  treePusher.schedule();
 });
 api.onVisiblePagesMayChange(() => pageTools.scheduleChanged());
 // While the popup is open, its "N pages with tools" follows the exposed page tools (popup_status.js).
@@ -141,10 +170,27 @@ servePopupStatus(
   },
   (pagesWithTools) => void port.noteStatus({ pagesWithTools }),
 );
-// Minimize and restore: window events and the page's visibilitychange (on its page channel) where
-// the browser has them; while some page has tools, a window-state poll too, every 100 ms in
-// headless Chromium (minimizing fires nothing there) and every 1 s as a safety net otherwise.
-setInterval(() => void pageTools.pollWindowStates(), windowStatePollMs(navigator.userAgent));
+// Minimize, restore and focus: window events and the page's visibilitychange (on its page channel)
+// where the browser has them; while the port is connected, a window-state poll too, every 25 ms in
+// headless Chromium (minimizing fires nothing there) and every 1 s as a safety net otherwise. A
+// change it sees rebuilds the pushed tree and compares the exposed page tools.
+let lastWindowStates = "";
+setInterval(() => void pollWindowStates(), POLL_MS);
+
+async function pollWindowStates() {
+  if (!port.connected) {
+    polledWindowStates.clear(); // not kept while nothing polls: location reads the window instead
+    return;
+  }
+  const windows = await api.windowStates();
+  polledWindowStates.clear();
+  for (const win of windows) if (win.id !== undefined && win.state) polledWindowStates.set(win.id, win.state);
+  const states = windows.map((win) => `${win.id}:${win.state}:${win.focused}`).join(",");
+  if (states === lastWindowStates) return;
+  lastWindowStates = states;
+  treePusher.schedule();
+  pageTools.noteWindowStates(states);
+}
 
 // ---- routers, by trust: the native port, then our own pages, then content scripts -------------
 
@@ -203,6 +249,7 @@ function routeRuntimeMessage(message, sender) {
   switch (type) {
     case FRAME_CHANGED:
       selections.push(sender, /** @type {{report?: unknown}} */ (message).report);
+      treePusher.schedule();
       return undefined;
     case LOCATION_OFFSET:
       locator.onOffset(sender, message);
@@ -225,18 +272,49 @@ function routeRuntimeMessage(message, sender) {
 
 /**
  * The Application element (docs/protocol.md "The tree"), and whether one of this profile's windows
- * has the browser's focus now.
+ * has the browser's focus now: `current` from the host, which asks only when it has no complete
+ * pushed tree. A pull may bring frame reports the last push lacked: the pushed tree follows.
  * @returns {Promise<{root: Element, windowFocused: boolean}>}
  */
 async function answerCurrent() {
+  const built = await buildCurrent(true);
+  treePusher.schedule();
+  if (!built.complete) throw new Error("a pulled tree is always complete"); // (for the type checker)
+  return { root: built.root, windowFocused: built.windowFocused };
+}
+
+/**
+ * The tree to push (tree_push.js): built from the model and the pushed frame reports, without
+ * asking a page; `complete: false` while some active tab's report must be pulled (selections.js
+ * `needsPull`: a value still settling, a large field's pending text, a page never heard from —
+ * which is pulled once in the background, so its tree completes soon after it loads).
+ * @returns {Promise<import("./tree_push.js").BuiltTree | null>} null while there is no instance
+ */
+async function buildPushedTree() {
+  if (!port.connected) return null;
+  const built = await buildCurrent(false);
+  if (built.complete) return { complete: true, root: built.root, windowFocused: built.windowFocused };
+  void selections.pullUnseen(built.activeTabIds).then((pulled) => pulled && treePusher.schedule(), () => undefined);
+  return built.retryInMs === undefined ? { complete: false } : { complete: false, retryInMs: built.retryInMs };
+}
+
+/**
+ * The tree from the tab model, the window states and focus (read now: minimize has no event in
+ * headless Chromium), the frame reports and the exposed page tools; notes the popup's "N pages
+ * with tools". With `pull`, active tabs that `needsPull` are pulled first; without, the pushed
+ * reports are used, and when some active tab needs a pull no tree is built (`complete: false`,
+ * with `retryInMs` when that tab only has to settle: selections.js `pushedComplete`).
+ * @param {boolean} pull
+ * @returns {Promise<({complete: true, root: Element, windowFocused: boolean} | {complete: false, retryInMs?: number}) & {activeTabIds: number[]}>}
+ */
+async function buildCurrent(pull) {
   const [{ browser }, , states, lastFocused] = await Promise.all([
     ready,
     seedTabModel(),
     api.allWindowsWithoutTabs(),
     api.lastFocusedWindow(),
   ]);
-  // Window state has no event in headless Chromium: take it from the cheap read. If that read
-  // shows the model out of step (a window it does not know), seed again before answering.
+  // If that read shows the model out of step (a window it does not know), seed again.
   tabModel.noteWindowStates(states);
   await seedTabModel();
   const windows = tabModel.windows({ normalOnly: true });
@@ -249,12 +327,18 @@ async function answerCurrent() {
       .filter((tab) => tab.active && tab.id !== undefined && !isInternalUrl(tab.url || tab.pendingUrl || ""))
       .map((tab) => /** @type {number} */ (tab.id)),
   );
-  const frames = await selections.collect(activeTabIds);
+  let frames;
+  if (pull) frames = await selections.collect(activeTabIds);
+  else {
+    const pushed = selections.pushedComplete(activeTabIds);
+    if (!pushed.complete) return { ...pushed, complete: false, activeTabIds };
+    frames = selections.pushed();
+  }
   const pages = pageTools.exposedPages(shown);
   const snapshot = { browser, windows: shown, lastFocusedWindowId, selections: new Map(), frames, pageTools: pages };
   const root = buildTree(snapshot, ids, { includeIncognito: settings.incognito }); // SPEC §2: opt-in
   void port.noteStatus({ pagesWithTools: countPagesWithTools(root) }); // the popup shows it
-  return { root, windowFocused: lastFocused.focused };
+  return { complete: true, root, windowFocused: lastFocused.focused, activeTabIds };
 }
 
 /**
@@ -271,6 +355,11 @@ async function tabModelDiff() {
   return [...out, ...diffWindows(tabModel.windows(), fresh)];
 }
 /** @type {{__webctxTabModelDiff?: () => Promise<string[]>}} */ (globalThis).__webctxTabModelDiff = tabModelDiff;
+/** Debug counters of the pushed tree, for tests and benches (no page content). */
+/** @type {{__webctxTreePushStats?: () => {builds: number, sent: number}}} */ (globalThis).__webctxTreePushStats = () => ({
+  builds: treePusher.builds,
+  sent: treePusher.sent,
+});
 
 // ---- content scripts in tabs that were open before -------------------------------------------
 

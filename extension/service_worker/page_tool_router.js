@@ -1,7 +1,7 @@
 // Page tools in the worker: the traffic (SPEC §5, docs/protocol.md "Page tools").
 //
 //   content script ── tools.report ──► report() ──► PageToolStore (page_tools.js, pure)
-//   tab/window events, a page's visibilitychange, window-state poll ──► scheduleChanged() ──► tools.changed
+//   tab/window events, a page's visibilitychange, window-state poll (main.js) ──► scheduleChanged() ──► tools.changed
 //   host ── tools.call {pageId, name, input} ──► call() ──► tools.run to that tab's top document
 //   host ── tools.cancel {callId} ──► cancel() ──► tools.abort to the same document
 //   tools.run/tools.abort go to the document on its page channel (page_channel.js: one port per
@@ -37,6 +37,8 @@ export const VISIBILITY_RECHECK_MS = 40;
  * @property {import("./page_channel.js").PageChannels} channels  the page channel (tools.run, tools.abort)
  * @property {() => import("./page_tools.js").ExposurePolicy} [policy]  the user's settings, read
  *   at each exposure (absent: everything is exposed); call scheduleChanged() when they change
+ * @property {() => void} [onMayChange]  called whenever the exposure may have changed (the pushed
+ *   tree lists each page's tools: main.js schedules a build)
  */
 
 export class PageToolRouter {
@@ -115,6 +117,7 @@ export class PageToolRouter {
 
   /** Send `tools.changed` soon: in the next task after a quiet period, else at most every TOOLS_CHANGED_INTERVAL_MS. */
   scheduleChanged() {
+    this.deps.onMayChange?.();
     if (this.#timer) return;
     const waitMs = Math.max(0, this.#lastSentAt + TOOLS_CHANGED_INTERVAL_MS - Date.now());
     this.#timer = setTimeout(() => {
@@ -124,11 +127,13 @@ export class PageToolRouter {
     }, waitMs);
   }
 
-  /** Compare window states (minimize/restore fire no event in headless Chromium). */
-  async pollWindowStates() {
-    if (!this.store.hasAny() || !this.deps.port().connected) return;
-    const states = await api.windowStates();
-    if (states === this.#lastWindowStates) return;
+  /**
+   * The worker's window-state poll read `states` (browser_api.js windowStates; minimize/restore
+   * fire no event in headless Chromium): compare the exposure when they changed.
+   * @param {string} states
+   */
+  noteWindowStates(states) {
+    if (!this.store.hasAny() || states === this.#lastWindowStates) return;
     this.#lastWindowStates = states;
     this.scheduleChanged();
   }

@@ -23,11 +23,13 @@ export const MAX_SCHEMA_CHARS = 64 * 1024;
 export const MAX_PAGE_SCHEMA_CHARS = 1024 * 1024;
 /** The WebMCP name rule (webmcp.md §1.3 step 5). */
 export const TOOL_NAME_PATTERN = /^[A-Za-z0-9_.-]{1,128}$/;
-/** How often the worker compares window states while page tools exist, in headless Chromium, in
- * ms: there minimizing fires no event at all (no windows.onBoundsChanged/onFocusChanged, and the
- * page stays "visible"; restoring fires onFocusChanged), so this poll is what meets SPEC §5's
- * "within 100 ms". One chrome.windows.getAll without tabs per tick. */
-export const WINDOW_STATE_POLL_MS = 100;
+/** How often the worker compares window states (and focus) in headless Chromium, in ms: there
+ * minimizing fires no event at all (no windows.onBoundsChanged/onFocusChanged, and the page stays
+ * "visible"; restoring fires onFocusChanged), so this poll is what meets SPEC §5's "within 100 ms"
+ * for page tools and SPEC §4's 50 ms freshness for the pushed tree (tree_push.js: a change seen
+ * here is pushed within a poll period plus one build). One chrome.windows.getAll without tabs per
+ * tick, while the native port is connected. */
+export const WINDOW_STATE_POLL_MS = 25;
 /** The same poll in a headed browser, a safety net only: minimize/restore hide/show the page
  * (its visibilitychange reaches the worker on the tools port) and fire window events there. */
 export const WINDOW_STATE_SAFETY_POLL_MS = 1000;

@@ -28,6 +28,9 @@ export const SELECTION_PULL_TIMEOUT_MS = 300;
 /** A tab whose last push is older than this has settled: its pushed value is trusted (ms). */
 export const PUSH_SETTLED_MS = 250;
 
+/** Frame levels `lineage` follows at most (the content scripts count depth up to 64). */
+const MAX_FRAME_LEVELS = 64;
+
 /** Size limits on what a content script may send (it relays the page: check shape and size). */
 const MAX_TEXT_CHARS = 65536;
 const MAX_CONTEXT_CHARS = 1024;
@@ -144,8 +147,10 @@ export class SelectionStore {
   #frames = new Map();
   /** When each tab last pushed (`performance.now()`, ms). @type {Map<number, number>} */
   #pushedAt = new Map();
-  /** Tabs whose top frame pushed at least once. @type {Set<number>} */
+  /** Tabs whose top frame pushed at least once (or was pulled, see `collect`). @type {Set<number>} */
   #topSeen = new Set();
+  /** Tabs `pullUnseen` already pulled for their current document. @type {Set<number>} */
+  #triedPull = new Set();
   /** The clock, replaceable in tests. @type {() => number} */
   #now;
 
@@ -190,8 +195,23 @@ export class SelectionStore {
     this.#pushedAt.set(sender.tabId, this.#now());
   }
 
+  /**
+   * Pull those of `tabIds` that never reported, once per document (the pushed tree: a page whose
+   * content script has not pushed since it started; see `collect`).
+   * @param {number[]} tabIds
+   * @returns {Promise<boolean>} whether it pulled any (false at once when there was none to pull)
+   */
+  async pullUnseen(tabIds) {
+    const unseen = tabIds.filter((tabId) => !this.#topSeen.has(tabId) && !this.#triedPull.has(tabId));
+    if (unseen.length === 0) return false;
+    for (const tabId of unseen) this.#triedPull.add(tabId);
+    await this.collect(unseen);
+    return true;
+  }
+
   /** A tab closed or started loading a new document: what it reported is stale. @param {number} tabId */
   forget(tabId) {
+    this.#triedPull.delete(tabId);
     this.#frames.delete(tabId);
     this.#pushedAt.delete(tabId);
     this.#topSeen.delete(tabId);
@@ -209,6 +229,41 @@ export class SelectionStore {
   }
 
   /**
+   * Whether the pushed values of `activeTabIds` are the answer as a pull would give it (none
+   * `needsPull`), and if not, when they will be for a tab that only has to settle (it pushed
+   * within PUSH_SETTLED_MS; a tab that never pushed or has a pending field waits for its push).
+   * @param {number[]} activeTabIds
+   * @returns {{complete: boolean, retryInMs?: number}}
+   */
+  pushedComplete(activeTabIds) {
+    let complete = true;
+    /** @type {number | undefined} */
+    let retryInMs;
+    for (const tabId of activeTabIds) {
+      if (!this.needsPull(tabId)) continue;
+      complete = false;
+      const at = this.#pushedAt.get(tabId);
+      const pending = [...(this.#frames.get(tabId)?.values() ?? [])].some((f) => f.report.focus?.pending);
+      if (at !== undefined && this.#topSeen.has(tabId) && !pending) {
+        const wait = Math.max(0, at + PUSH_SETTLED_MS - this.#now()) + 1;
+        retryInMs = Math.min(retryInMs ?? wait, wait);
+      }
+    }
+    return retryInMs === undefined ? { complete } : { complete, retryInMs };
+  }
+
+  /**
+   * The frames as last pushed (or pulled), without asking any page.
+   * @returns {Map<number, StoredFrame[]>}
+   */
+  pushed() {
+    /** @type {Map<number, StoredFrame[]>} */
+    const result = new Map();
+    for (const [tabId, frames] of this.#frames) if (frames.size > 0) result.set(tabId, [...frames.values()]);
+    return result;
+  }
+
+  /**
    * The frames to report: pulled fresh from those `activeTabIds` that `needsPull`, the last
    * pushed values elsewhere (and where a pull fails or times out).
    * @param {number[]} activeTabIds
@@ -221,11 +276,14 @@ export class SelectionStore {
       const frames = pulled[i];
       if (frames === undefined) return; // pull failed: keep the pushed values
       this.#frames.set(tabId, new Map(frames.map((f) => [f.frameId, f])));
+      // A pulled top frame is as good as a settled push: its content script pushes every change
+      // from now on (a worker restart, or a page that never changed since its script started).
+      if (frames.some((f) => f.frameId === 0) && !this.#topSeen.has(tabId)) {
+        this.#topSeen.add(tabId);
+        if (!this.#pushedAt.has(tabId)) this.#pushedAt.set(tabId, this.#now() - PUSH_SETTLED_MS);
+      }
     });
-    /** @type {Map<number, StoredFrame[]>} */
-    const result = new Map();
-    for (const [tabId, frames] of this.#frames) if (frames.size > 0) result.set(tabId, [...frames.values()]);
-    return result;
+    return this.pushed();
   }
 
   /**
@@ -246,6 +304,33 @@ export class SelectionStore {
     } catch {
       return undefined;
     }
+  }
+
+  /**
+   * Where document `key` sits in tab `tabId`'s frame tree, as far as the frames' reports tell
+   * (each names its parent's token, content/report.js): for each level up to the top frame, the
+   * parent's document and the token of the child document it holds; nearest parent first. Used by
+   * locator.js to ask every parent frame for its <iframe>'s box at once, beside the measurement.
+   * Null when a level is not known (a frame that never reported, nor linked to its parent yet).
+   * @param {number} tabId
+   * @param {string} key a documentKey
+   * @returns {{childToken: string, parentKey: string}[] | null}  [] for a top document
+   */
+  lineage(tabId, key) {
+    const frames = this.#frames.get(tabId);
+    if (!frames) return null;
+    let frame = [...frames.values()].find((f) => f.documentId === key);
+    /** @type {{childToken: string, parentKey: string}[]} */
+    const levels = [];
+    while (frame && frame.frameId !== 0) {
+      const parentToken = frame.report.parentToken;
+      const parent = parentToken ? [...frames.values()].find((f) => f.report.token === parentToken) : undefined;
+      const childToken = frame.report.token;
+      if (!parent || !childToken || levels.length >= MAX_FRAME_LEVELS) return null;
+      levels.push({ childToken, parentKey: parent.documentId });
+      frame = parent;
+    }
+    return frame ? levels : null;
   }
 }
 

@@ -5,9 +5,11 @@
 //   seed: windows.getAll({populate: true}) once (worker start, port open, or after the model
 //         noticed it is out of step) ──► TabModel.seed
 //   chrome.tabs.* / chrome.windows.* events (browser_api.js followTabModel) ──► one method each
-//   every read of `current` re-reads what has no reliable event (a window's `state`: minimize
-//         fires nothing in headless Chromium; `focused`) with windows.getAll() without tabs, which
-//         also checks the set of windows ──► TabModel.noteWindowStates
+//   every build of the pushed tree (tree_push.js; each event above schedules one through
+//         `onChange`) and every pulled `current` re-read what has no reliable event (a window's
+//         `state`: minimize fires nothing in headless Chromium; `focused`) with windows.getAll()
+//         without tabs, which also checks the set of windows ──► TabModel.noteWindowStates; the
+//         worker's window-state poll (main.js) schedules a build when that read changes
 //
 // Pure: no chrome.* here; node tests drive every event. Tab order is structural (one id list per
 // window, in tab-strip order): an event's `tab` object may already be ahead of the events still
@@ -99,6 +101,15 @@ export class TabModel {
   /** The seed in flight, shared by concurrent reads. @type {Promise<void> | null} */
   #seeding = null;
 
+  /** Called after every event applied (the pushed tree schedules a build: tree_push.js). @type {(() => void) | null} */
+  onChange = null;
+
+  /** An event was applied: count it, and tell `onChange`. */
+  #changed() {
+    this.events++;
+    this.onChange?.();
+  }
+
   /** The model can no longer be trusted: the next read seeds it again. */
   markStale() {
     this.seeded = false;
@@ -147,7 +158,7 @@ export class TabModel {
 
   /** @param {ModelTab} tab chrome.tabs.onCreated */
   tabCreated(tab) {
-    this.events++;
+    this.#changed();
     const entry = tab.windowId === undefined ? undefined : this.#windows.get(tab.windowId);
     if (tab.id === undefined || !entry) return this.markStale();
     this.#unlink(tab.id); // a repeated event must not list the tab twice
@@ -163,7 +174,7 @@ export class TabModel {
    * @param {ModelTab} tab
    */
   tabUpdated(tabId, tab) {
-    this.events++;
+    this.#changed();
     const known = this.#tabs.get(tabId);
     if (!known) return this.markStale();
     this.#tabs.set(tabId, { ...keepTab(tab), windowId: known.windowId, active: known.active });
@@ -171,7 +182,7 @@ export class TabModel {
 
   /** @param {number} tabId chrome.tabs.onRemoved */
   tabRemoved(tabId) {
-    this.events++;
+    this.#changed();
     this.#unlink(tabId);
     this.#tabs.delete(tabId);
     this.#zooms.delete(tabId);
@@ -183,7 +194,7 @@ export class TabModel {
    * @param {{windowId: number, toIndex: number}} info
    */
   tabMoved(tabId, info) {
-    this.events++;
+    this.#changed();
     const entry = this.#windows.get(info.windowId);
     const at = entry ? entry.tabIds.indexOf(tabId) : -1;
     if (!entry || at < 0) return this.markStale();
@@ -196,7 +207,7 @@ export class TabModel {
    * @param {number} tabId
    */
   tabDetached(tabId) {
-    this.events++;
+    this.#changed();
     if (!this.#tabs.has(tabId)) return this.markStale();
     this.#unlink(tabId);
   }
@@ -207,7 +218,7 @@ export class TabModel {
    * @param {{newWindowId: number, newPosition: number}} info
    */
   tabAttached(tabId, info) {
-    this.events++;
+    this.#changed();
     const tab = this.#tabs.get(tabId);
     const entry = this.#windows.get(info.newWindowId);
     if (!tab || !entry) return this.markStale();
@@ -220,7 +231,7 @@ export class TabModel {
 
   /** @param {{tabId: number, windowId: number}} info chrome.tabs.onActivated */
   tabActivated(info) {
-    this.events++;
+    this.#changed();
     const tab = this.#tabs.get(info.tabId);
     if (!tab || tab.windowId !== info.windowId) return this.markStale();
     this.#activate(info.windowId, info.tabId);
@@ -232,7 +243,7 @@ export class TabModel {
    * @param {number} removedTabId
    */
   tabReplaced(_addedTabId, removedTabId) {
-    this.events++;
+    this.#changed();
     this.#zooms.delete(removedTabId);
     this.markStale();
   }
@@ -251,7 +262,7 @@ export class TabModel {
 
   /** @param {ModelWindow} win chrome.windows.onCreated (its tabs come as tabs.onCreated) */
   windowCreated(win) {
-    this.events++;
+    this.#changed();
     if (win.id === undefined) return;
     if (!this.#windows.has(win.id)) this.#windows.set(win.id, { win: keepWindow(win), tabIds: [] });
     else Object.assign(/** @type {{win: ModelWindow}} */ (this.#windows.get(win.id)).win, keepWindow(win));
@@ -259,7 +270,7 @@ export class TabModel {
 
   /** @param {number} windowId chrome.windows.onRemoved */
   windowRemoved(windowId) {
-    this.events++;
+    this.#changed();
     const entry = this.#windows.get(windowId);
     if (!entry) return;
     for (const tabId of entry.tabIds) {
@@ -271,13 +282,13 @@ export class TabModel {
 
   /** @param {number} windowId chrome.windows.onFocusChanged (WINDOW_ID_NONE: focus left the browser) */
   focusChanged(windowId) {
-    this.events++;
+    this.#changed();
     for (const [id, { win }] of this.#windows) win.focused = id === windowId;
   }
 
   /** @param {ModelWindow} win chrome.windows.onBoundsChanged */
   boundsChanged(win) {
-    this.events++;
+    this.#changed();
     const entry = win.id === undefined ? undefined : this.#windows.get(win.id);
     if (!entry) return this.markStale();
     Object.assign(entry.win, { left: win.left, top: win.top, width: win.width, height: win.height, state: win.state });

@@ -74,5 +74,6 @@ test("NATIVE_MESSAGE_TYPES is a plain array of double-quoted strings (read by a 
     "result",
     "error",
     "provider.ready",
+    "tree",
   ]);
 });

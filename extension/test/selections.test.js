@@ -143,3 +143,19 @@ test("a pulled report still typing (pending, with its text) keeps the tab pulled
   assert.equal(store.needsPull(7), true);
   assert.equal(parseReport({ ...selection, focus: { key: 4, kind: "textarea", content: "abc", length: 3, pending: true } })?.focus?.content, "abc");
 });
+
+test("pushedComplete: settled pushes are complete; a settling one names when it will be", () => {
+  let now = 1000;
+  const store = new SelectionStore(() => now);
+  assert.deepEqual(store.pushedComplete([7]), { complete: false }); // never heard from: no retry time
+  store.push(top(7), selection);
+  now += 100;
+  assert.deepEqual(store.pushedComplete([7]), { complete: false, retryInMs: PUSH_SETTLED_MS - 100 + 1 });
+  now += PUSH_SETTLED_MS;
+  assert.deepEqual(store.pushedComplete([7]), { complete: true });
+  assert.deepEqual(store.pushedComplete([]), { complete: true });
+  store.push(top(7), { ...selection, focus: { key: 3, kind: "textarea", pending: true } });
+  now += PUSH_SETTLED_MS;
+  assert.deepEqual(store.pushedComplete([7]), { complete: false }); // pending text: the host pulls
+  assert.equal(store.pushed().get(7)?.length, 1);
+});

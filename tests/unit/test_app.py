@@ -329,6 +329,35 @@ async def test_a_second_hello_gets_the_same_instance(spawn: Callable[[], Any]) -
     assert log_text().count("MCP endpoint listening") == 1
 
 
+async def test_current_answers_from_the_pushed_tree_and_a_new_hello_forgets_it(
+    spawn: Callable[[], Any],
+) -> None:
+    host: Host = await spawn()
+    result = await host.hello()
+    descriptor = await ready_descriptor(host)
+    pushed = {**ROOT, "title": "pushed"}
+    async with asyncio.timeout(WAIT_S), mcp_client(descriptor, "auto") as client:
+        await host.send({"type": "tree", "complete": True, "root": pushed, "windowFocused": True})
+        await host.send({"type": "tree", "complete": True, "root": {"id": "bad id!"}})  # refused
+        await wait_until(lambda: "dropped a tree frame of the wrong shape" in log_text(), what="the refusal")
+        for _ in range(3):
+            answer = await client.call_tool("current", {})
+            expected = {"protocol": "0.2.0", "instance": result["instance"], "root": pushed}
+            assert answer.structured_content == expected
+        assert host.current_requests == 0
+        await host.send({"type": "tree", "complete": False})  # a page must be asked: pull
+        await host.send({"type": "tree", "complete": True, "root": {"id": "bad id!"}})  # a marker behind it
+        await wait_until(lambda: log_text().count("dropped a tree frame") == 2, what="the frames read")
+        answer = await client.call_tool("current", {})
+        assert answer.structured_content is not None and answer.structured_content["root"] == ROOT
+        assert host.current_requests == 1
+        await host.send({"type": "tree", "complete": True, "root": pushed})
+        await host.hello(id="w-2")  # the worker starts over: its old tree is forgotten
+        answer = await client.call_tool("current", {})
+        assert answer.structured_content is not None and answer.structured_content["root"] == ROOT
+        assert host.current_requests == 2
+
+
 async def test_switched_off_means_no_descriptor_and_no_port(spawn: Callable[[], Any]) -> None:
     host: Host = await spawn()
     result = await host.hello(settings={"enabled": False})
