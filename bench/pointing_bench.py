@@ -13,7 +13,9 @@ What it measures
   The browser is launched as bench/current_latency.py launches it; Playwright connects over CDP
   only to set the page up and disconnects before anything is timed (an attached CDP client slows
   the browser's own messaging). `port RTT`: the native host's own request → reply time for
-  those rows (its log).
+  those rows (its log). `answer` (JSON `answer_bytes`): the most frequent size of the `location`
+  answer's JSON; the floor's is about the browser's size, so no same-size floor is needed here
+  (bench/current_latency.py has one for `current`, whose answer is up to 100 times the floor's).
 - **native messaging floor**: after each block, the native host (started with
   `WEBCTX_BENCH_PINGS=10`, native_host/bench_ping.py) is sent SIGUSR1 and times 10 `ping`s the
   worker answers `{}` at once (host ↔ browser ↔ worker, no work), then 10 `ping {page: true}`: one
@@ -117,9 +119,14 @@ def floor_provider() -> Any:
 
 
 def summary(
-    name: str, seconds: list[float], floor: list[float] | None, port_rtts_ms: list[float] | None = None
+    name: str,
+    seconds: list[float],
+    floor: list[float] | None,
+    port_rtts_ms: list[float] | None = None,
+    sizes: dict[int, int] | None = None,
 ) -> dict[str, Any]:
-    """A printed row (ms); `port_rtts_ms`: the native host's own request → reply times (its log)."""
+    """A printed row (ms); `port_rtts_ms`: the native host's own request → reply times (its log);
+    `sizes`: {answer JSON bytes: count}, reported as the most frequent size (`answer_bytes`)."""
     ms = sorted(s * 1e3 for s in seconds)
     median = statistics.median(ms)
     row = {
@@ -132,13 +139,21 @@ def summary(
         row["x_floor"] = round(median / (statistics.median(floor) * 1e3), 2)
     if port_rtts_ms:
         row["port_rtt_ms"] = round(statistics.median(port_rtts_ms), 2)
+    if sizes:
+        row["answer_bytes"] = max(sizes, key=lambda size: sizes[size])
     return row
 
 
-async def timed_location(session: Any, id_: str, out: list[float]) -> None:
+async def timed_location(
+    session: Any, id_: str, out: list[float], sizes: dict[int, int] | None = None
+) -> None:
+    """Time one `location` call into `out` (seconds); count its answer's JSON size in `sizes`."""
     start = time.perf_counter()
-    await session.location(id_)
+    answer = await session.location(id_)
     out.append(time.perf_counter() - start)
+    if sizes is not None:
+        size = len(json.dumps(answer.to_wire(), separators=(",", ":")).encode())
+        sizes[size] = sizes.get(size, 0) + 1
 
 
 async def measure(args: argparse.Namespace) -> dict[str, Any]:
@@ -194,6 +209,7 @@ async def measure(args: argparse.Namespace) -> dict[str, Any]:
             await asyncio.sleep(1.0)  # let the browser settle after the CDP client left
             rows = ("floor", "top", "frame", "current", "ping", "page")
             times: dict[str, list[float]] = {row: [] for row in rows}
+            sizes: dict[str, dict[int, int]] = {row: {} for row in rows}
             with floor_provider() as floor:
                 async with (
                     open_session(floor, timeout_s=10) as fs,
@@ -208,13 +224,13 @@ async def measure(args: argparse.Namespace) -> dict[str, Any]:
                     rtts: dict[str, list[float]] = {"top": [], "frame": [], "current": []}
                     while done < args.calls:
                         for _ in range(BLOCK_CALLS):
-                            await timed_location(fs, "sel-1", times["floor"])
+                            await timed_location(fs, "sel-1", times["floor"], sizes["floor"])
                         offset = host_log.stat().st_size
                         for _ in range(BLOCK_CALLS):
-                            await timed_location(bs, top_id, times["top"])
+                            await timed_location(bs, top_id, times["top"], sizes["top"])
                         offset = read_port_rtts(host_log, offset, pid, rtts["top"])
                         for _ in range(BLOCK_CALLS):
-                            await timed_location(bs, frame_id, times["frame"])
+                            await timed_location(bs, frame_id, times["frame"], sizes["frame"])
                         offset = read_port_rtts(host_log, offset, pid, rtts["frame"])
                         for _ in range(BLOCK_CALLS):
                             start = time.perf_counter()
@@ -226,9 +242,11 @@ async def measure(args: argparse.Namespace) -> dict[str, Any]:
                         times["page"] += page
                         done += BLOCK_CALLS
             report["rows"] = [
-                summary("floor", times["floor"], None),
-                summary("Text, top document", times["top"], times["floor"], rtts["top"]),
-                summary("Text, cross-origin iframe", times["frame"], times["floor"], rtts["frame"]),
+                summary("floor", times["floor"], None, None, sizes["floor"]),
+                summary("Text, top document", times["top"], times["floor"], rtts["top"], sizes["top"]),
+                summary(
+                    "Text, cross-origin iframe", times["frame"], times["floor"], rtts["frame"], sizes["frame"]
+                ),
                 summary("current (same browser)", times["current"], times["floor"], rtts["current"]),
                 summary("native messaging ping (host <-> worker)", times["ping"], times["floor"]),
                 summary("page channel ping (worker <-> content script)", times["page"], times["floor"]),
@@ -401,6 +419,7 @@ def main() -> None:
         for row in report["rows"]:
             extra = f"  x floor {row['x_floor']}" if "x_floor" in row else ""
             extra += f"  port RTT {row['port_rtt_ms']}" if "port_rtt_ms" in row else ""
+            extra += f"  answer {row['answer_bytes']} B" if "answer_bytes" in row else ""
             print(f"{row['row']:<46} median {row['median_ms']:7.2f} ms  p99 {row['p99_ms']:7.2f} ms{extra}")
         print(f"smallest possible ratio, current: (floor + ping) / floor = {report['smallest_ratio']}")
         if "smallest_location_ratio" in report:
