@@ -136,14 +136,30 @@ export class Locator {
     // read. The tab is looked up again once the page has answered, so a tab closed meanwhile (its
     // onRemoved came first) is "gone".
     const measuring = this.#measure(target.tabId, target.kind === "tab" ? null : target.documentId, wanted);
-    await this.#seed();
+    // Each call once the model is seeded, the zoom known and the window's state polled: nothing
+    // else to wait for (no extra promise hops before the reply; seeding, zoom and the window read
+    // still run beside the measurement when they are needed).
+    if (!this.#tabs.seeded) await this.#seed();
     const windowId = this.#tabs.tab(target.tabId)?.windowId;
     const polledState = windowId === undefined ? undefined : this.#polledWindowState(windowId);
-    const [measured, zoom, windowNow] = await Promise.all([
-      measuring,
-      this.#zoom(target.tabId),
-      windowId === undefined ? undefined : polledState !== undefined ? { id: windowId, state: polledState } : api.getWindow(windowId),
-    ]);
+    const knownZoom = this.#tabs.zoom(target.tabId);
+    /** @type {Measured | null} */
+    let measured;
+    /** @type {number} */
+    let zoom;
+    /** @type {{id?: number, state?: string, left?: number, top?: number, width?: number, height?: number} | null | undefined} */
+    let windowNow;
+    if (knownZoom !== undefined && (windowId === undefined || polledState !== undefined)) {
+      measured = await measuring;
+      zoom = knownZoom;
+      windowNow = windowId === undefined ? undefined : { id: windowId, state: polledState };
+    } else {
+      [measured, zoom, windowNow] = await Promise.all([
+        measuring,
+        this.#zoom(target.tabId),
+        windowId === undefined ? undefined : polledState !== undefined ? { id: windowId, state: polledState } : api.getWindow(windowId),
+      ]);
+    }
     const tab = this.#tabs.tab(target.tabId);
     if (!tab || tab.windowId === undefined) return { location: goneAnswer() };
     if (!measured) {
@@ -180,8 +196,35 @@ export class Locator {
     if (parents && parents.length > 0) {
       const measured = await this.#measureWithParents(tabId, /** @type {string} */ (documentId), target, parents);
       if (measured !== undefined) return measured;
+    } else if (parents) {
+      // A top document (the tab's top frame, or a document the frame tree places at the top):
+      // nothing to climb, so no token to mint and wait on. One that turns out to be a subframe
+      // after all (the tree moved) is asked again, climbing.
+      const measured = await this.#measureTop(tabId, documentId, target);
+      if (measured !== undefined) return measured;
     }
     return this.#measureClimbing(tabId, documentId, target);
+  }
+
+  /**
+   * Ask a top document to measure `target`: one request, no climb.
+   * @param {number} tabId
+   * @param {string | null} documentId
+   * @param {{kind: string, key?: number}} target
+   * @returns {Promise<Measured | null | undefined>} null: the document cannot be reached;
+   *   undefined: it answered from a subframe (climb instead)
+   */
+  async #measureTop(tabId, documentId, target) {
+    let reply;
+    try {
+      const message = { type: LOCATION_GET, target, token: "", climb: false };
+      reply = await this.#channels.request(tabId, documentId, message, { timeoutMs: MEASURE_TIMEOUT_MS });
+    } catch {
+      return null;
+    }
+    const measured = measuredOf(reply);
+    if (!measured) return null;
+    return measured.depth && measured.status === "ok" ? undefined : measured;
   }
 
   /**
@@ -197,10 +240,10 @@ export class Locator {
    *   unplaced, as in a climb: the document exists, it cannot be placed (`offscreen`).
    */
   async #measureWithParents(tabId, documentId, target, parents) {
-    const signal = AbortSignal.timeout(MEASURE_TIMEOUT_MS);
+    const options = { timeoutMs: MEASURE_TIMEOUT_MS };
     /** @type {Promise<FrameOffset | null | "unreachable">[]} */
     const asking = parents.map(({ childToken, parentKey }) =>
-      this.#channels.request(tabId, parentKey, { type: LOCATION_FRAME, child: childToken }, { signal }).then(
+      this.#channels.request(tabId, parentKey, { type: LOCATION_FRAME, child: childToken }, options).then(
         (reply) => {
           const offset = typeof reply === "object" && reply !== null ? /** @type {{offset?: unknown}} */ (reply).offset : null;
           return isOffset(offset) ? offset : null;
@@ -210,7 +253,7 @@ export class Locator {
     );
     let reply;
     try {
-      reply = await this.#channels.request(tabId, documentId, { type: LOCATION_GET, target, token: "", climb: false }, { signal });
+      reply = await this.#channels.request(tabId, documentId, { type: LOCATION_GET, target, token: "", climb: false }, options);
     } catch {
       return null;
     }
@@ -240,7 +283,7 @@ export class Locator {
     try {
       let reply;
       try {
-        reply = await this.#channels.request(tabId, documentId, message, { signal: AbortSignal.timeout(MEASURE_TIMEOUT_MS) });
+        reply = await this.#channels.request(tabId, documentId, message, { timeoutMs: MEASURE_TIMEOUT_MS });
       } catch {
         return null;
       }

@@ -230,7 +230,7 @@ async function pingPage() {
     .find((t) => t.active && !isInternalUrl(t.url || t.pendingUrl || ""));
   if (!tab) return { pageMs: null };
   const start = performance.now();
-  await channels.request(tab.id, null, { type: PING }, { signal: AbortSignal.timeout(1000) });
+  await channels.request(tab.id, null, { type: PING }, { timeoutMs: 1000 });
   return { pageMs: performance.now() - start };
 }
 

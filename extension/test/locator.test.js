@@ -121,3 +121,27 @@ test("the window's state comes from the fast poll where it runs: minimized is of
   assert.deepEqual(shown.location.rects, [{ x: 10, y: 117, w: 100, h: 19 }]);
   assert.deepEqual(asked, [9, 9]);
 });
+
+test("a top document: one request, no token to climb with; one that turns out a subframe climbs", async () => {
+  const TOP = { ...LEAF, depth: 0, clip: VIEWPORT, metrics: METRICS };
+  const top = locatorWith(() => ({ measured: TOP }), []);
+  const reply = await top.locator.locate("sel-abc");
+  assert.deepEqual(top.sent.map(({ key, message }) => [key, message.type, message.token, message.climb]), [
+    ["leaf", "location.get", "", false],
+  ]);
+  assert.deepEqual(reply.location.rects, [{ x: 10, y: 117, w: 100, h: 19 }]);
+  // The tree said "top", the document is two frames deep: asked again, climbing.
+  const moved = locatorWith((_key, message) => {
+    if (message.climb !== false) {
+      queueMicrotask(() => {
+        moved.locator.onOffset({ tabId: 1 }, { token: message.token, offset: MID_OFFSET });
+        moved.locator.onOffset({ tabId: 1 }, { token: message.token, offset: TOP_OFFSET });
+      });
+    }
+    return { measured: LEAF };
+  }, []);
+  const placed = await moved.locator.locate("sel-abc");
+  assert.deepEqual(moved.sent.map(({ message }) => message.climb), [false, undefined]);
+  assert.match(moved.sent[1].message.token, /^[0-9a-f-]{36}$/);
+  assert.deepEqual(placed.location.rects, PLACED);
+});

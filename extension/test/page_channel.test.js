@@ -94,6 +94,24 @@ test("a cancelled request rejects at once and its late reply is dropped; the por
   await assert.rejects(channels.request(3, "doc-c", { type: "t" }, { signal: AbortSignal.abort() }));
 });
 
+test("timeoutMs: no reply in time rejects and drops the late reply; a reply in time clears the timer", async (t) => {
+  t.mock.timers.enable({ apis: ["setTimeout"] });
+  const { deps, opened } = fakeBrowser({ answer: false });
+  const channels = new PageChannels(deps);
+  const slow = channels.request(3, "doc-c", { type: "t" }, { timeoutMs: 1000 });
+  t.mock.timers.tick(999);
+  const fast = channels.request(3, "doc-c", { type: "t" }, { timeoutMs: 1000 });
+  t.mock.timers.tick(1);
+  await assert.rejects(slow, /no answer within 1000 ms/);
+  opened[0].listeners.onMessage({ id: opened[0].posted[0].id, reply: "late" }); // ignored
+  opened[0].listeners.onMessage({ id: opened[0].posted[1].id, reply: "in time" });
+  assert.equal(await fast, "in time");
+  t.mock.timers.tick(5000); // the answered request's timer was cleared: nothing rejects later
+  assert.equal(opened.length, 1);
+  const { deps: once } = fakeBrowser({ refuse: true });
+  assert.equal(await new PageChannels(once).request(3, null, { type: "t" }, { timeoutMs: 1000 }), "once");
+});
+
 test("post sends without an id and waits for nothing", async () => {
   const { deps, opened } = fakeBrowser();
   const channels = new PageChannels(deps);
