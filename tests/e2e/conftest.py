@@ -10,11 +10,8 @@ Fixtures go from wide to narrow: `page_server` (session: tests/pages on 127.0.0.
 from __future__ import annotations
 
 import contextlib
-import functools
-import http.server
 import os
 import shutil
-import threading
 from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
 from pathlib import Path
 from typing import Any
@@ -25,7 +22,7 @@ from playwright.async_api import async_playwright
 from native_host import paths
 from native_host.host_client import HostClient
 from native_host.wire import Descriptor
-from tests.e2e.harness import RunningBrowser, end_leftovers, install_host_manifest, seed_profile
+from tests.e2e.harness import RunningBrowser, end_leftovers, install_host_manifest, seed_profile, served_pages
 
 CHROMIUM = os.environ.get("WEBCTX_TEST_CHROMIUM", "/usr/lib/chromium/chromium")
 PAGES = Path(__file__).resolve().parent.parent / "pages"
@@ -54,34 +51,19 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
                 item.add_marker(pytest.mark.skip(reason=f"no Chromium at {CHROMIUM}; run scripts/setup.sh"))
 
 
-class _QuietHandler(http.server.SimpleHTTPRequestHandler):
-    def log_message(self, format: str, *args: Any) -> None:
-        pass
-
-
 @pytest.fixture(scope="session")
 def page_server() -> Iterator[str]:
     """Serve tests/pages on 127.0.0.1 (content scripts need http, not file://); yield the base URL."""
-    handler = functools.partial(_QuietHandler, directory=str(PAGES))
-    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    yield f"http://127.0.0.1:{server.server_address[1]}"
-    server.shutdown()
-    server.server_close()
+    with served_pages(PAGES) as url:
+        yield url
 
 
 @pytest.fixture(scope="session")
 def other_origin() -> Iterator[str]:
     """tests/pages again, as a second origin: `http://localhost:<another port>` (cross-origin
     iframes; SPEC §2)."""
-    handler = functools.partial(_QuietHandler, directory=str(PAGES))
-    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    yield f"http://localhost:{server.server_address[1]}"
-    server.shutdown()
-    server.server_close()
+    with served_pages(PAGES, host="localhost") as url:
+        yield url
 
 
 @contextlib.asynccontextmanager

@@ -11,16 +11,13 @@ exposed to the top origin. The desktop host sees exactly what the top document's
 from __future__ import annotations
 
 import asyncio
-import functools
-import http.server
-import threading
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
 
 import pytest
 from playwright.async_api import Frame, Page
 
+from tests.e2e.harness import QuietPageHandler, served_pages
 from tests.e2e.page_tools_harness import (
     DEADLINE_MS,
     ToolsBrowser,
@@ -145,27 +142,19 @@ async def test_a_frame_navigating_mid_call_is_an_error_and_its_tools_leave(
         await page.close()
 
 
-class _NotOriginKeyedHandler(http.server.SimpleHTTPRequestHandler):
+class _NotOriginKeyedHandler(QuietPageHandler):
     """tests/pages with `Origin-Agent-Cluster: ?0`: the page may set document.domain."""
 
     def end_headers(self) -> None:
         self.send_header("Origin-Agent-Cluster", "?0")
         super().end_headers()
 
-    def log_message(self, format: str, *args: Any) -> None:
-        pass
-
 
 @pytest.fixture(scope="module")
 def not_origin_keyed() -> Iterator[str]:
     """tests/pages on a fresh 127.0.0.1 port, served with `Origin-Agent-Cluster: ?0`."""
-    handler = functools.partial(_NotOriginKeyedHandler, directory=str(PAGES))
-    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    yield f"http://127.0.0.1:{server.server_address[1]}"
-    server.shutdown()
-    server.server_close()
+    with served_pages(PAGES, handler=_NotOriginKeyedHandler) as url:
+        yield url
 
 
 NOT_ORIGIN_KEYED_JS = """async () => {
