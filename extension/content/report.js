@@ -207,7 +207,11 @@
   window.addEventListener("blur", onChange);
   window.addEventListener("pagehide", onPageHide);
   window.addEventListener("pageshow", onChange); // back from the back/forward cache
+  // The page's language (the Page's `attributes.lang`) has no event: watch the one attribute.
+  const langWatch = new MutationObserver(onChange);
+  if (document.documentElement) langWatch.observe(document.documentElement, { attributes: true, attributeFilter: ["lang"] });
   ns.onStop(() => {
+    langWatch.disconnect();
     window.removeEventListener("pagehide", onPageHide);
     window.removeEventListener("pageshow", onChange);
     document.removeEventListener("input", onInputTimed, true);

@@ -243,8 +243,13 @@ function routeRuntimeMessage(message, sender) {
   if (typeof message !== "object" || message === null) return undefined;
   const { type } = /** @type {{type?: unknown}} */ (message);
   if (sender.fromOwnPage) return undefined; // the popup reads chrome.storage.session directly
-  if (sender.tabId === undefined || (sender.incognito && !settings.incognito)) return undefined; // SPEC §2
-  if (isExcluded(sender.url ?? "", settings.excludedSites)) return undefined; // excluded site
+  if (sender.tabId === undefined) return undefined;
+  if ((sender.incognito && !settings.incognito) || isExcluded(sender.url ?? "", settings.excludedSites)) {
+    // SPEC §2: incognito (unless opted in) and excluded sites are never reported. What such a
+    // frame reported before is stale from now on: the tab is pulled if it may be shown again.
+    if (type === FRAME_CHANGED) selections.dropped(sender);
+    return undefined;
+  }
   // Content scripts relay the page: parseReport and the locator check shape and size.
   switch (type) {
     case FRAME_CHANGED:

@@ -209,6 +209,20 @@ export class SelectionStore {
     return true;
   }
 
+  /**
+   * A `frame.changed` the worker dropped (its site excluded, or incognito without the opt-in):
+   * what that frame reported before is stale now, so drop it too, and pull the tab before its
+   * pushed values are used again (once the site may be shown again: the settings changed).
+   * @param {{tabId?: number, frameId?: number}} sender
+   */
+  dropped(sender) {
+    if (sender.tabId === undefined) return;
+    if (!sender.frameId) return this.forget(sender.tabId);
+    this.#frames.get(sender.tabId)?.delete(sender.frameId);
+    this.#topSeen.delete(sender.tabId);
+    this.#triedPull.delete(sender.tabId);
+  }
+
   /** A tab closed or started loading a new document: what it reported is stale. @param {number} tabId */
   forget(tabId) {
     this.#triedPull.delete(tabId);

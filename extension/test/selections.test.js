@@ -159,3 +159,19 @@ test("pushedComplete: settled pushes are complete; a settling one names when it 
   assert.deepEqual(store.pushedComplete([7]), { complete: false }); // pending text: the host pulls
   assert.equal(store.pushed().get(7)?.length, 1);
 });
+
+test("a dropped push (excluded site, incognito) drops what that frame reported and makes the tab pulled", () => {
+  let now = 1000;
+  const store = new SelectionStore(() => now);
+  const sub = { tabId: 7, frameId: 3, documentId: "sub" };
+  store.push(top(7), selection);
+  store.push(sub, { ...selection, isTop: false });
+  now += 10 * PUSH_SETTLED_MS;
+  assert.equal(store.needsPull(7), false);
+  store.dropped(sub); // a subframe on an excluded site: its report goes, the top frame's stays
+  assert.equal(store.needsPull(7), true);
+  assert.deepEqual(store.pushed().get(7)?.map((f) => f.frameId), [0]);
+  store.dropped(top(7)); // the page itself: nothing of it is kept
+  assert.equal(store.pushed().get(7), undefined);
+  assert.equal(store.needsPull(7), true);
+});

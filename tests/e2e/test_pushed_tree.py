@@ -131,3 +131,48 @@ async def test_minimize_and_restore_in_headless_50_ms_before_current_are_in_the_
         ]
         assert window.get("visible", True) is (state == "normal"), n
     print(f"minimize/restore: {pulls() - before} of {REPEATS} answers pulled")
+
+
+EXCLUDE = """async (sites) => {
+  const {settings} = await chrome.storage.local.get('settings');
+  await chrome.storage.local.set({settings: {...(settings ?? {}), excludedSites: sites}}); }"""
+"""Set the excluded sites (the popup's and options page's setting), keeping the other settings."""
+
+
+async def test_a_selection_changed_while_its_site_was_excluded_shows_once_it_is_not(
+    browser: RunningBrowser, page_server: str, ask_current: Ask
+) -> None:
+    """What a page reports while its site is excluded is dropped (SPEC §2); its earlier report is
+    stale from then on, so after the exclusion is lifted `current` shows the page as it is now."""
+    page = await browser.new_page(f"{page_server}/index.html")
+    descriptor = await browser.descriptor()
+    await select_text(page, "intro")
+    await settled(ask_current, descriptor)
+    try:
+        for element_id, start in (("", ""), ("outro", "Many persons")):
+            await browser.worker_eval(EXCLUDE, ["127.0.0.1"])
+            await asyncio.sleep(0.3)
+            if element_id:
+                await select_text(page, element_id)
+            else:
+                await page.evaluate("() => getSelection().removeAllRanges()")
+            await asyncio.sleep(0.5)  # past the content script's throttle and the 250 ms settling
+            await browser.worker_eval(EXCLUDE, [])
+            await asyncio.sleep(FRESH_S)
+            texts = selected_texts(await ask_current(descriptor))
+            starts = [t["content"][0]["text"][: len(start)] for t in texts]
+            assert starts == ([start] if start else []), element_id
+    finally:
+        await browser.worker_eval(EXCLUDE, [])
+
+
+async def test_a_change_of_the_page_language_50_ms_before_current_is_in_the_answer(
+    browser: RunningBrowser, page_server: str, ask_current: Ask
+) -> None:
+    page = await browser.new_page(f"{page_server}/index.html")
+    descriptor = await browser.descriptor()
+    await settled(ask_current, descriptor)
+    for n, lang in enumerate(["de", "fr-CA", "en"] * 2):
+        await page.evaluate("(lang) => { document.documentElement.lang = lang; }", lang)
+        await asyncio.sleep(FRESH_S)
+        assert focused_page(await ask_current(descriptor)).get("attributes", {}).get("lang") == lang, n
