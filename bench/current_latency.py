@@ -2,13 +2,13 @@
 
 What it measures
 ----------------
-The reference desktop host (`native_host.host_client.open_session`: real HTTP on 127.0.0.1, the
+The reference desktop host (`native_host.host.client.open_session`: real HTTP on 127.0.0.1, the
 real bearer token, each answer checked against the descriptor) calls `current` `--calls` times
 (default 300), one call at a time, over one open session per provider and MCP era, after 20
 warm-up calls; each call is timed on the client (`time.perf_counter` around
 `ProviderSession.current()`). Three providers are measured side by side:
 
-- **floor**: a bare provider, `native_host.mcp_server.McpEndpoint` (the same SDK, uvicorn and
+- **floor**: a bare provider, `native_host.provider.mcp_server.McpEndpoint` (the same SDK, uvicorn and
   transport settings, `LoopbackGuard` and middleware) in a subprocess of this script, whose
   requester answers `current` at once with a constant one-element tree. It is what any `current`
   costs before a browser is asked anything: HTTP + MCP + JSON + pydantic on both ends.
@@ -85,8 +85,8 @@ import psutil
 if TYPE_CHECKING:
     import cProfile
 
-    from native_host.host_client import ConnectMode
-    from native_host.wire import Descriptor
+    from native_host.host.client import ConnectMode
+    from native_host.protocol.descriptor import Descriptor
 
 REPO: Final = Path(__file__).resolve().parent.parent
 PAGES: Final = REPO / "tests" / "pages"
@@ -120,7 +120,7 @@ SELECT_SCRIPT: Final = (
 )
 
 RTT_LINE: Final = re.compile(
-    r" (\d+) DEBUG native_host\.bridge: request h-\d+ current answered in ([\d.]+) ms"
+    r" (\d+) DEBUG native_host\.provider\.bridge: request h-\d+ current answered in ([\d.]+) ms"
 )
 """The native host's log line for a `current` round trip over the native port (pid, ms)."""
 
@@ -264,7 +264,7 @@ async def _measure_interleaved(
     profilers: Sequence[cProfile.Profile | None] = (),
     after_warmup: Callable[[], None] | None = None,
 ) -> None:
-    from native_host.host_client import open_session
+    from native_host.host.client import open_session
 
     profiles = list(profilers) or [None] * len(targets)
 
@@ -409,7 +409,7 @@ async def serve_floor(tree_file: Path | None = None, profile_out: Path | None = 
     `{url, token, instance, pid}` as one JSON line, serve until stdin closes or SIGTERM.
     `tree_file`: a JSON root element to answer instead of FLOOR_ROOT; `profile_out`: see
     `_profile_on_signals`."""
-    from native_host.mcp_server import McpEndpoint
+    from native_host.provider.mcp_server import McpEndpoint
 
     root = json.loads(tree_file.read_text(encoding="utf-8")) if tree_file else FLOOR_ROOT
     instance = secrets.token_urlsafe(16)
@@ -434,7 +434,8 @@ def floor_provider(tree_file: Path | None = None, profile_out: Path | None = Non
     """Start the floor server subprocess (answering FLOOR_ROOT, or the root element in the JSON
     file `tree_file`; cProfile on SIGUSR1/SIGUSR2 into `profile_out` if given); yield a Descriptor
     for it; stop it (stdin closed, then killed by pid after 5 s)."""
-    from native_host.wire import PROTOCOL_VERSION, Descriptor
+    from native_host.protocol.descriptor import Descriptor
+    from native_host.protocol.version import PROTOCOL_VERSION
 
     command = [sys.executable, str(Path(__file__).resolve()), "--floor-server"]
     if tree_file is not None:
@@ -583,7 +584,7 @@ def tree_ready(raw: Mapping[str, Any], tabs: int) -> str | None:
 
 
 async def _current_raw(descriptor: Descriptor) -> dict[str, Any]:
-    from native_host.host_client import open_session
+    from native_host.host.client import open_session
 
     async with open_session(descriptor, timeout_s=CALL_TIMEOUT_S) as session:
         return (await session.current()).raw

@@ -2,7 +2,7 @@
 
 What it measures
 ----------------
-- **location**: the reference desktop host (`native_host.host_client.open_session`: real HTTP on
+- **location**: the reference desktop host (`native_host.host.client.open_session`: real HTTP on
   127.0.0.1, the real bearer token, each answer checked) calls `location` `--calls` times (default
   200) for a Text selected in the top document and for a Text selected in a cross-origin iframe
   (`127.0.0.1` page, `localhost` frame), after 20 warm-up calls, in MCP 2026-07-28. Next to it the
@@ -17,7 +17,7 @@ What it measures
   answer's JSON; the floor's is about the browser's size, so no same-size floor is needed here
   (bench/current_latency.py has one for `current`, whose answer is up to 100 times the floor's).
 - **native messaging floor**: after each block, the native host (started with
-  `WEBCTX_BENCH_PINGS=10`, native_host/bench_ping.py) is sent SIGUSR1 and times 10 `ping`s the
+  `WEBCTX_BENCH_PINGS=10`, native_host/provider/bench_ping.py) is sent SIGUSR1 and times 10 `ping`s the
   worker answers `{}` at once (host ↔ browser ↔ worker, no work), then 10 `ping {page: true}`: one
   page-channel round trip worker ↔ active tab's content script, answered at once, timed in the
   worker. Printed with the smallest ratios any build could reach: (floor + ping) / floor for
@@ -83,7 +83,7 @@ class ConstantRequester:
 
 async def serve_floor() -> None:
     """`--floor-server`: run the floor endpoint, print `<url> <token>`, serve until stdin closes."""
-    from native_host.mcp_server import McpEndpoint
+    from native_host.provider.mcp_server import McpEndpoint
 
     async def no_window(_bounds: Any) -> int | None:
         return None
@@ -98,7 +98,7 @@ async def serve_floor() -> None:
 @contextlib.contextmanager
 def floor_provider() -> Any:
     """Start the floor server; yield a Descriptor for it; end it by pid."""
-    from native_host.wire import Descriptor
+    from native_host.protocol.descriptor import Descriptor
 
     proc = subprocess.Popen(
         [sys.executable, str(Path(__file__).resolve()), "--floor-server"],
@@ -158,7 +158,7 @@ async def timed_location(
 
 async def measure(args: argparse.Namespace) -> dict[str, Any]:
     from native_host import paths
-    from native_host.host_client import HostClient, open_session
+    from native_host.host.client import HostClient, open_session
 
     report: dict[str, Any] = {"rows": [], "load_average": os.getloadavg()}
     pages = ROOT / "tests" / "pages"
@@ -284,17 +284,19 @@ async def measure(args: argparse.Namespace) -> dict[str, Any]:
 
 
 PING_LINE = re.compile(
-    r" (\d+) INFO native_host\.bench_ping: bench ping: \d+ round trips \(ms\): ([\d. ]+)\n"
+    r" (\d+) INFO native_host\.provider\.bench_ping: bench ping: \d+ round trips \(ms\): ([\d. ]+)\n"
 )
-"""The native host's log line for one round of pings (native_host/bench_ping.py): pid, times in ms."""
+"""The native host's log line for one round of pings (provider/bench_ping.py): pid, times in ms."""
 PAGE_PING_LINE = re.compile(
-    r" (\d+) INFO native_host\.bench_ping: bench page ping: \d+ worker-page round trips \(ms\): ([-\d. ]+)\n"
+    r" (\d+) INFO native_host\.provider\.bench_ping: bench page ping: \d+ worker-page round trips"
+    r" \(ms\): ([-\d. ]+)\n"
 )
 """The same for the worker → content script → worker round trips the worker timed (-1: no page)."""
 
 
 PORT_RTT_LINE = re.compile(
-    r" (\d+) DEBUG native_host\.bridge: request h-\d+ (?:current|location) answered in ([\d.]+) ms\n"
+    r" (\d+) DEBUG native_host\.provider\.bridge: request h-\d+ (?:current|location)"
+    r" answered in ([\d.]+) ms\n"
 )
 """The native host's log line for one `current`/`location` over the native port (pid, ms)."""
 
@@ -311,7 +313,7 @@ def read_port_rtts(host_log: Path, offset: int, host_pid: int, out: list[float])
 
 async def ping_block(host_pid: int, host_log: Path) -> tuple[list[float], list[float]]:
     """Make the native host time BLOCK_CALLS pings host ↔ worker, then BLOCK_CALLS worker ↔ page
-    (SIGUSR1, native_host/bench_ping.py) and read them back from its log; returns seconds, like the
+    (SIGUSR1, native_host/provider/bench_ping.py) and read them back from its log; returns seconds, like the
     other rows (page hops without a page left out). Raises TimeoutError after 10 s."""
     offset = host_log.stat().st_size
     os.kill(host_pid, signal.SIGUSR1)
@@ -413,7 +415,7 @@ def main() -> None:
     import current_latency
 
     current_latency.isolate(home)
-    os.environ["WEBCTX_BENCH_PINGS"] = str(BLOCK_CALLS)  # native_host/bench_ping.py: the ping row
+    os.environ["WEBCTX_BENCH_PINGS"] = str(BLOCK_CALLS)  # native_host/provider/bench_ping.py: the ping row
     report = asyncio.run(measure(args))
     if not args.json:
         for row in report["rows"]:

@@ -3,7 +3,7 @@
 // Native port (worker ⇄ native host): hello, current, location, chunk, result, error, tree.
 // Inside the extension (content ⇄ worker): frame.changed, location.get, location.offset, tools.*;
 // requests to a page go on its page channel (service_worker/page_channel.js, content/page_port.js).
-// `native_host/wire.py` names the same native-port types; tests/unit/test_protocol_names.py reads
+// `native_host/protocol/native.py` names the same native-port types; tests/unit/protocol/test_protocol_names.py reads
 // NATIVE_MESSAGE_TYPES below with a regex, so keep it a plain array of double-quoted strings.
 
 /** Provider protocol version (the concepts page, "Versions"). */

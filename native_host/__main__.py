@@ -129,11 +129,11 @@ def _run() -> None:
     frames_out = claim_stdout()
     # Answer the worker's hello before importing asyncio, pydantic, even logging (early_hello.py);
     # imported only now, so that nothing imported can write to the channel before it is claimed.
-    from native_host.early_hello import answer_first_hello
+    from native_host.provider.early_hello import answer_first_hello
 
     early = answer_first_hello(sys.stdin.fileno(), frames_out)
     setup_logging()
-    from native_host import app
+    from native_host.provider import app
 
     code = app.main(sys.argv[1:], frames_out=frames_out, started_at=STARTED_AT, early=early)
     app.flush_and_exit(code, frames_out)

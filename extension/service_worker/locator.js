@@ -13,7 +13,7 @@
 //                       ──► location.js: × zoom + viewport origin → points, merged lines, state
 //
 // The reply is {location, windowBounds?}: the host adds `window` (the OS window number) by
-// matching windowBounds (points) against the platform's windows (native_host/platform/).
+// matching windowBounds (points) against the platform's windows (native_host/provider/platform/).
 
 import * as api from "./browser_api.js";
 import { RequestError } from "./native_port.js";

@@ -18,7 +18,7 @@ import anyio
 
 from native_host import paths
 from native_host.cli.result import Result
-from native_host.mcp_clients import CLIENT_NAMES, client_config, config_text, current_os
+from native_host.stdio.clients import CLIENT_NAMES, client_config, config_text, current_os
 
 log = logging.getLogger(__name__)
 
@@ -63,7 +63,7 @@ def run(args: argparse.Namespace) -> Result:
         print(f"Add this to the {client.title} configuration: {client.where[current_os()]}", file=sys.stderr)
         return Result(text="", printed=True)
     _log_to_file()
-    from native_host.stdio_bridge import StdioBridge  # imports mcp/uvicorn: only when serving
+    from native_host.stdio.server import StdioBridge  # imports mcp/uvicorn: only when serving
 
     log.info("webctx mcp starting (pid pinned: %s)", args.pid)
     anyio.run(StdioBridge(pid=args.pid).serve_stdio)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Final
 
-from native_host.wire import Element
+from native_host.protocol.answers import Element
 
 MAX_TEXT_CHARS: Final = 72
 """Selected text longer than this is shortened with "…" in the tree view (characters)."""

@@ -25,7 +25,7 @@ from native_host.conformance.evidence import (
 )
 
 # The kit keeps its own copies of the protocol's constants instead of importing webctx's provider
-# modules (mcp_server.py, wire.py): it judges any provider by the protocol, not by how webctx
+# modules (provider/, protocol/): it judges any provider by the protocol, not by how webctx
 # builds its own answers, so a change there cannot quietly change what "conforms" means.
 
 EXTENSION_ID: Final = "dev.context-providers/context"

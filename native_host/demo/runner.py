@@ -39,9 +39,9 @@ from native_host import paths
 from native_host.demo.browsers import check_chromium_family, find_browser
 from native_host.demo.page import serve_demo_page
 from native_host.errors import ProvidersFolderError, ProviderUnavailable, WebctxError
-from native_host.host_client import CurrentResult, HostClient, ProviderInfo, iter_elements
+from native_host.host.client import CurrentResult, HostClient, ProviderInfo, iter_elements
 from native_host.install.installer import install
-from native_host.wire import Descriptor
+from native_host.protocol.descriptor import Descriptor
 
 DEFAULT_DEMO_TIMEOUT_S: Final = 30.0
 """How long the demo waits for the provider and the selection, in seconds."""

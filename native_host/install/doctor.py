@@ -5,7 +5,7 @@ folder → descriptor → endpoint, and report each link as a Check (`name, ok, 
 README's troubleshooting section is generated from it (`troubleshooting_markdown`, checked by a
 test). The failure classes found in the wild (manifest in the wrong folder, relative `path`, missing
 execute bit, wrong `allowed_origins`, stale descriptor, interpreter removed, providers folder mode
-0755) each have a test in tests/unit/test_doctor.py. Error strings are the ones Chromium 156 puts in
+0755) each have a test in tests/unit/install/test_doctor.py. Error strings are the ones Chromium 156 puts in
 `chrome.runtime.lastError.message` (research/chromium-recipe.md §4).
 """
 
@@ -26,7 +26,6 @@ from typing import Any, Final
 import psutil
 
 from native_host import NATIVE_HOST_NAME, paths
-from native_host.descriptor import check_providers_folder
 from native_host.errors import InstallError, ProvidersFolderError, WebctxError
 from native_host.install.locations import (
     BROWSER_NAMES,
@@ -38,7 +37,8 @@ from native_host.install.locations import (
 )
 from native_host.install.manifests import GECKO_ID, MANIFEST_FILE, browser_present, extension_id, target_for
 from native_host.install.registry import Registry, default_registry
-from native_host.wire import Descriptor
+from native_host.protocol.descriptor import Descriptor
+from native_host.provider.descriptor_files import check_providers_folder
 
 IMPORT_TIMEOUT_S: Final = 20.0
 """How long `<interpreter> -c "import native_host"` may take, in seconds."""
@@ -372,7 +372,7 @@ def check_stale(folder: Path | None = None) -> Check:
 
 def check_live(folder: Path | None = None, *, timeout_s: float = CURRENT_TIMEOUT_S) -> Check:
     """A running provider answers `current` through the reference host (real HTTP, its token)."""
-    from native_host.host_client import HostClient, discover  # imports mcp: only when needed
+    from native_host.host.client import HostClient, discover  # imports mcp: only when needed
 
     folder = folder or paths.providers_dir()
     usable = [info for info in discover(folder) if info.usable and info.descriptor is not None]

@@ -21,7 +21,7 @@ import pytest
 from playwright.async_api import BrowserContext, Page, Worker
 
 from native_host.install import manifests
-from native_host.wire import Descriptor
+from native_host.protocol.descriptor import Descriptor
 
 
 @dataclass

@@ -1,7 +1,7 @@
 """The issue's acceptance path, as a new user walks it: `webctx install` with no options, Chromium
 with its ordinary profile folder (`~/.config/chromium`, here under the test's HOME) and the
 extension loaded, then `webctx doctor` says every link is ok; break one link by hand and doctor
-names it (the other failure classes are unit tests in tests/unit/test_doctor.py)."""
+names it (the other failure classes are unit tests in tests/unit/install/test_doctor.py)."""
 
 from __future__ import annotations
 

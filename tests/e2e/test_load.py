@@ -3,7 +3,7 @@ happens", Load; SPEC §1, §2, §4). Bounded in count and time, loopback only.
 
 50 MCP clients (half 2026-07-28, half the 2025-11-25 handshake), each over its own session, make
 2,000 `current` calls in all while a script selects text and switches tabs in the browser. Every
-call must succeed, every answer must be valid against the element schema (`wire.CurrentAnswer`,
+call must succeed, every answer must be valid against the element schema (`protocol.answers.CurrentAnswer`,
 via the reference host's `check_answer`) and name the descriptor's instance; p50/p99 are printed.
 """
 
@@ -18,8 +18,9 @@ from typing import Final
 
 from playwright.async_api import Page
 
-from native_host.host_client import ConnectMode, IdBook, open_session
-from native_host.wire import ID_PATTERN, Descriptor
+from native_host.host.client import ConnectMode, IdBook, open_session
+from native_host.protocol.base import ID_PATTERN
+from native_host.protocol.descriptor import Descriptor
 from tests.e2e.harness import RunningBrowser, select_text
 from tests.e2e.tree import walk
 

@@ -14,7 +14,7 @@ from collections.abc import Awaitable, Callable
 from typing import Any
 
 from native_host import paths
-from native_host.descriptor import Descriptor
+from native_host.provider.descriptor_files import Descriptor
 from tests.e2e.harness import RunningBrowser, select_text
 from tests.e2e.tree import find_all, selected_texts
 

@@ -24,7 +24,7 @@ from mcp import Client, types
 from mcp.client.stdio import StdioServerParameters
 from mcp.shared.exceptions import MCPError
 
-from native_host.stdio_bridge import NO_PROVIDER_MESSAGE, RESOURCE_URI, TOOL_NAME_PATTERN
+from native_host.stdio.server import NO_PROVIDER_MESSAGE, RESOURCE_URI, TOOL_NAME_PATTERN
 from tests.e2e.conftest import launched_browser
 from tests.e2e.harness import RunningBrowser
 from tests.e2e.tree import find_all

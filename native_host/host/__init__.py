@@ -1,0 +1,1 @@
+"""The reference desktop host (SPEC §7)."""

@@ -1,0 +1,7 @@
+"""What both sides of the provider protocol share: the version, the descriptor model and file rules,
+the `current`/`location` answer models, native-port and hand-off message models, the MCP tool
+definitions, and who the browser is. Nothing here imports `provider/`, `host/` or `stdio/`.
+
+This `__init__` stays empty so that `early_hello` can import `protocol.version` and
+`protocol.providers_folder` (standard library only) before pydantic and mcp are loaded.
+"""

@@ -1,0 +1,79 @@
+"""The answers of the two protocol tools: `current` (the element tree) and `location` (SPEC §1, §2)."""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+from pydantic import ConfigDict, Field
+
+from native_host.protocol.base import ID_PATTERN, WireModel
+
+
+class Element(WireModel):
+    """One element of the tree (SPEC §2; concepts page, "Elements"). Tolerant of unknown fields.
+
+    States are written only where they differ from the default: `selected`/`focused`/`hovered`
+    default to false, `visible` inherits the parent's (the root is visible).
+    """
+
+    model_config = ConfigDict(extra="allow")
+
+    id: str = Field(pattern=ID_PATTERN.pattern)
+    role: str
+    subrole: str | None = None
+    title: str | None = None
+    content: list[dict[str, Any]] | None = None
+    url: str | None = None
+    selected: bool | None = None
+    focused: bool | None = None
+    visible: bool | None = None
+    hovered: bool | None = None
+    children: list[Element] | None = None
+    attributes: dict[str, Any] | None = None
+
+
+class CurrentAnswer(WireModel):
+    """The `structuredContent` of the `current` MCP tool: exactly these three fields (SPEC §1.1)."""
+
+    model_config = ConfigDict(extra="allow")
+
+    protocol: str
+    instance: str
+    root: Element
+
+
+class Rect(WireModel):
+    """A rectangle in global display coordinates, in points (SPEC §1.2): origin at the top-left
+    of the primary display, y down. Tolerant of unknown fields."""
+
+    model_config = ConfigDict(extra="allow")
+
+    x: float
+    y: float
+    w: float = Field(ge=0)
+    h: float = Field(ge=0)
+
+
+class LocationAnswer(WireModel):
+    """The `structuredContent` of the `location` MCP tool (SPEC §1.2). `window` is the OS window
+    number (X11 window id on Linux), omitted where there is none (headless)."""
+
+    model_config = ConfigDict(extra="allow")
+
+    state: Literal["visible", "offscreen", "gone"]
+    rects: list[Rect]
+    window: int | None = None
+    avoid: Rect | None = None
+    edge: Literal["top", "bottom", "left", "right"] | None = None
+
+
+class WindowBounds(WireModel):
+    """The browser window's outer bounds in points (chrome.windows `left/top/width/height`), which
+    the host matches against the platform's windows to find `window`."""
+
+    model_config = ConfigDict(extra="allow")
+
+    left: float
+    top: float
+    width: float
+    height: float

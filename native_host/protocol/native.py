@@ -1,0 +1,293 @@
+"""Native-messaging frames between the service worker and the native host, and their limits
+(SPEC §4, §5; docs/protocol.md "Messages")."""
+
+from __future__ import annotations
+
+import re
+from typing import Annotated, Any, Final, Literal
+
+from pydantic import ConfigDict, Field, TypeAdapter
+
+from native_host.protocol.answers import Element, LocationAnswer, WindowBounds
+from native_host.protocol.base import ID_PATTERN, IncomingFrame, WireModel
+from native_host.protocol.version import PROTOCOL_VERSION
+
+MAX_BROWSER_TO_HOST_BYTES: Final = 64 << 20
+"""Largest frame the browser sends to a native host (Chromium's limit; SPEC §4)."""
+
+
+MAX_HOST_TO_BROWSER_BYTES: Final = 1 << 20
+"""Largest frame a native host may send; Chromium kills the port above it (SPEC §4)."""
+
+
+NATIVE_MESSAGE_TYPES: Final = (
+    "hello",
+    "current",
+    "location",
+    "ping",
+    "tools.call",
+    "tools.cancel",
+    "tools.changed",
+    "chunk",
+    "result",
+    "error",
+    "provider.ready",
+    "tree",
+)
+"""Every `type` that crosses the native port (docs/protocol.md "Messages").
+`extension/protocol.js` exports the same list; `tests/unit/test_protocol_names.py` compares them."""
+
+
+CURRENT_DEADLINE_MS: Final = 3000
+"""How long the host waits for the worker's reply to `current` (docs/protocol.md), in ms."""
+
+
+class HelloExtension(IncomingFrame):
+    """`hello.extension`: the extension's id and version (`chrome.runtime.id`, manifest version)."""
+
+    id: str
+    version: str | None = None
+
+
+class HelloBrowser(IncomingFrame):
+    """`hello.browser`: the browser's product name and full version (e.g. "Chromium",
+    "156.0.8078.114"), and `navigator.userAgent`. The version goes into the descriptor (SPEC §3)."""
+
+    name: str | None = None
+    version: str | None = None
+    user_agent: str | None = None
+
+
+class HelloSettings(IncomingFrame):
+    """`hello.settings`: `enabled: false` means the user switched the provider off (SPEC §3:
+    no descriptor, no port). Missing means enabled."""
+
+    enabled: bool = True
+
+
+class Hello(IncomingFrame):
+    """worker → host, first message on a new port (docs/protocol.md). Answered with a `result`
+    carrying a HelloReply before the host's `mcp` import finishes."""
+
+    type: Literal["hello"]
+    id: str
+    protocol: str
+    extension: HelloExtension | None = None
+    browser: HelloBrowser | None = None
+    settings: HelloSettings = Field(default_factory=HelloSettings)
+
+
+class HelloReply(WireModel):
+    """The `result` of `hello`: the host's instance (16 random bytes, URL-safe base64, minted at
+    start), its protocol version, and whether it serves MCP (false when the user switched it off)."""
+
+    instance: str
+    protocol: str = PROTOCOL_VERSION
+    listening: bool
+    problem: str | None = None
+    """Why the host does not serve although the user switched it on (e.g. an unsafe providers
+    folder, SPEC §3): one sentence ending with the fix, for the popup."""
+
+
+class CurrentRequest(WireModel):
+    """host → worker: "send the tree" (SPEC §1.1). Reply: `result` with `{root: Element}`."""
+
+    type: Literal["current"] = "current"
+    id: str
+
+
+class PingRequest(WireModel):
+    """host → worker, bench only (native_host/bench_ping.py): answered `result {}` at once, so its
+    round trip is native messaging alone (docs/protocol.md)."""
+
+    type: Literal["ping"] = "ping"
+    id: str
+    page: bool = False
+    """True: the worker times one page-channel round trip to the active tab and answers `{pageMs}`."""
+
+
+LOCATION_DEADLINE_MS: Final = 3000
+"""How long the host waits for the worker's reply to `location` (docs/protocol.md), in ms."""
+
+
+class LocationRequest(WireModel):
+    """host → worker: "where is this element?" (SPEC §1.2). The request's own `id` is the request
+    id, so the element id travels as `elementId`. Reply: `result` with a LocationReply, or `error`
+    with code `unknown_id` / `invalid_id`."""
+
+    type: Literal["location"] = "location"
+    id: str
+    element_id: str
+
+
+class LocationReply(WireModel):
+    """The `result` of `location`: the answer, and the window bounds for finding `window`."""
+
+    model_config = ConfigDict(extra="allow")
+
+    location: LocationAnswer
+    window_bounds: WindowBounds | None = None
+
+
+class ErrorBody(IncomingFrame):
+    """`error.error`: a stable snake_case `code` (errors.py) and a sentence for people."""
+
+    code: str
+    message: str = ""
+
+
+class ResultFrame(IncomingFrame):
+    """A successful reply (either direction): `id` echoes the request's, `result` is its value."""
+
+    type: Literal["result"] = "result"
+    id: str
+    result: Any
+
+
+class ErrorFrame(IncomingFrame):
+    """A failed reply (either direction): `id` echoes the request's."""
+
+    type: Literal["error"] = "error"
+    id: str
+    error: ErrorBody
+
+
+class ChunkFrame(WireModel):
+    """host → worker, one slice of a message whose UTF-8 JSON exceeds MAX_HOST_TO_BROWSER_BYTES.
+
+    `of` names the chunk group (a string, `c-<n>`), `index` is 0-based, `count` is the number of
+    chunks; `data` is a slice of the message's JSON text cut on a code-point boundary. The worker
+    joins the `data` of indexes 0..count-1 and handles the parsed message as if it came whole.
+    """
+
+    type: Literal["chunk"] = "chunk"
+    of: str
+    index: int = Field(ge=0)
+    count: int = Field(ge=1)
+    data: str
+
+
+class ProviderReady(WireModel):
+    """host → worker event (no id): the MCP endpoint listens on 127.0.0.1:`port` and the descriptor
+    is written (SPEC §3). The popup shows the port; the token never crosses the native port."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    type: Literal["provider.ready"] = "provider.ready"
+    port: int = Field(ge=1, le=65535)
+    via_provider: bool | None = None
+    """True when this host stands by (another profile's host is the browser's provider, SPEC §3):
+    `port` is then the provider's MCP port, which this profile's pages are served through."""
+
+
+PAGE_TOOL_DEADLINE_MS: Final = 60_000
+"""Default limit for one page-tool call, in ms (SPEC §5); `WEBCTX_PAGE_TOOL_DEADLINE_MS` overrides it."""
+
+
+TOOLS_CANCEL_DEADLINE_MS: Final = 2000
+"""How long the host waits for the worker to acknowledge `tools.cancel`, in ms."""
+
+
+PAGE_TOOL_NAME_PATTERN: Final = re.compile(r"^[A-Za-z0-9_]{1,48}$")
+"""Exposed page-tool names (SPEC §5): what today's strictest MCP clients accept."""
+
+
+class PageToolAnnotations(IncomingFrame):
+    """The page's WebMCP `ToolAnnotations` (webmcp.md §1.2), each optional."""
+
+    read_only_hint: bool | None = None
+    untrusted_content_hint: bool | None = None
+    consequential_hint: bool | None = None
+
+
+class PageTool(IncomingFrame):
+    """One exposed page tool, as the worker lists it in `tools.changed` (SPEC §5).
+
+    `name` is the exposed MCP name (`p<n>_…`, at most 48 of `[A-Za-z0-9_]`); `tool_name` the
+    page's original WebMCP name; `page_id` the Page element id (`tab-<n>`); `page_title`,
+    `origin`, `url` describe the page; `input_schema` the page's JSON Schema (an object, or None).
+    `frame_origin` and `frame_url` are set when the tool belongs to a cross-origin iframe of the
+    page that has `allow="tools"` and exposed the tool to the page's origin (`exposedTo`); the
+    call runs there.
+    """
+
+    name: str = Field(pattern=PAGE_TOOL_NAME_PATTERN.pattern)
+    tool_name: str = Field(min_length=1, max_length=128)
+    page_id: str = Field(pattern=ID_PATTERN.pattern)
+    description: str = ""
+    title: str | None = None
+    page_title: str = ""
+    origin: str = ""
+    url: str = ""
+    input_schema: dict[str, Any] | None = None
+    annotations: PageToolAnnotations | None = None
+    frame_origin: str | None = Field(default=None, max_length=256)
+    frame_url: str | None = None
+
+
+class ToolsChanged(IncomingFrame):
+    """worker → host event (no id): the full list of exposed page tools, sent whenever it changes
+    (tab switch, navigation, minimize/restore, `toolchange`) and after every `hello`."""
+
+    type: Literal["tools.changed"]
+    tools: list[PageTool]
+
+
+class TreePush(IncomingFrame):
+    """worker → host event (no id): the `current` answer, pushed whenever it changes (the
+    worker's tree_push.js; docs/protocol.md "Pushed tree"). `complete` false (no `root`): the
+    tree cannot be told without asking a page (a selection still moving, a large field's text
+    pending, a page that never reported), so the host asks the worker with `current` as before."""
+
+    type: Literal["tree"]
+    complete: bool
+    root: Element | None = None
+    window_focused: bool = False
+
+
+class ToolCallRequest(WireModel):
+    """host → worker: run page tool `name` (the original WebMCP name) of Page `page_id` with
+    `input` (a JSON object). Reply: `result` with a ToolCallReply, or `error` with code
+    `page_gone` (tab closed or navigated, tool gone) or `unknown_page`."""
+
+    type: Literal["tools.call"] = "tools.call"
+    id: str
+    page_id: str
+    name: str
+    input: dict[str, Any]
+    deadline_ms: int | None = None
+    """The host's limit for the whole call, in ms (PAGE_TOOL_DEADLINE_MS unless overridden): a
+    confirmation prompt answers "timed out" shortly before it (docs/extension.md)."""
+
+
+class ToolCancelRequest(WireModel):
+    """host → worker: abort the page's `signal` of call `call_id` (the `tools.call` request's
+    `id`). Reply: `result` with `{cancelled: bool}` (false when the call had already ended)."""
+
+    type: Literal["tools.cancel"] = "tools.cancel"
+    id: str
+    call_id: str
+
+
+class ToolCallReply(IncomingFrame):
+    """The `result` of `tools.call`: `ok` with the page's result string (`text`; None when the
+    call navigated the page), or not `ok` with the page's `error` message (execute threw, the result
+    was not serialisable, the call was aborted)."""
+
+    ok: bool
+    text: str | None = None
+    error: str = ""
+
+
+BrowserFrame = Annotated[
+    Hello | ResultFrame | ErrorFrame | ToolsChanged | TreePush, Field(discriminator="type")
+]
+"""Every frame the worker may send to the host."""
+
+
+BROWSER_FRAME_ADAPTER: Final[
+    TypeAdapter[Hello | ResultFrame | ErrorFrame | ToolsChanged | TreePush]
+] = TypeAdapter(
+    BrowserFrame
+)
+"""Parses one decoded worker → host frame; raises pydantic.ValidationError on a wrong shape."""

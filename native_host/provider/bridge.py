@@ -1,0 +1,151 @@
+"""Requests from the native host to the extension over the native port (SPEC §4, docs/protocol.md).
+
+```
+request("current", deadline_ms=3000) ──► {"type":"current","id":"h-7"} ──► worker
+                     ▲ waits on a future keyed "h-7"
+handle_reply(frame) ◄── {"type":"result","id":"h-7","result":…} / {"type":"error",…} ◄── worker
+```
+
+Ids are `h-<n>`, unique per host process. A request fails with DeadlineExceeded when no reply comes
+within its deadline, with ExtensionError when the worker answers `error`, and with
+ProviderUnavailable when the port closes first. Replies nobody waits for (unknown ids, late
+replies) are logged and dropped.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import itertools
+import logging
+import time
+from collections.abc import Awaitable, Callable, Mapping
+from typing import Any, Protocol
+
+from native_host.errors import DeadlineExceeded, ExtensionError, ProviderUnavailable
+from native_host.protocol.native import ErrorFrame, ResultFrame
+
+
+class Requester(Protocol):
+    """What the MCP endpoint and page-tool calls need from the native port; `Bridge` satisfies it
+    (and `handoff.MergingRequester`, which merges several profiles' answers)."""
+
+    def new_request_id(self) -> str:
+        """A fresh request id, for requests a later message refers to (`tools.cancel`)."""
+        ...
+
+    async def request(
+        self,
+        type_: str,
+        body: Mapping[str, Any] | None = None,
+        *,
+        deadline_ms: int,
+        request_id: str | None = None,
+    ) -> Any:
+        """Send a request to the extension and return its `result`; raises DeadlineExceeded,
+        ExtensionError or ProviderUnavailable."""
+        ...
+
+log = logging.getLogger(__name__)
+
+SendFrame = Callable[[dict[str, Any]], Awaitable[None]]
+"""Writes one message to the browser (`FrameWriter.send`); raises OSError when the port is gone."""
+
+
+class Bridge:
+    """Correlates host → worker requests with the worker's `result`/`error` replies.
+
+    `send` writes one message (normally `FrameWriter.send`). Not thread-safe: use it from the
+    event loop that reads the port.
+    """
+
+    def __init__(self, send: SendFrame) -> None:
+        self._send = send
+        self._ids = itertools.count(1)
+        self._pending: dict[str, asyncio.Future[Any]] = {}
+        self._closed_reason: str | None = None
+
+    @property
+    def pending_count(self) -> int:
+        """How many requests are waiting for a reply."""
+        return len(self._pending)
+
+    @property
+    def closed(self) -> bool:
+        """Whether the port closed (every request now fails with ProviderUnavailable)."""
+        return self._closed_reason is not None
+
+    def new_request_id(self) -> str:
+        """A fresh request id `h-<n>`, for a caller that must know the id before sending (a
+        page-tool call names it in a later `tools.cancel`)."""
+        return f"h-{next(self._ids)}"
+
+    async def request(
+        self,
+        type_: str,
+        body: Mapping[str, Any] | None = None,
+        *,
+        deadline_ms: int,
+        request_id: str | None = None,
+    ) -> Any:
+        """Send `{type: type_, id: "h-<n>", **body}` and return the reply's `result` value.
+        `request_id` (from `new_request_id`) replaces the minted id.
+
+        Waits at most `deadline_ms` milliseconds. Raises ValueError if `body` holds `type` or `id`
+        (the bridge owns them), DeadlineExceeded when no reply comes in
+        time, ExtensionError (with the worker's `code` and `message`) for an `error` reply, and
+        ProviderUnavailable when the port is closed or closes while waiting. Cancelling the
+        awaiting task forgets the request; a reply arriving later is logged and dropped.
+        """
+        if body and ("type" in body or "id" in body):
+            raise ValueError("A request body must not contain `type` or `id`: the bridge sets them.")
+        if self._closed_reason is not None:
+            raise ProviderUnavailable(self._closed_reason)
+        if request_id is None:
+            request_id = self.new_request_id()
+        future: asyncio.Future[Any] = asyncio.get_running_loop().create_future()
+        self._pending[request_id] = future
+        message: dict[str, Any] = {"type": type_, "id": request_id, **(body or {})}
+        started = time.monotonic()
+        try:
+            try:
+                await self._send(message)
+            except OSError as exc:
+                self.close(f"The native port is closed ({type(exc).__name__}). Reload the webctx extension.")
+                raise ProviderUnavailable(self._closed_reason or "The native port is closed.") from None
+            try:
+                async with asyncio.timeout(deadline_ms / 1000):
+                    value = await future
+            except TimeoutError:
+                log.warning("request %s %s: no reply within %d ms", request_id, type_, deadline_ms)
+                raise DeadlineExceeded(
+                    f"The browser extension did not answer `{type_}` within {deadline_ms} ms. "
+                    "Check that the webctx extension is enabled, then try again."
+                ) from None
+            elapsed_ms = (time.monotonic() - started) * 1e3
+            log.debug("request %s %s answered in %.1f ms", request_id, type_, elapsed_ms)
+            return value
+        finally:
+            self._pending.pop(request_id, None)
+
+    def handle_reply(self, frame: ResultFrame | ErrorFrame) -> None:
+        """Route a `result`/`error` frame to the request waiting for its `id`; log and drop it when
+        nobody waits (unknown id, the deadline passed, the caller was cancelled)."""
+        future = self._pending.get(frame.id)
+        if future is None or future.done():
+            log.info("dropped a %s reply for %s: no request is waiting for it", frame.type, frame.id)
+            return
+        if isinstance(frame, ResultFrame):
+            future.set_result(frame.result)
+        else:
+            log.info("request %s failed in the extension: %s", frame.id, frame.error.code)
+            error = frame.error
+            future.set_exception(ExtensionError(error.message or error.code, code=error.code))
+
+    def close(self, reason: str = "The browser closed the native port. Reload the webctx extension.") -> None:
+        """Fail every waiting request, and every later one, with ProviderUnavailable(`reason`)."""
+        if self._closed_reason is None:
+            self._closed_reason = reason
+        for request_id, future in list(self._pending.items()):
+            if not future.done():
+                future.set_exception(ProviderUnavailable(reason))
+                log.debug("request %s failed: port closed", request_id)

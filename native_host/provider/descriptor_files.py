@@ -1,0 +1,178 @@
+"""The provider descriptor: providers-folder checks, atomic 0600 write, removal, stale cleanup (SPEC §3).
+
+```
+ensure_providers_folder(folder)        create 0700, or refuse a symlink / another user's / group-world access
+write_descriptor(folder, descriptor)   <bundleId>-<pid>.json, 0600, temp file + os.replace
+reassert_file_mode(path)               our descriptor found with another mode → back to 0600
+remove_descriptor(path)                idempotent
+remove_stale_descriptors(folder)       parseable descriptors whose listenerPid is no longer running
+```
+
+On Windows the folder lives under `%LOCALAPPDATA%` (per-user ACLs); the owner and mode checks are
+POSIX-only and skipped there.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import logging
+import os
+import secrets
+import stat
+from pathlib import Path
+from typing import Final
+
+import psutil
+from pydantic import ValidationError
+
+from native_host.errors import ProvidersFolderError
+from native_host.protocol.descriptor import Descriptor
+from native_host.protocol.providers_folder import check_providers_folder as check_providers_folder
+
+log = logging.getLogger(__name__)
+
+FOLDER_MODE: Final = 0o700
+"""Mode of a providers folder we create; an existing one must not grant group/world anything."""
+
+FILE_MODE: Final = 0o600
+"""Mode of every descriptor we write."""
+
+_POSIX: Final = os.name == "posix"
+
+
+def descriptor_name(bundle_id: str, pid: int) -> str:
+    """`<bundleId>-<pid>.json` (SPEC §3), e.g. `org.chromium.Chromium-4242.json`."""
+    return f"{bundle_id}-{pid}.json"
+
+
+def ensure_providers_folder(folder: Path) -> Path:
+    """Create `folder` with mode 0700 if missing (parents with default modes), then check it as
+    `check_providers_folder` does; return it. Raises ProvidersFolderError, creating nothing, when
+    an existing `folder` is unsafe (SPEC §3)."""
+    if not os.path.lexists(folder):
+        folder.parent.mkdir(parents=True, exist_ok=True)
+        with contextlib.suppress(FileExistsError):
+            folder.mkdir(mode=FOLDER_MODE)
+            if _POSIX:
+                os.chmod(folder, FOLDER_MODE)  # mkdir's mode is filtered by the umask
+    check_providers_folder(folder)
+    return folder
+
+
+def write_descriptor(folder: Path, descriptor: Descriptor) -> Path:
+    """Write `<bundleId>-<pid>.json` into `folder` (mode 0600, temp file + atomic rename); return its path.
+
+    Creates `folder` (0700) if missing. Raises ProvidersFolderError, writing nothing, if `folder`
+    is a symlink, another user's, or group/world accessible (SPEC §3); OSError if writing fails
+    (the temp file is removed).
+    """
+    ensure_providers_folder(folder)
+    target = folder / descriptor_name(descriptor.bundle_id, descriptor.pid)
+    temp = folder / f".{target.name}.{secrets.token_hex(4)}.tmp"
+    data = (json.dumps(descriptor.to_wire(), indent=2) + "\n").encode("utf-8")
+    flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_BINARY", 0)
+    fd = os.open(temp, flags, FILE_MODE)
+    try:
+        with os.fdopen(fd, "wb") as handle:
+            if _POSIX:
+                os.fchmod(handle.fileno(), FILE_MODE)  # O_CREAT's mode is filtered by the umask
+            handle.write(data)
+            handle.flush()
+            os.fsync(handle.fileno())
+        os.replace(temp, target)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.unlink(temp)
+        raise
+    log.info("descriptor written: %s (%d bytes)", target.name, len(data))
+    return target
+
+
+def reassert_file_mode(path: Path) -> bool:
+    """Set the descriptor at `path` back to FILE_MODE (0600) when it has another mode (someone ran
+    `chmod 644` on it: a host warns about or refuses such a file, SPEC §3, §7); return True if it
+    was changed. Only a regular file of ours is touched (opened without following a symlink).
+    POSIX only; never raises OSError (a failure is logged and gives False)."""
+    if not _POSIX:
+        return False
+    try:
+        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0))
+    except OSError:
+        return False
+    try:
+        info = os.fstat(fd)
+        mode = stat.S_IMODE(info.st_mode)
+        if not stat.S_ISREG(info.st_mode) or info.st_uid != os.geteuid() or mode == FILE_MODE:
+            return False
+        os.fchmod(fd, FILE_MODE)
+    except OSError as exc:
+        log.warning("could not restore mode 600 on %s: %s", path.name, exc.strerror)
+        return False
+    finally:
+        os.close(fd)
+    log.warning("descriptor %s had mode %o; set it back to 600", path.name, mode)
+    return True
+
+
+def remove_descriptor(path: Path) -> bool:
+    """Remove the descriptor at `path`; return True if it existed. Never raises for a missing file;
+    other OSErrors are logged and reported as False."""
+    try:
+        path.unlink()
+    except FileNotFoundError:
+        return False
+    except OSError as exc:
+        log.warning("could not remove descriptor %s: %s", path.name, exc.strerror)
+        return False
+    log.info("descriptor removed: %s", path.name)
+    return True
+
+
+def _listener_gone(pid: int, written_at: float) -> bool:
+    """True when no process `pid` runs, or the one that does started after the descriptor was
+    written (the pid was reused)."""
+    if not psutil.pid_exists(pid):
+        return True
+    try:
+        return psutil.Process(pid).create_time() > written_at + 1.0
+    except psutil.NoSuchProcess:
+        return True
+    except psutil.Error:
+        return False
+
+
+def remove_stale_descriptors(folder: Path) -> list[Path]:
+    """Remove descriptors in `folder` whose `listenerPid` is no longer running (SPEC §3); return them.
+
+    Only regular `*.json` files owned by this user that parse as a descriptor with a
+    `listenerPid` are considered; anything else (other providers' files without `listenerPid`,
+    unparsable files, symlinks) is left alone. Does nothing when `folder` is missing or unsafe
+    (logged). Never raises OSError.
+    """
+    if not os.path.lexists(folder):
+        return []
+    try:
+        check_providers_folder(folder)
+        entries = list(folder.iterdir())
+    except (ProvidersFolderError, OSError) as exc:
+        log.warning("stale-descriptor cleanup skipped: %s", exc)
+        return []
+    removed: list[Path] = []
+    for path in entries:
+        if path.suffix != ".json" or path.name.startswith("."):
+            continue
+        try:
+            info = path.lstat()
+            if not stat.S_ISREG(info.st_mode) or (_POSIX and info.st_uid != os.geteuid()):
+                continue
+            descriptor = Descriptor.model_validate_json(path.read_bytes())
+        except (OSError, ValidationError, ValueError):
+            continue
+        pid = descriptor.listener_pid
+        if pid is None or pid == os.getpid() or not _listener_gone(pid, info.st_mtime):
+            continue
+        if remove_descriptor(path):
+            log.info("stale descriptor removed: %s (listenerPid %d gone)", path.name, pid)
+            removed.append(path)
+    return removed

@@ -1,0 +1,310 @@
+"""Page tools: the WebMCP tools of visible pages as MCP tools (SPEC §5; docs/protocol.md "Page tools").
+
+```
+worker ── tools.changed {tools:[PageTool]} ──► PageToolTable.update() ──► McpEndpoint tools/list
+                                                                  └─► list_changed (both eras)
+desktop host ── tools/call p1_add ──► PageToolTable.call()
+    validate arguments against inputSchema (jsonschema) ── invalid → isError naming the field
+    Bridge.request("tools.call", {pageId, name, input}, deadline) ──► worker ──► page
+        ok → map_result(text)      error page_gone → isError "page gone"
+        deadline → isError + tools.cancel      client cancels → tools.cancel, re-raise
+```
+
+The table is data built from the worker's list; every page-controlled string reaching the
+desktop host is marked as coming from the page (description prefix, `_meta`).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import logging
+from collections.abc import Awaitable, Callable, Mapping
+from dataclasses import dataclass, field
+from typing import Any, Final
+
+import jsonschema
+from jsonschema import exceptions as jsonschema_exceptions
+from jsonschema.protocols import Validator
+from mcp import types
+
+from native_host.errors import DeadlineExceeded, ExtensionError, ProviderUnavailable
+from native_host.protocol.native import (
+    PAGE_TOOL_DEADLINE_MS,
+    TOOLS_CANCEL_DEADLINE_MS,
+    PageTool,
+    ToolCallReply,
+)
+from native_host.provider.bridge import Requester
+
+log = logging.getLogger(__name__)
+
+META_UNTRUSTED: Final = "dev.context-providers/untrusted"
+"""`_meta` key set to true on every page tool: its description, schema and results come from a web
+page (SPEC §5 "mark the tool as page-provided (untrusted)")."""
+
+MAX_PAGE_TITLE_CHARS: Final = 120
+"""The page title in a tool's description prefix is cut to this many characters."""
+
+MAX_ERROR_CHARS: Final = 2000
+"""Page-supplied error messages are cut to this many characters."""
+
+PAGE_GONE_SENTENCE: Final = (
+    "Page gone: the tab was closed or navigated away while the tool ran. "
+    "Call tools/list again and use a tool of the page that is shown now."
+)
+
+
+def tool_error(sentence: str) -> types.CallToolResult:
+    """An `isError: true` result holding only `sentence` (never an internal exception text)."""
+    return types.CallToolResult(content=[types.TextContent(text=sentence)], is_error=True)
+
+
+def map_result(text: str | None) -> types.CallToolResult:
+    """Map a page tool's result string (what `executeTool` resolves to) to a CallToolResult (SPEC §5).
+
+    - an object with a `content` array that is a valid CallToolResult passes through (its
+      `isError`, `structuredContent` kept);
+    - any other JSON object becomes `structuredContent` plus one text block with the text;
+      other JSON values (arrays, numbers, …) become `structuredContent: {"result": value}` plus
+      the text (MCP's `structuredContent` is an object);
+    - anything else is one text block;
+    - None (the call navigated the page, webmcp.md §1.5) is a text block saying so.
+    """
+    if text is None:
+        return types.CallToolResult(
+            content=[types.TextContent(text="The tool navigated the page and returned no result.")]
+        )
+    try:
+        value = json.loads(text)
+    except ValueError:
+        return types.CallToolResult(content=[types.TextContent(text=text)])
+    if isinstance(value, dict):
+        if isinstance(value.get("content"), list):
+            try:
+                return types.CallToolResult.model_validate(value)
+            except ValueError:
+                log.info("a page tool returned a `content` array that is not MCP content; sent as JSON")
+        return types.CallToolResult(content=[types.TextContent(text=text)], structured_content=value)
+    if isinstance(value, str):
+        return types.CallToolResult(content=[types.TextContent(text=value)])
+    return types.CallToolResult(content=[types.TextContent(text=text)], structured_content={"result": value})
+
+
+def _field_path(error: jsonschema_exceptions.ValidationError) -> str:
+    parts = [str(part) for part in error.absolute_path]
+    return "/".join(parts)
+
+
+def compile_schema(schema: Mapping[str, Any] | None) -> Validator | None:
+    """A validator for a page tool's `inputSchema` (JSON Schema, the dialect its `$schema` names,
+    else 2020-12), or None when there is no usable schema (a page's broken schema never blocks its
+    tool)."""
+    if not schema:
+        return None
+    try:
+        validator_class = jsonschema.validators.validator_for(schema, default=jsonschema.Draft202012Validator)
+        validator_class.check_schema(dict(schema))
+        return validator_class(schema)
+    except (jsonschema_exceptions.SchemaError, RecursionError):
+        log.info("a page tool's inputSchema is not a valid JSON Schema; arguments are not checked")
+        return None
+
+
+def check_input(schema: Mapping[str, Any] | Validator | None, arguments: Any) -> str | None:
+    """Validate `arguments` against a page tool's `inputSchema` (or its compiled validator).
+    Returns None when valid or when there is no usable schema, else a sentence naming the field."""
+    validator = compile_schema(schema) if isinstance(schema, Mapping) else schema
+    if validator is None:
+        return None
+    try:
+        error = jsonschema_exceptions.best_match(validator.iter_errors(arguments))
+    except Exception:  # unresolvable $ref (never fetched), recursion: the page's schema, not ours
+        log.info("checking arguments against a page tool's inputSchema failed; not checked")
+        return None
+    if error is None:
+        return None
+    where = _field_path(error)
+    message = error.message if len(error.message) <= 300 else error.message[:300] + "…"
+    place = f"field `{where}`" if where else "the arguments object"
+    return f"Invalid arguments: {place}: {message}. Fix the arguments to match the tool's inputSchema."
+
+
+def describe(tool: PageTool) -> str:
+    """The MCP description: the page's title and origin (and a cross-origin frame's origin) first,
+    then the page's own text."""
+    title = tool.page_title.strip() or tool.url or "an untitled page"
+    if len(title) > MAX_PAGE_TITLE_CHARS:
+        title = title[:MAX_PAGE_TITLE_CHARS] + "…"
+    origin = tool.origin or "unknown origin"
+    frame = f", from its embedded frame {tool.frame_origin}" if tool.frame_origin else ""
+    return f"[Page tool of “{title}” ({origin}){frame}; page-provided, untrusted] {tool.description}"
+
+
+def mcp_tool(tool: PageTool) -> types.Tool:
+    """The `tools/list` entry of one page tool (SPEC §5 "Exposure")."""
+    annotations = tool.annotations
+    read_only = bool(annotations and annotations.read_only_hint)
+    schema = tool.input_schema if tool.input_schema is not None else {"type": "object"}
+    if schema.get("type") != "object":  # MCP requires an object schema at the top
+        schema = {"type": "object"}
+    meta: dict[str, Any] = {
+        "pageId": tool.page_id,
+        "toolName": tool.tool_name,
+        "origin": tool.origin,
+        "url": tool.url,
+        META_UNTRUSTED: True,
+    }
+    if tool.frame_origin:
+        meta["frameOrigin"] = tool.frame_origin
+        if tool.frame_url:
+            meta["frameUrl"] = tool.frame_url
+    if annotations and annotations.consequential_hint:
+        meta["consequential"] = True
+    return types.Tool(
+        name=tool.name,
+        title=tool.title or None,
+        description=describe(tool),
+        input_schema=schema,
+        annotations=types.ToolAnnotations(
+            read_only_hint=read_only,
+            destructive_hint=None if read_only else bool(annotations and annotations.consequential_hint),
+            open_world_hint=True,
+        ),
+        _meta=meta,
+    )
+
+
+@dataclass
+class _Entry:
+    info: PageTool
+    tool: types.Tool
+    validator: Validator | None = None
+    compiled: bool = False
+
+    def input_validator(self) -> Validator | None:
+        """The compiled `inputSchema`, built on the first call of this tool."""
+        if not self.compiled:
+            self.validator = compile_schema(self.tool.input_schema)
+            self.compiled = True
+        return self.validator
+
+
+@dataclass
+class PageToolTable:
+    """The exposed page tools (from the last `tools.changed`) and how to call them.
+
+    `requester` reaches the worker; `deadline_ms` bounds one call (default 60 s, SPEC §5);
+    `on_change` runs (awaited) after each update that changed the list.
+    """
+
+    requester: Requester
+    deadline_ms: int = PAGE_TOOL_DEADLINE_MS
+    on_change: Callable[[], Awaitable[None]] | None = None
+    _entries: dict[str, _Entry] = field(default_factory=dict)
+    _signature: str = ""
+    _cancels: set[asyncio.Task[None]] = field(default_factory=set)
+
+    @property
+    def names(self) -> list[str]:
+        """Exposed names, in the worker's order."""
+        return list(self._entries)
+
+    def tools(self) -> list[types.Tool]:
+        """The `tools/list` entries."""
+        return [entry.tool for entry in self._entries.values()]
+
+    def get(self, name: str) -> types.Tool | None:
+        """The entry of exposed name `name`, or None."""
+        entry = self._entries.get(name)
+        return entry.tool if entry else None
+
+    async def update(self, tools: list[PageTool]) -> bool:
+        """Replace the table with `tools` (duplicates by name: the first wins). Returns whether
+        the list changed; if so, awaits `on_change`."""
+        signature = json.dumps([t.model_dump(mode="json") for t in tools], sort_keys=True)
+        if signature == self._signature:
+            return False
+        self._signature = signature
+        entries: dict[str, _Entry] = {}
+        for info in tools:
+            if info.name not in entries:
+                entry = _Entry(info, mcp_tool(info))
+                before = self._entries.get(info.name)
+                same_schema = before is not None and before.tool.input_schema == entry.tool.input_schema
+                if before is not None and before.compiled and same_schema:
+                    # A tab switch or another page's change resends every tool: keep the compiled
+                    # validator of an unchanged schema (compiled once per schema, on first call).
+                    entry.validator, entry.compiled = before.validator, True
+                entries[info.name] = entry
+        self._entries = entries
+        log.info("page tools: %d exposed", len(entries))
+        if self.on_change is not None:
+            await self.on_change()
+        return True
+
+    async def call(self, name: str, arguments: dict[str, Any]) -> types.CallToolResult | None:
+        """Run exposed tool `name`; None when no such tool is exposed (the caller raises the
+        JSON-RPC error). Every failure is an `isError` result (SPEC §5 "Calls"). Cancellation of
+        the awaiting task aborts the page's signal (`tools.cancel`) and re-raises."""
+        entry = self._entries.get(name)
+        if entry is None:
+            return None
+        info = entry.info
+        problem = check_input(entry.input_validator(), arguments)
+        if problem is not None:
+            return tool_error(f"{problem} (tool `{name}`)")
+        call_id = self.requester.new_request_id()
+        # deadlineMs: a confirmation prompt (extension/service_worker/confirm.js) gives up before it.
+        body = {
+            "pageId": info.page_id,
+            "name": info.tool_name,
+            "input": arguments,
+            "deadlineMs": self.deadline_ms,
+        }
+        try:
+            raw = await self.requester.request(
+                "tools.call", body, deadline_ms=self.deadline_ms, request_id=call_id
+            )
+        except asyncio.CancelledError:
+            self._cancel_later(call_id)
+            raise
+        except DeadlineExceeded:
+            self._cancel_later(call_id)
+            return tool_error(
+                f"The page did not answer within {self.deadline_ms / 1000:g} s; the call was cancelled. "
+                "The page may be busy or waiting for the user."
+            )
+        except ExtensionError as exc:
+            if exc.code in ("page_gone", "unknown_page"):
+                return tool_error(PAGE_GONE_SENTENCE)
+            return tool_error(f"The browser extension could not run the page tool (code {exc.code}).")
+        except ProviderUnavailable:
+            return tool_error(
+                "The browser extension is no longer connected. Reopen the browser and try again."
+            )
+        try:
+            reply = ToolCallReply.model_validate(raw)
+        except ValueError:
+            return tool_error(
+                "The browser extension sent a page-tool reply of the wrong shape. Update webctx."
+            )
+        if not reply.ok:
+            message = reply.error[:MAX_ERROR_CHARS] or "The page tool failed without a message."
+            return tool_error(message)
+        return map_result(reply.text)
+
+    def _cancel_later(self, call_id: str) -> None:
+        """Send `tools.cancel` for `call_id` in the background (the caller is being cancelled)."""
+
+        async def cancel() -> None:
+            try:
+                await self.requester.request(
+                    "tools.cancel", {"callId": call_id}, deadline_ms=TOOLS_CANCEL_DEADLINE_MS
+                )
+            except (DeadlineExceeded, ExtensionError, ProviderUnavailable) as exc:
+                log.info("tools.cancel %s: %s", call_id, exc.code)
+
+        task = asyncio.get_running_loop().create_task(cancel(), name=f"tools.cancel {call_id}")
+        self._cancels.add(task)
+        task.add_done_callback(self._cancels.discard)

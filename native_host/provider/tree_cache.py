@@ -1,0 +1,98 @@
+"""`current` without a round trip to the browser: the tree the worker pushed (docs/protocol.md
+"Pushed tree", docs/native-host.md).
+
+```
+worker ── tree {complete, root, windowFocused} ──► TreeCache.update   (validated once, on arrival)
+MCP `current` ──► CachingRequester.request("current")
+                    ├─ a complete pushed tree of this connection → the same reply object, no I/O
+                    └─ else (none yet, `complete: false`, cleared) → Bridge.request("current")
+hello again, the port closing ──► TreeCache.clear                     (never a dead worker's tree)
+```
+
+The worker pushes on every change it sees (tab and window events, frame reports, page tools,
+settings, the headless window-state poll) and only when the tree differs from its last push, so
+a complete pushed tree is as fresh as the worker's own view; it says `complete: false` whenever
+answering needs a page asked first (SPEC §4 "Freshness"), and then the host asks as before.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable, Mapping
+from typing import Any
+
+from native_host.protocol.native import TreePush
+from native_host.provider.bridge import Requester
+
+log = logging.getLogger(__name__)
+
+
+class TreeCache:
+    """The latest pushed tree of one native port (one worker connection).
+
+    `reply()` is the `current` result the worker would have sent (`{root, windowFocused}`, wire
+    shape), the same object until the next push: callers must not change it (handoff.py copies
+    before it edits; mcp_server.py keys its memo on its identity).
+    """
+
+    def __init__(self) -> None:
+        self._reply: dict[str, Any] | None = None
+        self.pushes = 0
+        """How many `tree` frames arrived (diagnostics and tests)."""
+        self.on_change: Callable[[], None] | None = None
+        """Called after every push and every clear (a follower host passes its tree on: handoff.py)."""
+
+    def update(self, push: TreePush, raw: Mapping[str, Any]) -> None:
+        """Take a validated `tree` frame (`push`) and the decoded frame it came from (`raw`,
+        whose `root` is kept as sent: validation already checked it against answers.Element)."""
+        self.pushes += 1
+        if not push.complete or push.root is None or not isinstance(raw.get("root"), dict):
+            self._reply = None
+        else:
+            self._reply = {"root": raw["root"], "windowFocused": push.window_focused}
+        if self.on_change is not None:
+            self.on_change()
+
+    def clear(self) -> None:
+        """Forget the tree: a new `hello` (ids may start over) or the port closed."""
+        had = self._reply is not None
+        self._reply = None
+        if had and self.on_change is not None:
+            self.on_change()
+
+    def reply(self) -> dict[str, Any] | None:
+        """The cached `current` result, or None when there is no complete tree to answer from."""
+        return self._reply
+
+
+class CachingRequester:
+    """A Requester (bridge.py) that answers `current` from `cache` when it can, and sends every
+    other request, and `current` without a complete pushed tree, to `own` (the Bridge).
+    `alive()` false (the port closed) forgets the tree: `own` then says why it cannot answer."""
+
+    def __init__(self, own: Requester, cache: TreeCache, alive: Callable[[], bool] = lambda: True) -> None:
+        self._own = own
+        self._alive = alive
+        self.cache = cache
+
+    def new_request_id(self) -> str:
+        """As `Bridge.new_request_id`."""
+        return self._own.new_request_id()
+
+    async def request(
+        self,
+        type_: str,
+        body: Mapping[str, Any] | None = None,
+        *,
+        deadline_ms: int,
+        request_id: str | None = None,
+    ) -> Any:
+        """As `Bridge.request`; `current` (no body) is answered from the pushed tree when there is
+        a complete one (no I/O, so neither deadline nor ProviderUnavailable applies)."""
+        if type_ == "current" and not body:
+            if not self._alive():
+                self.cache.clear()
+            cached = self.cache.reply()
+            if cached is not None:
+                return cached
+        return await self._own.request(type_, body, deadline_ms=deadline_ms, request_id=request_id)

@@ -1,0 +1,2 @@
+"""`webctx mcp`: a stdio MCP server for clients that cannot reach the provider's HTTP endpoint
+(SPEC §1, §5, §7). It finds and follows the provider through `host/`, never `provider/`."""

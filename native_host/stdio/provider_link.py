@@ -1,0 +1,277 @@
+"""Keep a live MCP connection to the browser provider the bridge should use (SPEC §7, issue #8).
+
+```
+ProviderLink.run()  forever:
+  discover() → pick_provider()            (--pid; else the front browser, else the one last in
+                                           front, else the only or newest one)
+    └─ open_session()                      (host_client: token, no Origin, time limits)
+        ├─ on_change(upstream)             the bridge exposes its tools, sends list_changed
+        ├─ upstream `subscriptions/listen` → re-list tools → on_change(upstream, always=True)
+        └─ re-discover every poll_interval_s (or when woken) until the pick changes
+  on_change(None)                          no provider: the bridge falls back
+```
+
+A connection that fails or ends is never fatal: the loop waits `poll_interval_s` (or a `wake()`)
+and tries again.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import sys
+from collections.abc import Awaitable, Callable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Final
+
+import anyio
+import psutil
+from mcp import types
+from mcp.client.subscriptions import ListenNotSupportedError
+
+from native_host import paths
+from native_host.errors import WebctxError
+from native_host.host.client import (
+    BundleIdLookup,
+    ProviderInfo,
+    ProviderSession,
+    choose_provider,
+    discover,
+    expected_bundle_id,
+    front_app_pid,
+    open_session,
+)
+from native_host.protocol.browser_identity import BROWSERS
+from native_host.protocol.descriptor import Descriptor
+
+log = logging.getLogger(__name__)
+
+POLL_INTERVAL_S: Final = 1.0
+"""How often the link re-reads the providers folder, in seconds."""
+
+CONNECT_GRACE_S: Final = 2.0
+"""`live()` waits up to this long (seconds) for a provider to be connected."""
+
+CONNECT_TIMEOUT_S: Final = 5.0
+"""Limit for connecting to a provider, in seconds (host_client.open_session)."""
+
+ON_CHANGE_TIMEOUT_S: Final = 2.0
+"""Limit for the `on_change(None)` call made while letting go of a provider, in seconds (it runs
+shielded, also while shutting down)."""
+
+OnChange = Callable[["Upstream | None", bool], Awaitable[None]]
+"""`await on_change(upstream, always)`: the live provider changed (None: there is none), or, with
+`always`, the provider said its tool list changed."""
+
+
+def default_providers_folder() -> Path:
+    """`paths.providers_dir()`, except on Linux when neither CONTEXT_PROVIDERS_DIR nor
+    XDG_RUNTIME_DIR is set and `/run/user/<uid>/context-providers` exists: then that folder.
+
+    MCP clients start stdio servers with a minimal environment (the SDKs pass on HOME, PATH, USER
+    and a few more, not XDG_RUNTIME_DIR), while the browser, started in the desktop session,
+    publishes under `$XDG_RUNTIME_DIR` (SPEC §3)."""
+    folder = paths.providers_dir()
+    if sys.platform.startswith("linux") and not (
+        os.environ.get("CONTEXT_PROVIDERS_DIR") or os.environ.get("XDG_RUNTIME_DIR")
+    ):
+        session = Path(f"/run/user/{os.getuid()}/context-providers")
+        if session.is_dir():
+            return session
+    return folder
+
+
+def _start_time(descriptor: Descriptor) -> float:
+    try:
+        return psutil.Process(descriptor.pid).create_time()
+    except psutil.Error:
+        return 0.0
+
+
+BROWSER_BUNDLE_IDS: Final = frozenset(kind.bundle_id for kind in BROWSERS)
+
+
+def is_browser_provider(descriptor: Descriptor) -> bool:
+    """True for a browser's provider: a bundle id of browser_identity.BROWSERS, or a descriptor
+    with `listenerPid` (webctx's own addition, SPEC §3). Native apps share the providers folder."""
+    return descriptor.bundle_id in BROWSER_BUNDLE_IDS or descriptor.listener_pid is not None
+
+
+def pick_provider(
+    providers: Sequence[ProviderInfo],
+    pid: int | None = None,
+    *,
+    front_pid: Callable[[], int | None] = front_app_pid,
+    started: Callable[[Descriptor], float] = _start_time,
+    last_front: int | None = None,
+) -> Descriptor:
+    """The browser provider the bridge connects to (SPEC §7, issue #8), among the browser providers
+    (`is_browser_provider`) only: `pid` when given; else the front app's provider when the front
+    app is one; else the one of `last_front` (the browser last seen in front: while the user types
+    in the MCP client, the client is the front app); else the only, or the most recently started
+    (`started(descriptor)`, seconds since the epoch), usable provider.
+    Raises ProviderUnavailable (none usable) or ProviderRejected (`pid` was rejected)."""
+    providers = [p for p in providers if p.descriptor is None or is_browser_provider(p.descriptor)]
+    usable = [p.descriptor for p in providers if p.usable and p.descriptor is not None]
+    if pid is not None or len(usable) <= 1:
+        return choose_provider(providers, pid, front_pid=front_pid)
+    front = front_pid()
+    for wanted in (front, last_front):
+        for descriptor in usable:
+            if wanted is not None and descriptor.pid == wanted:
+                return descriptor
+    return max(usable, key=started)
+
+
+@dataclass
+class Upstream:
+    """The live connection to one provider: its descriptor, session and tool list (as the provider
+    lists it). `gone` is set when the link lets go of it; calls in flight on it should then end."""
+
+    descriptor: Descriptor
+    session: ProviderSession
+    tools: list[types.Tool] = field(default_factory=list)
+    gone: anyio.Event = field(default_factory=anyio.Event)
+
+
+class ProviderLink:
+    """The supervisor: keeps `upstream` connected to the provider `pick_provider` names.
+
+    `folder` is the providers folder (default `default_providers_folder()`, re-read each time);
+    `pid` pins one browser. `identify` and `front_pid` are host_client's, injectable for tests.
+    `on_change` hears every change (see OnChange). Run `await link.run()` in a task; cancel it to stop.
+    """
+
+    def __init__(
+        self,
+        on_change: OnChange,
+        *,
+        folder: Path | None = None,
+        pid: int | None = None,
+        identify: BundleIdLookup = expected_bundle_id,
+        front_pid: Callable[[], int | None] = front_app_pid,
+        poll_interval_s: float = POLL_INTERVAL_S,
+        connect_grace_s: float = CONNECT_GRACE_S,
+    ) -> None:
+        self.folder = folder
+        self.pid = pid
+        self.identify = identify
+        self.front_pid = front_pid
+        self.poll_interval_s = poll_interval_s
+        self.connect_grace_s = connect_grace_s
+        self.upstream: Upstream | None = None
+        self._on_change = on_change
+        self._connected = anyio.Event()
+        self._wake = anyio.Event()
+        self._last_miss: str | None = None
+        self._last_front: int | None = None
+
+    def wake(self) -> None:
+        """Re-read the providers folder now instead of at the next poll (e.g. after a failed call)."""
+        self._wake.set()
+
+    async def live(self) -> Upstream | None:
+        """The connected provider; when there is none, wake the loop and wait up to
+        `connect_grace_s` seconds for one. None when still none: never waits longer."""
+        if self.upstream is not None:
+            return self.upstream
+        self.wake()
+        with anyio.move_on_after(self.connect_grace_s):
+            await self._connected.wait()
+        return self.upstream
+
+    async def run(self) -> None:
+        """Forever: pick a provider, connect, serve it until it goes or is replaced, then again."""
+        while True:
+            descriptor = await self._pick()
+            if descriptor is None:
+                await self._on_change(None, False)
+                await self._sleep_or_wake(self.poll_interval_s)
+                continue
+            try:
+                async with open_session(descriptor, mode="auto", timeout_s=CONNECT_TIMEOUT_S) as session:
+                    await self._attach(Upstream(descriptor, session))
+            except Exception as exc:  # the provider vanished or refused us; never end the bridge
+                log.info("provider pid %s: %s", descriptor.pid, _describe(exc))
+                await self._sleep_or_wake(self.poll_interval_s)
+
+    async def _pick(self) -> Descriptor | None:
+        def choose() -> Descriptor:
+            folder = self.folder if self.folder is not None else default_providers_folder()
+            found = discover(folder, identify=self.identify)
+            front = self.front_pid()
+            chosen = pick_provider(found, self.pid, front_pid=lambda: front, last_front=self._last_front)
+            if chosen.pid == front:
+                self._last_front = front
+            return chosen
+
+        try:
+            chosen = await anyio.to_thread.run_sync(choose)
+        except WebctxError as exc:
+            if exc.message != self._last_miss:  # log changes only: this runs every POLL_INTERVAL_S
+                log.info("no provider: %s", exc.message)
+            self._last_miss = exc.message
+            return None
+        self._last_miss = None
+        return chosen
+
+    async def _sleep_or_wake(self, seconds: float) -> None:
+        with anyio.move_on_after(seconds):
+            await self._wake.wait()
+        self._wake = anyio.Event()
+
+    async def _attach(self, upstream: Upstream) -> None:
+        d = upstream.descriptor
+        try:
+            upstream.tools = await upstream.session.list_tools()
+            log.info("connected to %s pid %s (listener %s) over MCP %s",
+                     d.name, d.pid, d.listener_pid, upstream.session.protocol_version)
+            self.upstream = upstream
+            self._connected.set()
+            await self._on_change(upstream, False)
+            async with anyio.create_task_group() as tg:
+
+                async def until(watcher: Callable[[Upstream], Any]) -> None:
+                    await watcher(upstream)
+                    tg.cancel_scope.cancel()
+
+                tg.start_soon(until, self._follow_upstream_changes)
+                tg.start_soon(until, self._watch_descriptor)
+        finally:
+            upstream.gone.set()
+            if self.upstream is upstream:
+                self.upstream = None
+                self._connected = anyio.Event()
+            log.info("let go of provider pid %s", d.pid)
+            with anyio.CancelScope(shield=True) as scope:  # also while shutting down, but bounded
+                scope.deadline = anyio.current_time() + ON_CHANGE_TIMEOUT_S
+                await self._on_change(None, False)
+
+    async def _follow_upstream_changes(self, upstream: Upstream) -> None:
+        """Re-list the provider's tools on each upstream list_changed; return when the stream ends
+        (the provider went away). Providers without `subscriptions/listen` are only polled."""
+        try:
+            async with upstream.session.client.listen(tools_list_changed=True) as subscription:
+                async for _event in subscription:
+                    upstream.tools = await upstream.session.list_tools()
+                    await self._on_change(upstream, True)
+        except ListenNotSupportedError:
+            await anyio.sleep_forever()
+        except Exception as exc:
+            log.info("provider pid %s: change stream ended: %s", upstream.descriptor.pid, _describe(exc))
+
+    async def _watch_descriptor(self, upstream: Upstream) -> None:
+        """Return when the provider the bridge would pick now is not `upstream` (gone, restarted,
+        replaced by the front app's, or failing a SPEC §7 check)."""
+        while True:
+            await self._sleep_or_wake(self.poll_interval_s)
+            now = await self._pick()
+            if now is None or now.instance != upstream.descriptor.instance:
+                return
+
+
+def _describe(exc: BaseException) -> str:
+    while isinstance(exc, BaseExceptionGroup) and exc.exceptions:
+        exc = exc.exceptions[0]
+    return exc.message if isinstance(exc, WebctxError) else f"{type(exc).__name__}: {exc}"

@@ -1,0 +1,361 @@
+"""`webctx mcp`: a stdio MCP server that bridges any MCP client to the browser provider (SPEC §1, §5, §7).
+
+Many MCP clients (Claude Desktop, Claude Code, Cursor, VS Code, Cherry Studio) cannot send our bearer
+token, refuse localhost URLs, or only launch stdio servers. The bridge is such a server: it finds
+the provider the way the reference desktop host does and proxies to it.
+
+```
+MCP client ──stdio──► StdioBridge.server (tools, the `webctx://current` resource, listen)
+                        │ tools/list   ← cached upstream list (fallback: `current` alone)
+                        │ tools/call   → upstream call (client cancellation cancels it upstream)
+                        │ list_changed ← upstream list_changed, or the provider changed
+                        ▼
+                      ProviderLink (provider_link.py): discover → pick_provider → open_session
+                        └─ watch: upstream `subscriptions/listen` + re-discover every POLL_INTERVAL_S
+                           ▼
+                      the browser's provider endpoint (native host, Streamable HTTP on 127.0.0.1)
+```
+
+A stdin line that is not a JSON-RPC message is answered with a JSON-RPC error (id null, -32700 or
+-32600) and one log line (bad_lines.py); the session goes on.
+
+When no provider is live, every call answers `isError` with NO_PROVIDER_MESSAGE (after waiting at
+most `connect_grace_s`, default 2 s, for one to appear): never a hang, never a crash. Ids seen in `current`
+answers are kept with the instance that issued them; an id of an instance that is gone is
+answered `unknown_id` instead of being sent to a provider that may have re-minted it.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import logging
+import re
+from collections import OrderedDict
+from collections.abc import AsyncIterator, Callable, Sequence
+from pathlib import Path
+from typing import Any, Final
+
+import anyio
+import httpx2
+from mcp import types
+from mcp.server import ServerRequestContext
+from mcp.server.context import CallNext, HandlerResult
+from mcp.server.session import ServerSession
+from mcp.server.stdio import stdio_server
+from mcp.server.subscriptions import InMemorySubscriptionBus, ListenHandler, ToolsListChanged
+from mcp.shared.exceptions import MCPError
+from mcp_types.jsonrpc import CONNECTION_CLOSED, INTERNAL_ERROR, INVALID_PARAMS, REQUEST_TIMEOUT
+
+from native_host import __version__
+from native_host.errors import ProviderRejected
+from native_host.host.client import (
+    BundleIdLookup,
+    check_answer,
+    expected_bundle_id,
+    front_app_pid,
+)
+from native_host.provider.mcp_server import NO_ARGUMENTS_SCHEMA, ProviderServer, tool_error
+from native_host.stdio.bad_lines import AnsweringReadStream
+from native_host.stdio.provider_link import CONNECT_GRACE_S, POLL_INTERVAL_S, ProviderLink, Upstream
+
+log = logging.getLogger(__name__)
+
+TOOL_NAME_PATTERN: Final = re.compile(r"^[A-Za-z0-9_]{1,48}$")
+"""Names the bridge exposes: what every widely used MCP client accepts (SPEC §5). Upstream tools
+with other names are left out (and logged), since one bad name can hide a client's whole tool set."""
+
+NO_PROVIDER_MESSAGE: Final = "No browser provider running; open the browser with the webctx extension."
+"""The `isError` text of a call made while no provider is live."""
+
+RESOURCE_URI: Final = "webctx://current"
+"""The resource holding the JSON of the `current` answer (SPEC §1.1)."""
+
+CALL_TIMEOUT_S: Final = 65.0
+"""Limit for one proxied call, in seconds: a page tool's own deadline (60 s, SPEC §5) plus margin."""
+
+NOTIFY_TIMEOUT_S: Final = 2.0
+"""Limit for writing one list_changed to a client, in seconds; a client that does not read is dropped."""
+
+MAX_REMEMBERED_IDS: Final = 10_000
+"""Ids remembered with their issuing instance; the oldest are forgotten beyond this."""
+
+SERVER_INSTRUCTIONS: Final = (
+    "webctx shows what the user has open in their web browser. Call `current` to get the browser's "
+    "windows, tabs (title, URL), the focused tab and the selected text as a tree of elements. "
+    f"The same JSON is the resource {RESOURCE_URI}."
+)
+
+FALLBACK_TOOLS: Final = (
+    types.Tool(
+        name="current",
+        title="Current browser context",
+        description=(
+            "What the user has open in the browser and is pointing at: windows, tabs (title, URL), "
+            "the focused tab and the selected text, as a tree of elements. Takes no arguments."
+        ),
+        input_schema=NO_ARGUMENTS_SCHEMA,
+        annotations=types.ToolAnnotations(read_only_hint=True, open_world_hint=False),
+    ),
+)
+"""What `tools/list` shows while no provider is live, so a call reaches the bridge and gets the
+clear NO_PROVIDER_MESSAGE instead of the client hiding the server."""
+
+_TRANSPORT_ERRORS: Final = (httpx2.HTTPError, OSError, anyio.BrokenResourceError, anyio.ClosedResourceError)
+
+
+def exposable(tools: Sequence[types.Tool]) -> list[types.Tool]:
+    """`tools` whose names match TOOL_NAME_PATTERN, in order; the others are logged and dropped."""
+    kept = []
+    for tool in tools:
+        if TOOL_NAME_PATTERN.match(tool.name):
+            kept.append(tool)
+        else:
+            log.warning("not exposing upstream tool with name %r (not ^[A-Za-z0-9_]{1,48}$)", tool.name[:80])
+    return kept
+
+
+class StdioBridge:
+    """The bridge's MCP server, kept connected to a provider by `link` (provider_link.ProviderLink).
+
+    `folder` is the providers folder (default `default_providers_folder()`, re-read each time);
+    `pid` pins one browser's provider. `identify` and `front_pid` are host_client's defaults,
+    injectable for tests. Usage: `async with bridge.running(): …` serves `bridge.server` over any
+    transport; `serve_stdio()` does that on this process's stdin/stdout.
+    """
+
+    def __init__(
+        self,
+        *,
+        folder: Path | None = None,
+        pid: int | None = None,
+        identify: BundleIdLookup = expected_bundle_id,
+        front_pid: Callable[[], int | None] = front_app_pid,
+        poll_interval_s: float = POLL_INTERVAL_S,
+        connect_grace_s: float = CONNECT_GRACE_S,
+        call_timeout_s: float = CALL_TIMEOUT_S,
+    ) -> None:
+        self.link = ProviderLink(
+            self._on_provider_change,
+            folder=folder,
+            pid=pid,
+            identify=identify,
+            front_pid=front_pid,
+            poll_interval_s=poll_interval_s,
+            connect_grace_s=connect_grace_s,
+        )
+        self.call_timeout_s = call_timeout_s
+        self._exposed: tuple[str | None, list[types.Tool]] = (None, list(FALLBACK_TOOLS))
+        self._issued: OrderedDict[str, str] = OrderedDict()
+        self._bus = InMemorySubscriptionBus()
+        self._listen = ListenHandler(self._bus)
+        self._legacy_sessions: list[ServerSession] = []
+        self.server = self._build_server()
+
+    @property
+    def upstream(self) -> Upstream | None:
+        """The connected provider, None while there is none."""
+        return self.link.upstream
+
+    # -- serving ---------------------------------------------------------------------------------
+
+    @contextlib.asynccontextmanager
+    async def running(self) -> AsyncIterator[StdioBridge]:
+        """Run the provider link for the duration of the block; end it (and the upstream session) after."""
+        async with anyio.create_task_group() as tg:
+            tg.start_soon(self.link.run, name="webctx-provider-link")
+            try:
+                yield self
+            finally:
+                self._listen.close()
+                tg.cancel_scope.cancel()
+
+    async def serve_stdio(self) -> None:
+        """Serve MCP on stdin/stdout until stdin closes. The SDK's `stdio_server` keeps fd 1 for
+        frames and points it at stderr meanwhile, so nothing else reaches the client (SPEC §4 spirit)."""
+        async with self.running(), stdio_server() as (read_stream, write_stream):
+            answering = AnsweringReadStream(read_stream, write_stream)  # garbage lines get -32700
+            await self.server.run(answering, write_stream, self.server.create_initialization_options())
+
+    def _build_server(self) -> ProviderServer:
+        async def on_list_tools(
+            ctx: ServerRequestContext[Any, Any], params: types.PaginatedRequestParams | None
+        ) -> types.ListToolsResult:
+            return types.ListToolsResult(tools=list(self._exposed[1]))
+
+        async def on_call_tool(
+            ctx: ServerRequestContext[Any, Any], params: types.CallToolRequestParams
+        ) -> types.CallToolResult:
+            return await self.call_tool(params.name, dict(params.arguments or {}))
+
+        async def on_list_resources(
+            ctx: ServerRequestContext[Any, Any], params: types.PaginatedRequestParams | None
+        ) -> types.ListResourcesResult:
+            resource = types.Resource(
+                uri=RESOURCE_URI,
+                name="current",
+                title="What I am looking at in the browser",
+                description="The browser's `current` context (windows, tabs, selection) as JSON.",
+                mime_type="application/json",
+            )
+            return types.ListResourcesResult(resources=[resource])
+
+        async def on_read_resource(
+            ctx: ServerRequestContext[Any, Any], params: types.ReadResourceRequestParams
+        ) -> types.ReadResourceResult:
+            if str(params.uri) != RESOURCE_URI:
+                raise MCPError(INVALID_PARAMS, f"Unknown resource: {str(params.uri)[:200]}")
+            result = await self.call_tool("current", {})
+            text = " ".join(b.text for b in result.content if isinstance(b, types.TextContent))
+            if result.is_error or result.structured_content is None:
+                raise MCPError(INTERNAL_ERROR, text or NO_PROVIDER_MESSAGE)
+            body = json.dumps(result.structured_content, ensure_ascii=False, separators=(",", ":"))
+            contents = types.TextResourceContents(uri=RESOURCE_URI, mime_type="application/json", text=body)
+            return types.ReadResourceResult(contents=[contents])
+
+        server = ProviderServer(
+            "webctx",
+            version=__version__,
+            instructions=SERVER_INSTRUCTIONS,
+            on_list_tools=on_list_tools,
+            on_call_tool=on_call_tool,
+            on_list_resources=on_list_resources,
+            on_read_resource=on_read_resource,
+            on_subscriptions_listen=self._listen,
+        )
+        server.middleware.append(self._remember_legacy_session)
+        return server
+
+    async def _remember_legacy_session(
+        self, ctx: ServerRequestContext[Any, Any], call_next: CallNext
+    ) -> HandlerResult:
+        """ServerMiddleware: keep the session of a handshake-era client (it says
+        `notifications/initialized`) so list_changed can reach it outside a request."""
+        if ctx.method == "notifications/initialized":
+            self._legacy_sessions.append(ctx.session)
+        return await call_next(ctx)
+
+    async def _notify_tools_changed(self) -> None:
+        """`notifications/tools/list_changed` to every client: 2026-07-28 listen streams and
+        handshake-era sessions (research/mcp-sdk.md §2.4)."""
+        log.info("tools changed: %s", [t.name for t in self._exposed[1]])
+        await self._bus.publish(ToolsListChanged())
+        for session in list(self._legacy_sessions):
+            sent = False
+            with anyio.move_on_after(NOTIFY_TIMEOUT_S):
+                try:
+                    await session.send_tool_list_changed()
+                    sent = True
+                except Exception:  # a closed stdio pipe: the client is gone
+                    log.debug("could not send list_changed to a session", exc_info=True)
+            if not sent:
+                self._legacy_sessions.remove(session)
+
+    async def _on_provider_change(self, upstream: Upstream | None, always: bool) -> None:
+        """ProviderLink's OnChange: expose the provider's tools (those with client-safe names), or
+        FALLBACK_TOOLS when there is no provider."""
+        if upstream is None:
+            await self._expose(None, list(FALLBACK_TOOLS))
+        else:
+            await self._expose(upstream.descriptor.instance, exposable(upstream.tools), always=always)
+
+    async def _expose(self, instance: str | None, tools: list[types.Tool], *, always: bool = False) -> None:
+        """Make `tools` (from provider `instance`, None for the fallback) the exposed list and send
+        list_changed when the list or the provider changed (or `always`: the provider said so)."""
+        old_instance, old_tools = self._exposed
+        self._exposed = (instance, tools)
+        changed = [t.model_dump() for t in tools] != [t.model_dump() for t in old_tools]
+        if always or changed or instance != old_instance:
+            await self._notify_tools_changed()
+
+    # -- calls -----------------------------------------------------------------------------------
+
+    async def call_tool(self, name: str, arguments: dict[str, Any]) -> types.CallToolResult:
+        """Proxy one `tools/call` to the live provider and return its result as is.
+
+        No provider live (within `connect_grace_s`), or it goes away mid-call → `isError`
+        NO_PROVIDER_MESSAGE. An id of a provider instance that is gone → `isError` `unknown_id`
+        (SPEC §1.2). The provider's JSON-RPC errors (unknown tool) are raised as the same MCPError.
+        Cancelling the caller cancels the upstream call (the SDK client tells the provider).
+        """
+        upstream = await self.link.live()
+        if upstream is None:
+            return tool_error(NO_PROVIDER_MESSAGE)
+        id_, live = arguments.get("id"), upstream.descriptor.instance
+        if isinstance(id_, str) and self._issued.get(id_, live) != live:
+            return tool_error(
+                f"Id {id_!r} came from a browser provider that has since restarted; the element is gone. "
+                "Call `current` again.",
+                error={"code": "unknown_id", "message": "issued by a provider instance that is gone"},
+            )
+        outcome: list[types.CallToolResult] = []
+        refused: list[MCPError] = []
+        async with anyio.create_task_group() as tg:
+
+            async def call() -> None:
+                try:
+                    outcome.append(await self._forward(upstream, name, arguments))
+                except MCPError as exc:  # the provider's JSON-RPC error, passed on as is
+                    refused.append(exc)
+                tg.cancel_scope.cancel()
+
+            async def watch_gone() -> None:
+                await upstream.gone.wait()
+                tg.cancel_scope.cancel()
+
+            tg.start_soon(call)
+            tg.start_soon(watch_gone)
+        if refused:
+            raise refused[0]
+        if not outcome:
+            log.info("call %s: the provider went away mid-call", name)
+            return tool_error(f"The browser provider went away during the call. {NO_PROVIDER_MESSAGE}")
+        result = outcome[0]
+        if name == "current" and not result.is_error:
+            try:
+                answer = check_answer(upstream.descriptor, result.structured_content)
+            except ProviderRejected as exc:
+                return tool_error(exc.message)
+            self._remember_ids(answer.instance, answer.root.model_dump(by_alias=True))
+        return result
+
+    async def _forward(
+        self, upstream: Upstream, name: str, arguments: dict[str, Any]
+    ) -> types.CallToolResult:
+        try:
+            with anyio.fail_after(self.call_timeout_s + 1):
+                return await upstream.session.client.call_tool(
+                    name, arguments, read_timeout_seconds=self.call_timeout_s
+                )
+        except MCPError as exc:
+            if exc.error.code == CONNECTION_CLOSED:
+                return self._stopped_answering(name)
+            if exc.error.code != REQUEST_TIMEOUT and "timed out" not in exc.error.message:
+                raise  # the provider's own JSON-RPC error (unknown tool …), passed on as is
+        except TimeoutError:
+            pass
+        except (*_TRANSPORT_ERRORS, ExceptionGroup):
+            return self._stopped_answering(name)
+        return tool_error(
+            f"The browser did not answer `{name}` within {self.call_timeout_s:g} s; try again in a moment."
+        )
+
+    def _stopped_answering(self, name: str) -> types.CallToolResult:
+        log.info("call %s: transport failure; re-discovering", name, exc_info=True)
+        self.link.wake()
+        return tool_error(f"The browser provider stopped answering. {NO_PROVIDER_MESSAGE}")
+
+    def _remember_ids(self, instance: str, element: dict[str, Any]) -> None:
+        stack = [element]
+        while stack:
+            node = stack.pop()
+            id_ = node.get("id")
+            if isinstance(id_, str):
+                self._issued.pop(id_, None)
+                self._issued[id_] = instance
+            stack.extend(c for c in node.get("children") or [] if isinstance(c, dict))
+        while len(self._issued) > MAX_REMEMBERED_IDS:
+            self._issued.popitem(last=False)
+
+    # -- supervisor ------------------------------------------------------------------------------
+

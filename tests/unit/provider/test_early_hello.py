@@ -1,0 +1,106 @@
+"""early_hello.py: the worker's hello is answered before the slow imports (SPEC §4)."""
+
+from __future__ import annotations
+
+import contextlib
+import io
+import json
+import os
+import struct
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from native_host.provider.early_hello import EARLY_MAX_BYTES, answer_first_hello
+
+pytestmark = pytest.mark.skipif(os.name != "posix", reason="the early path needs select() on a pipe")
+
+HELLO = {"type": "hello", "id": "w-1", "protocol": "0.2.0", "settings": {"enabled": True}}
+
+
+def frame(value: Any) -> bytes:
+    data = json.dumps(value).encode()
+    return struct.pack("=I", len(data)) + data
+
+
+def replies(out: io.BytesIO) -> list[dict[str, Any]]:
+    data, found = out.getvalue(), []
+    while data:
+        (length,) = struct.unpack("=I", data[:4])
+        found.append(json.loads(data[4 : 4 + length]))
+        data = data[4 + length :]
+    return found
+
+
+@pytest.fixture
+def pipe() -> Iterator[tuple[int, int]]:
+    read_fd, write_fd = os.pipe()
+    yield read_fd, write_fd
+    for fd in (read_fd, write_fd):
+        with contextlib.suppress(OSError):
+            os.close(fd)
+
+
+def test_a_hello_is_answered_with_the_instance_and_listening(pipe: tuple[int, int]) -> None:
+    read_fd, write_fd = pipe
+    os.write(write_fd, frame(HELLO) + frame({"type": "result", "id": "h-9", "result": 1}))
+    out = io.BytesIO()
+    early = answer_first_hello(read_fd, out)
+    [reply] = replies(out)
+    assert reply == {
+        "type": "result", "id": "w-1",
+        "result": {"instance": early.instance, "protocol": "0.2.0", "listening": True},
+    }
+    assert early.hello == HELLO and early.listening and early.unread == b""
+    # the next frame is still in the pipe, for app.py
+    assert os.read(read_fd, 4) == frame({"type": "result", "id": "h-9", "result": 1})[:4]
+
+
+def test_switched_off_says_not_listening(pipe: tuple[int, int]) -> None:
+    read_fd, write_fd = pipe
+    os.write(write_fd, frame({**HELLO, "settings": {"enabled": False}}))
+    out = io.BytesIO()
+    early = answer_first_hello(read_fd, out)
+    assert replies(out)[0]["result"]["listening"] is False and not early.listening
+
+
+def test_an_unsafe_providers_folder_is_refused_in_the_reply(pipe: tuple[int, int], tmp_path: Path) -> None:
+    folder = Path(os.environ["CONTEXT_PROVIDERS_DIR"])
+    folder.mkdir(mode=0o755)
+    os.chmod(folder, 0o755)
+    read_fd, write_fd = pipe
+    os.write(write_fd, frame(HELLO))
+    out = io.BytesIO()
+    early = answer_first_hello(read_fd, out)
+    result = replies(out)[0]["result"]
+    assert result["listening"] is False and "chmod 700" in result["problem"]
+    assert early.problem == result["problem"]
+
+
+@pytest.mark.parametrize(
+    "first",
+    [
+        frame({"type": "result", "id": "x", "result": 1}),
+        struct.pack("=I", 5) + b"nope!",
+        struct.pack("=I", EARLY_MAX_BYTES + 1),
+        b"\x01\x00",
+    ],
+    ids=["not a hello", "not JSON", "too large", "cut short"],
+)
+def test_anything_else_is_left_unread_for_app_py(pipe: tuple[int, int], first: bytes) -> None:
+    read_fd, write_fd = pipe
+    os.write(write_fd, first)
+    os.close(write_fd)
+    out = io.BytesIO()
+    early = answer_first_hello(read_fd, out)
+    assert out.getvalue() == b"" and early.hello is None
+    assert early.unread == first[: len(early.unread)] and early.unread
+
+
+def test_nothing_arriving_leaves_everything_to_app_py(pipe: tuple[int, int]) -> None:
+    read_fd, _ = pipe
+    out = io.BytesIO()
+    early = answer_first_hello(read_fd, out)
+    assert out.getvalue() == b"" and early.hello is None and early.unread == b""

@@ -1,0 +1,320 @@
+"""stdio_bridge.py: the `webctx mcp` bridge against a real provider endpoint (McpEndpoint with a fake
+extension, real HTTP, real token) and an in-process MCP client of either era (issue #8)."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import secrets
+from collections.abc import AsyncIterator, Awaitable, Callable, Mapping
+from contextlib import asynccontextmanager
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Literal
+
+import anyio
+import pytest
+from mcp import Client, types
+from mcp.client._memory import InMemoryTransport
+from mcp.shared.exceptions import MCPError
+
+from native_host import paths
+from native_host.errors import ProviderUnavailable
+from native_host.host.client import ProviderInfo
+from native_host.protocol.descriptor import Descriptor
+from native_host.provider.descriptor_files import remove_descriptor, write_descriptor
+from native_host.provider.mcp_server import McpEndpoint
+from native_host.stdio.provider_link import pick_provider
+from native_host.stdio.server import (
+    NO_PROVIDER_MESSAGE,
+    RESOURCE_URI,
+    TOOL_NAME_PATTERN,
+    StdioBridge,
+    exposable,
+)
+
+BUNDLE = "org.chromium.Chromium"
+Mode = Literal["legacy", "auto"]
+MODES: list[Mode] = ["legacy", "auto"]
+
+
+def tree(instance: str) -> dict[str, Any]:
+    return {
+        "id": "app",
+        "role": "Application",
+        "title": "Chromium",
+        "children": [{"id": "win-1", "role": "Window", "children": [{"id": "sel-1", "role": "Text"}]}],
+    }
+
+
+class FakeExtension:
+    """Stands in for the extension behind the native host: answers `current`, or hangs until
+    cancelled when `hang` is set (and records that it was cancelled)."""
+
+    def __init__(self, instance: str) -> None:
+        self.instance = instance
+        self.hang = False
+        self.cancelled = asyncio.Event()
+
+    async def request(self, type_: str, body: Mapping[str, Any] | None = None, *, deadline_ms: int) -> Any:
+        if self.hang:
+            try:
+                await asyncio.sleep(3600)
+            except asyncio.CancelledError:
+                self.cancelled.set()
+                raise
+        return {"root": tree(self.instance)}
+
+
+@dataclass
+class Provider:
+    endpoint: McpEndpoint
+    extension: FakeExtension
+    descriptor: Descriptor
+    path: Path
+
+    async def stop(self) -> None:
+        remove_descriptor(self.path)
+        async with asyncio.timeout(5):
+            await self.endpoint.stop()
+
+
+@pytest.fixture
+async def start_provider() -> AsyncIterator[Callable[[], Awaitable[Provider]]]:
+    """`await start_provider()`: a provider endpoint in this process with its descriptor written
+    (pid and listener = this process, so the SPEC §7 checks pass with an injected bundle id)."""
+    started: list[Provider] = []
+
+    async def start() -> Provider:
+        instance = secrets.token_urlsafe(16)
+        extension = FakeExtension(instance)
+        endpoint = McpEndpoint(extension, instance=instance)
+        url = await endpoint.start()
+        descriptor = Descriptor(
+            protocol="0.2.0", bundle_id=BUNDLE, name="Chromium", version="156", pid=os.getpid(),
+            instance=instance, endpoint=url, token=endpoint.token, listener_pid=os.getpid(),
+        )
+        path = write_descriptor(paths.providers_dir(), descriptor)
+        provider = Provider(endpoint, extension, descriptor, path)
+        started.append(provider)
+        return provider
+
+    yield start
+    for provider in started:
+        await provider.stop()
+
+
+@pytest.fixture
+async def bridge() -> AsyncIterator[StdioBridge]:
+    bridge = StdioBridge(
+        identify=lambda process: BUNDLE, front_pid=lambda: None, poll_interval_s=0.2, connect_grace_s=1.0
+    )
+    stop = asyncio.Event()
+
+    async def run() -> None:  # in its own task: the fixture's setup and teardown may run in two
+        async with bridge.running():
+            await stop.wait()
+
+    task = asyncio.create_task(run())
+    yield bridge
+    stop.set()
+    async with asyncio.timeout(5):
+        await task
+
+
+@asynccontextmanager
+async def connect(bridge: StdioBridge, mode: Mode) -> AsyncIterator[tuple[Client, asyncio.Queue[str]]]:
+    """An MCP client of era `mode` on the bridge, and a queue that gets "tools" per list_changed."""
+    changes: asyncio.Queue[str] = asyncio.Queue()
+
+    async def on_message(message: Any) -> None:
+        if isinstance(message, types.ToolListChangedNotification):
+            changes.put_nowait("tools")
+
+    # JSON-RPC framing over memory streams into `server.run`: the path stdio takes, in both eras
+    # (an in-process `Client(server, mode="auto")` would skip the framing).
+    transport = InMemoryTransport(bridge.server)
+    client = Client(transport, mode=mode, message_handler=on_message, read_timeout_seconds=10)
+    async with client:
+        if mode == "legacy":
+            yield client, changes
+            return
+        async with client.listen(tools_list_changed=True) as subscription, anyio.create_task_group() as tg:
+
+            async def pump() -> None:
+                async for _event in subscription:
+                    changes.put_nowait("tools")
+
+            tg.start_soon(pump)
+            yield client, changes
+            tg.cancel_scope.cancel()
+
+
+async def connected_to(bridge: StdioBridge, provider: Provider) -> None:
+    async with asyncio.timeout(5):
+        while bridge.upstream is None or bridge.upstream.descriptor.instance != provider.descriptor.instance:
+            await asyncio.sleep(0.02)
+
+
+async def drain(changes: asyncio.Queue[str]) -> None:
+    while not changes.empty():
+        changes.get_nowait()
+
+
+@pytest.mark.parametrize("mode", MODES)
+async def test_tools_and_current_are_proxied_from_the_provider(
+    bridge: StdioBridge, start_provider: Callable[[], Awaitable[Provider]], mode: Mode
+) -> None:
+    provider = await start_provider()
+    await connected_to(bridge, provider)
+    async with asyncio.timeout(20), connect(bridge, mode) as (client, _):
+        assert client.protocol_version == {"legacy": "2025-11-25", "auto": "2026-07-28"}[mode]
+        tools = (await client.list_tools()).tools
+        result = await client.call_tool("current", {})
+    assert [tool.name for tool in tools] == ["current", "location"]
+    assert all(TOOL_NAME_PATTERN.match(tool.name) for tool in tools)
+    assert result.is_error is False
+    assert result.structured_content is not None
+    assert result.structured_content["instance"] == provider.descriptor.instance
+    assert result.structured_content["root"]["id"] == "app"
+
+
+async def test_the_current_resource_holds_the_current_answer(
+    bridge: StdioBridge, start_provider: Callable[[], Awaitable[Provider]]
+) -> None:
+    provider = await start_provider()
+    await connected_to(bridge, provider)
+    async with asyncio.timeout(20), connect(bridge, "legacy") as (client, _):
+        [resource] = (await client.list_resources()).resources
+        read = await client.read_resource(RESOURCE_URI)
+    assert (str(resource.uri), resource.mime_type) == (RESOURCE_URI, "application/json")
+    [contents] = read.contents
+    assert isinstance(contents, types.TextResourceContents)
+    assert f'"instance":"{provider.descriptor.instance}"' in contents.text
+
+
+@pytest.mark.parametrize("mode", MODES)
+async def test_without_a_provider_calls_get_the_clear_error_quickly(bridge: StdioBridge, mode: Mode) -> None:
+    async with asyncio.timeout(20), connect(bridge, mode) as (client, _):
+        assert [tool.name for tool in (await client.list_tools()).tools] == ["current"]
+        started = asyncio.get_running_loop().time()
+        result = await client.call_tool("current", {})
+        elapsed = asyncio.get_running_loop().time() - started
+        with pytest.raises(MCPError) as refused:
+            await client.read_resource(RESOURCE_URI)
+    assert result.is_error is True
+    assert result.content[0].type == "text" and result.content[0].text == NO_PROVIDER_MESSAGE
+    assert elapsed < 3.0
+    assert NO_PROVIDER_MESSAGE in refused.value.message
+
+
+@pytest.mark.parametrize("mode", MODES)
+async def test_the_bridge_survives_the_provider_restarting(
+    bridge: StdioBridge, start_provider: Callable[[], Awaitable[Provider]], mode: Mode
+) -> None:
+    first = await start_provider()
+    await connected_to(bridge, first)
+    async with asyncio.timeout(30), connect(bridge, mode) as (client, changes):
+        before = await client.call_tool("current", {})
+        assert before.structured_content is not None
+        old_id = "sel-1"
+        await drain(changes)
+
+        await first.stop()
+        assert await changes.get() == "tools"  # the provider went away
+        during = await client.call_tool("current", {})
+        assert during.is_error is True
+        assert NO_PROVIDER_MESSAGE in during.content[0].text  # type: ignore[union-attr]
+
+        second = await start_provider()
+        await connected_to(bridge, second)
+        assert await changes.get() == "tools"  # a new provider (new instance) is there
+        after = await client.call_tool("current", {})
+        assert after.structured_content is not None
+        assert after.structured_content["instance"] == second.descriptor.instance
+        assert bridge.upstream is not None
+
+    # The old instance's ids are gone, even where the new one re-minted the same string.
+    bridge._issued[old_id] = first.descriptor.instance
+    gone = await bridge.call_tool("location", {"id": old_id})
+    assert gone.is_error is True
+    assert gone.structured_content == {
+        "error": {"code": "unknown_id", "message": "issued by a provider instance that is gone"}
+    }
+
+
+@pytest.mark.parametrize("mode", MODES)
+async def test_upstream_list_changed_is_relayed(
+    bridge: StdioBridge, start_provider: Callable[[], Awaitable[Provider]], mode: Mode
+) -> None:
+    provider = await start_provider()
+    await connected_to(bridge, provider)
+    async with asyncio.timeout(20), connect(bridge, mode) as (_, changes):
+        await asyncio.sleep(0.1)  # the bridge's own upstream listen stream is open
+        await drain(changes)
+        await provider.endpoint.notify_tools_changed()
+        assert await changes.get() == "tools"
+
+
+@pytest.mark.parametrize("mode", MODES)
+async def test_cancelling_a_call_cancels_it_at_the_provider(
+    bridge: StdioBridge, start_provider: Callable[[], Awaitable[Provider]], mode: Mode
+) -> None:
+    provider = await start_provider()
+    await connected_to(bridge, provider)
+    provider.extension.hang = True
+    async with asyncio.timeout(20), connect(bridge, mode) as (client, _):
+        with anyio.move_on_after(0.5):
+            await client.call_tool("current", {})
+        async with asyncio.timeout(5):
+            await provider.extension.cancelled.wait()
+        provider.extension.hang = False
+        result = await client.call_tool("current", {})
+    assert result.is_error is False
+
+
+async def test_an_unknown_tool_is_the_providers_json_rpc_error(
+    bridge: StdioBridge, start_provider: Callable[[], Awaitable[Provider]]
+) -> None:
+    provider = await start_provider()
+    await connected_to(bridge, provider)
+    async with asyncio.timeout(20), connect(bridge, "legacy") as (client, _):
+        with pytest.raises(MCPError) as refused:
+            await client.call_tool("no_such_tool", {})
+    assert refused.value.code == -32602
+
+
+def test_only_client_safe_tool_names_are_exposed() -> None:
+    schema: dict[str, Any] = {"type": "object"}
+    names = ["current", "p1_search", "bad.name", "x" * 49, "", "p2_ok_" + "y" * 42, "with-dash"]
+    kept = exposable([types.Tool(name=name, input_schema=schema) for name in names])
+    assert [tool.name for tool in kept] == ["current", "p1_search", "p2_ok_" + "y" * 42]
+
+
+def _info(pid: int, bundle_id: str = BUNDLE) -> ProviderInfo:
+    descriptor = Descriptor(
+        protocol="0.2.0", bundle_id=bundle_id, name=f"B{pid}", version="1", pid=pid,
+        instance=f"i{pid}", endpoint="http://127.0.0.1:1/mcp/x", token="t",
+    )
+    return ProviderInfo(Path(f"{pid}.json"), descriptor)
+
+
+def test_the_front_browser_wins_else_the_most_recently_started() -> None:
+    providers = [_info(10), _info(20), _info(30)]
+    started = {10: 100.0, 20: 300.0, 30: 200.0}
+    newest = pick_provider(providers, front_pid=lambda: 4242, started=lambda d: started[d.pid])
+    front = pick_provider(providers, front_pid=lambda: 30, started=lambda d: started[d.pid])
+    pinned = pick_provider(providers, 10, front_pid=lambda: 30, started=lambda d: started[d.pid])
+    assert (newest.pid, front.pid, pinned.pid) == (20, 30, 10)
+    assert pick_provider([_info(7)], front_pid=lambda: None).pid == 7
+    # While the MCP client is in front, the browser last seen in front keeps serving.
+    last = pick_provider(providers, front_pid=lambda: 4242, started=lambda d: started[d.pid], last_front=10)
+    assert last.pid == 10
+
+
+def test_only_browser_providers_are_considered() -> None:
+    """The providers folder is shared with native apps; the bridge serves the browser's context."""
+    editor = _info(50, bundle_id="com.example.Editor")
+    assert pick_provider([editor, _info(10)], front_pid=lambda: 50).pid == 10
+    with pytest.raises(ProviderUnavailable):
+        pick_provider([editor], front_pid=lambda: None)
