@@ -23,6 +23,7 @@ from native_host.conformance.evidence import (
     skipped,
     warned,
 )
+from native_host.protocol.version import protocol_supported
 
 # The kit keeps its own copies of the protocol's constants instead of importing webctx's provider
 # modules (provider/, protocol/): it judges any provider by the protocol, not by how webctx
@@ -98,19 +99,13 @@ def descriptor_protocol_format(ev: Evidence) -> Outcome:
     return failed(f"protocol {short(protocol)} is not X.Y.Z")
 
 
-SUPPORTED_PROTOCOL: Final = (0, 2)
-"""The major.minor whose rules this kit checks (Concepts: Versions: while major is 0, major and
-minor must agree; a patch only adds things a receiver may ignore)."""
-
-
 def descriptor_protocol_supported(ev: Evidence) -> Outcome:
     """The protocol's major.minor is 0.2, the version whose rules this kit checks; another version
     is a warning, since its rules may differ (Concepts: Versions)."""
     protocol = descriptor_field(ev, "protocol")
     if not isinstance(protocol, str) or not PROTOCOL_PATTERN.fullmatch(protocol):
         return skipped("no X.Y.Z protocol to compare")
-    major, minor = (int(part) for part in protocol.split(".")[:2])
-    if (major, minor) == SUPPORTED_PROTOCOL:
+    if protocol_supported(protocol):
         return passed(f"{protocol} is 0.2.x")
     return warned(f"{protocol} is not 0.2.x; this kit checks the rules of 0.2, which may not all apply")
 

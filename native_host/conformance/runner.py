@@ -61,6 +61,7 @@ from native_host.host.client import (
     open_session,
 )
 from native_host.protocol.descriptor import Descriptor
+from native_host.protocol.processes import process_alive
 
 log = logging.getLogger(__name__)
 
@@ -239,10 +240,9 @@ def _inspect_process(ev: Evidence) -> None:
     if not isinstance(pid, int) or isinstance(pid, bool) or pid <= 0:
         return
     try:
-        process = psutil.Process(pid)
-        ev.process_running = process.status() != psutil.STATUS_ZOMBIE
+        ev.process_running = process_alive(pid)
         if ev.process_running:
-            ev.expected_bundle_id = expected_bundle_id(process)
+            ev.expected_bundle_id = expected_bundle_id(psutil.Process(pid))
     except psutil.NoSuchProcess:
         ev.process_running = False
     except psutil.Error:

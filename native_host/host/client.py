@@ -49,7 +49,8 @@ from native_host.host.descriptor_files import check_folder, read_descriptor_file
 from native_host.protocol.answers import CurrentAnswer, Element, LocationAnswer
 from native_host.protocol.browser_identity import kind_for
 from native_host.protocol.descriptor import Descriptor
-from native_host.protocol.version import PROTOCOL_VERSION
+from native_host.protocol.processes import process_alive
+from native_host.protocol.version import SUPPORTED_PROTOCOL, protocol_supported
 
 __all__ = [
     "DEFAULT_TIMEOUT_S",
@@ -87,8 +88,6 @@ _T = TypeVar("_T")
 DEFAULT_TIMEOUT_S: Final = 5.0
 """Time limit for connecting to a provider and for each call, in seconds ("Never wait on a provider")."""
 
-SUPPORTED_PROTOCOL: Final = tuple(int(part) for part in PROTOCOL_VERSION.split(".")[:2])
-"""The (major, minor) this host speaks: while major is 0 both must match (concepts page, "Versions")."""
 
 ConnectMode = Literal["auto", "legacy"]
 """`"auto"`: the SDK probes `server/discover` and lands on 2026-07-28; `"legacy"`: the 2025-11-25
@@ -107,18 +106,6 @@ UNKNOWN_PID: Final = -1
 
 # ---------------------------------------------------------------------------------------------
 # Descriptor checks (concepts page, "Discovery" and "Security"; SPEC §3, §7)
-
-
-def protocol_supported(version: str) -> bool:
-    """True when `version` ("0.2.7") has the same major.minor as `SUPPORTED_PROTOCOL` (concepts page,
-    "Versions": while major is 0, major and minor must agree; a patch only adds ignorable things)."""
-    parts = version.split(".")
-    if len(parts) < 2:
-        return False
-    try:
-        return (int(parts[0]), int(parts[1])) == SUPPORTED_PROTOCOL
-    except ValueError:
-        return False
 
 
 def expected_bundle_id(process: psutil.Process) -> str | None:
@@ -205,9 +192,9 @@ def check_descriptor(descriptor: Descriptor, *, identify: BundleIdLookup = expec
             reason="unsupported_protocol",
         )
     try:
-        process = psutil.Process(descriptor.pid)
-        if process.status() == psutil.STATUS_ZOMBIE:
+        if not process_alive(descriptor.pid):
             raise psutil.NoSuchProcess(descriptor.pid)
+        process = psutil.Process(descriptor.pid)
         expected = identify(process)
     except psutil.NoSuchProcess:
         raise ProviderRejected(

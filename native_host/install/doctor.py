@@ -23,8 +23,6 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Final
 
-import psutil
-
 from native_host import NATIVE_HOST_NAME, paths
 from native_host.errors import InstallError, ProvidersFolderError, WebctxError
 from native_host.install.locations import (
@@ -38,7 +36,8 @@ from native_host.install.locations import (
 from native_host.install.manifests import GECKO_ID, MANIFEST_FILE, browser_present, extension_id, target_for
 from native_host.install.registry import Registry, default_registry
 from native_host.protocol.descriptor import Descriptor
-from native_host.provider.descriptor_files import check_providers_folder
+from native_host.protocol.processes import process_alive
+from native_host.protocol.providers_folder import check_providers_folder
 
 IMPORT_TIMEOUT_S: Final = 20.0
 """How long `<interpreter> -c "import native_host"` may take, in seconds."""
@@ -362,7 +361,7 @@ def _descriptors(folder: Path) -> Iterator[tuple[Path, Descriptor]]:
 def check_stale(folder: Path | None = None) -> Check:
     """Descriptors whose listener (`listenerPid`, else `pid`) is no longer running."""
     folder = folder or paths.providers_dir()
-    stale = [path for path, d in _descriptors(folder) if not psutil.pid_exists(d.listener_pid or d.pid)]
+    stale = [path for path, d in _descriptors(folder) if not process_alive(d.listener_pid or d.pid)]
     if stale:
         names = " ".join(shlex.quote(str(p)) for p in stale)
         return _broken("providers.stale", f"{len(stale)} descriptor(s) name a listener that is gone: "

@@ -55,7 +55,7 @@ from native_host.protocol.native import (
     ToolsChanged,
     TreePush,
 )
-from native_host.protocol.version import PROTOCOL_VERSION
+from native_host.protocol.version import PROTOCOL_VERSION, protocol_supported
 from native_host.provider import bench_ping
 from native_host.provider.bridge import Bridge
 from native_host.provider.descriptor_files import check_providers_folder, remove_stale_descriptors
@@ -345,7 +345,7 @@ class NativeHost:
             self._ms_since_start(),
             listening,
         )
-        if hello.protocol.split(".")[:2] != PROTOCOL_VERSION.split(".")[:2]:
+        if not protocol_supported(hello.protocol):
             log.warning("the extension speaks protocol %s, this host %s", hello.protocol, PROTOCOL_VERSION)
         if listening and self._provider_task is None:
             self._provider_task = self._spawn(self._start_provider(hello), "start-provider")

@@ -23,11 +23,11 @@ import stat
 from pathlib import Path
 from typing import Final
 
-import psutil
 from pydantic import ValidationError
 
 from native_host.errors import ProvidersFolderError
 from native_host.protocol.descriptor import Descriptor
+from native_host.protocol.processes import process_alive
 from native_host.protocol.providers_folder import check_providers_folder as check_providers_folder
 
 log = logging.getLogger(__name__)
@@ -129,19 +129,6 @@ def remove_descriptor(path: Path) -> bool:
     return True
 
 
-def _listener_gone(pid: int, written_at: float) -> bool:
-    """True when no process `pid` runs, or the one that does started after the descriptor was
-    written (the pid was reused)."""
-    if not psutil.pid_exists(pid):
-        return True
-    try:
-        return psutil.Process(pid).create_time() > written_at + 1.0
-    except psutil.NoSuchProcess:
-        return True
-    except psutil.Error:
-        return False
-
-
 def remove_stale_descriptors(folder: Path) -> list[Path]:
     """Remove descriptors in `folder` whose `listenerPid` is no longer running (SPEC §3); return them.
 
@@ -170,7 +157,7 @@ def remove_stale_descriptors(folder: Path) -> list[Path]:
         except (OSError, ValidationError, ValueError):
             continue
         pid = descriptor.listener_pid
-        if pid is None or pid == os.getpid() or not _listener_gone(pid, info.st_mtime):
+        if pid is None or pid == os.getpid() or process_alive(pid, started_before=info.st_mtime):
             continue
         if remove_descriptor(path):
             log.info("stale descriptor removed: %s (listenerPid %d gone)", path.name, pid)
