@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Run every check webctx has: setup (with test extras), lint, types, the extension's tests, pytest.
+# Run every check webctx has: setup (with test extras), lint, types, the import layering
+# (scripts/layering.py), the extension's tests, pytest.
 # Every step runs even when an earlier one fails; the summary names the failed ones and the exit
 # status is non-zero if any failed. Extra arguments go to pytest:
 #
@@ -27,15 +28,16 @@ check() {
   fi
 }
 
-check ruff .venv/bin/ruff check native_host tests
+check ruff .venv/bin/ruff check native_host tests scripts
 check mypy .venv/bin/mypy
+check layering .venv/bin/python scripts/layering.py
 check tsc npx --no-install tsc -p tsconfig.json
 check node-test node --test extension/test/
 check pytest .venv/bin/pytest "$@"
 
 echo
 if [[ ${#failed[@]} -eq 0 ]]; then
-  echo "test.sh: all checks passed (ruff, mypy, tsc, node --test, pytest)."
+  echo "test.sh: all checks passed (ruff, mypy, layering, tsc, node --test, pytest)."
   exit 0
 fi
 echo "test.sh: FAILED: ${failed[*]}" >&2
