@@ -51,12 +51,37 @@ def data_dir() -> Path:
     return platformdirs.user_data_path(APP_NAME, appauthor=False)
 
 
+BUNDLED = Path(__file__).resolve().parent / "_bundled"
+"""Where the wheel puts the folders it ships beside the package (pyproject.toml `force-include`)."""
+
+
+def _checkout_or_bundled(folder: str, marker: str) -> Path | None:
+    """`<checkout>/<folder>` when it has the file `marker`, else the wheel's bundled copy when it
+    has it, else None. The marker keeps an unrelated folder of that name from being taken."""
+    for candidate in (REPO_ROOT / folder, BUNDLED / folder):
+        if (candidate / marker).is_file():
+            return candidate
+    return None
+
+
 def extension_dir() -> Path:
     """The unpacked extension: `extension/` of the checkout, else the copy bundled in the wheel.
 
     Raises FileNotFoundError if neither has a `manifest.json`.
     """
-    for candidate in (REPO_ROOT / "extension", Path(__file__).resolve().parent / "_bundled" / "extension"):
-        if (candidate / "manifest.json").is_file():
-            return candidate
-    raise FileNotFoundError("The webctx extension files are missing. Reinstall webctx.")
+    found = _checkout_or_bundled("extension", "manifest.json")
+    if found is None:
+        raise FileNotFoundError("The webctx extension files are missing. Reinstall webctx.")
+    return found
+
+
+def manifests_dir() -> Path:
+    """The host-manifest templates and the Firefox overlay (manifests/README.md): `manifests/` of
+    the checkout, else the copy bundled in the wheel.
+
+    Raises FileNotFoundError if neither has `host-manifest.chromium.json`.
+    """
+    found = _checkout_or_bundled("manifests", "host-manifest.chromium.json")
+    if found is None:
+        raise FileNotFoundError("The webctx manifest templates are missing. Reinstall webctx.")
+    return found

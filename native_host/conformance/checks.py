@@ -1,6 +1,6 @@
 """The conformance checks on the descriptor, the endpoint's security, MCP and timing: one plain
-function per rule, `Evidence -> Outcome` (rules.py names them); tree_checks.py holds the checks
-on the answers (`current`, `location`, ids).
+function per rule, `Evidence -> Outcome` (rules.py names them); the checks on the answers are in
+tree_checks.py (`current`'s shape and ids), state_checks.py (roles, states) and location_checks.py.
 
 Every check reads only the `Evidence` the runner collected, treats every value the provider wrote
 as untrusted JSON, and returns an `Outcome`; none raises on a garbage answer (tests feed them

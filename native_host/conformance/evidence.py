@@ -1,9 +1,10 @@
 """What the conformance runner collects from a provider, and what every check returns.
 
 The runner (`runner.py`) talks to a live provider once and writes everything it saw into one
-`Evidence`; the checks (`checks.py`, `tree_checks.py`) are plain functions `Evidence -> Outcome`
-that never talk to anything. Every field that holds something the provider wrote is typed `Any` on purpose: a
-provider may answer anything, and a check must report a fail rather than raise.
+`Evidence`; the checks (`checks.py`, `tree_checks.py`, `state_checks.py`, `location_checks.py`)
+are plain functions `Evidence -> Outcome` that never talk to anything. Every field that holds
+something the provider wrote is typed `Any` on purpose: a provider may answer anything, and a
+check must report a fail rather than raise.
 """
 
 from __future__ import annotations

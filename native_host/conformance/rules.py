@@ -3,8 +3,9 @@
 Sources: "Concepts: <section>" is a section of the provider protocol's concepts page
 (`seeds/provider-protocol-concepts.txt`); "SPEC §n" is webctx's design contract, which pins
 what the concepts page leaves open. The order here is the order of the report. One reader
-(`runner.run_checks`) serves every row; a new rule is a new row and a new function in checks.py
-or tree_checks.py.
+(`report.run_checks`) serves every row; a new rule is a new row and a new function in the module
+of its concern: checks.py (descriptor, security, MCP, timing), tree_checks.py (the `current`
+answer's shape and ids), state_checks.py (roles and states) or location_checks.py.
 """
 
 from __future__ import annotations
@@ -13,7 +14,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Final
 
-from native_host.conformance import checks, tree_checks
+from native_host.conformance import checks, location_checks, state_checks, tree_checks
 from native_host.conformance.evidence import Evidence, Outcome
 
 
@@ -200,7 +201,7 @@ RULES: Final[tuple[Rule, ...]] = (
         "Concepts: Elements",
         "Roles are among the thirteen (Application, Window, Group, List, Table, Row, Cell, Text, "
         "Heading, Link, Image, Page, Document). Others are tolerated as Group, with a warning.",
-        tree_checks.current_roles,
+        state_checks.current_roles,
     ),
     Rule(
         "current.content",
@@ -214,25 +215,25 @@ RULES: Final[tuple[Rule, ...]] = (
         "Concepts: States",
         "focused is set on one unbroken path from a child of the root down to the user's position: "
         "no gaps, no branches, not on the root.",
-        tree_checks.current_focus_path,
+        state_checks.current_focus_path,
     ),
     Rule(
         "current.hovered",
         "Concepts: States",
         "At most one element is hovered, and a hovered element is never an ancestor of another.",
-        tree_checks.current_hovered,
+        state_checks.current_hovered,
     ),
     Rule(
         "current.visible",
         "Concepts: States",
         "visible inherits the parent's value; no element inside a not-visible one says visible: true.",
-        tree_checks.current_visible,
+        state_checks.current_visible,
     ),
     Rule(
         "current.default_states",
         "Concepts: States; SPEC §2",
         "States are omitted when they hold their default (false; visible = the parent's). A warning only.",
-        tree_checks.current_default_states,
+        state_checks.current_default_states,
     ),
     # -- location --------------------------------------------------------------------------------
     Rule(
@@ -240,31 +241,31 @@ RULES: Final[tuple[Rule, ...]] = (
         "Concepts: Locations; SPEC §1.2",
         "When `location` is offered, every id from `current` answers {state, rects, window?, avoid?, "
         "edge?}; state is visible, offscreen or gone, and rects is empty when gone.",
-        tree_checks.location_shape,
+        location_checks.location_shape,
     ),
     Rule(
         "location.rects",
         "Concepts: Locations",
         "Every rectangle (and avoid) has a non-negative width and height.",
-        tree_checks.location_rects,
+        location_checks.location_rects,
     ),
     Rule(
         "location.unknown_id",
         "Concepts: Locations; SPEC §1.2",
         "An id the provider never issued is an error (isError), not a location.",
-        tree_checks.location_unknown_id,
+        location_checks.location_unknown_id,
     ),
     Rule(
         "location.malformed_id",
         "SPEC §1.2",
         "A malformed id is an error (isError), not a location.",
-        tree_checks.location_malformed_id,
+        location_checks.location_malformed_id,
     ),
     Rule(
         "location.foreign_id",
         "Concepts: Ids and instances, Locations",
         "An id shaped like the provider's own but not issued by this instance is an error.",
-        tree_checks.location_foreign_id,
+        location_checks.location_foreign_id,
     ),
     # -- ids and timing --------------------------------------------------------------------------
     Rule(

@@ -16,8 +16,10 @@ the tests check every OS's rows on Linux (the Windows registry through `MemoryRe
 The manifest's `allowed_origins` holds the extension id derived from the public `key` in
 `extension/manifest.json` (base64 → SHA-256 → first 32 hex digits, 0-f mapped to a-p), so the id
 is stable without the Chrome Web Store; `--extension-id` adds store-published ids beside it.
-Firefox manifests carry `allowed_extensions: [GECKO_ID]` instead. Browsers start native hosts with a
-minimal PATH, which is why the launcher names the exact interpreter webctx runs under.
+Firefox manifests carry `allowed_extensions: [GECKO_ID]` instead. Both are filled in from the
+templates in `manifests/` (templates.py; manifests/README.md names the placeholders). Browsers
+start native hosts with a minimal PATH, which is why the launcher names the exact interpreter
+webctx runs under.
 """
 
 from __future__ import annotations
@@ -40,6 +42,7 @@ from typing import Any, Final
 
 from native_host import NATIVE_HOST_NAME, paths
 from native_host.errors import InstallError
+from native_host.install import templates
 from native_host.install.locations import (
     BROWSER_NAMES,
     USER_DATA_DIR_FOLDER,
@@ -68,10 +71,9 @@ WINDOWS_LAUNCHER_FILE: Final = "webctx-native-host.cmd"
 RECORD_FILE: Final = "install-record.json"
 """What `install` created, kept beside the launcher so `uninstall` removes exactly that."""
 
-DESCRIPTION: Final = "webctx: makes this browser a context provider for desktop AI hosts"
-
 GECKO_ID: Final = "webctx@webctx.dev"
-"""The Firefox extension id (`browser_specific_settings.gecko.id` of the Firefox manifest)."""
+"""The Firefox extension id: `{gecko_id}` in manifests/extension-overlay.firefox.json (the build's
+`browser_specific_settings.gecko.id`) and the first id the Firefox host manifest allows."""
 
 CHROMIUM_ID_RE: Final = re.compile(r"^[a-p]{32}$")
 """A Chromium extension id: 32 letters a-p."""
@@ -158,20 +160,15 @@ def split_extension_ids(ids: Sequence[str]) -> tuple[list[str], list[str]]:
 def host_manifest(
     launcher: Path | str, ids: Sequence[str], kind: ManifestKind = "chromium"
 ) -> dict[str, Any]:
-    """The host manifest JSON: `{name, description, path, type: "stdio", allowed_origins}` for
-    Chromium-family browsers (`["chrome-extension://<id>/", …]`), `allowed_extensions: [<id>, …]`
-    for Firefox. `launcher` must be absolute (Chromium reports a relative path as "not found")."""
-    manifest: dict[str, Any] = {
-        "name": NATIVE_HOST_NAME,
-        "description": DESCRIPTION,
-        "path": str(launcher),
-        "type": "stdio",
-    }
+    """The host manifest JSON, filled in from `manifests/host-manifest.<kind>.json`:
+    `{name, description, path, type: "stdio", allowed_origins}` for Chromium-family browsers
+    (`["chrome-extension://<id>/", …]`), `allowed_extensions: [<id>, …]` for Firefox; `ids` in
+    order, each once. `launcher` must be absolute (Chromium reports a relative path as "not
+    found"). Raises InstallError when the template is missing."""
+    template = templates.load(templates.HOST_MANIFEST_TEMPLATES[kind])
     unique = list(dict.fromkeys(ids))
-    if kind == "firefox":
-        manifest["allowed_extensions"] = unique
-    else:
-        manifest["allowed_origins"] = [f"chrome-extension://{i}/" for i in unique]
+    values = {"host_name": NATIVE_HOST_NAME, "launcher": str(launcher), "extension_id": unique}
+    manifest: dict[str, Any] = templates.fill(template, values)
     return manifest
 
 

@@ -26,7 +26,7 @@ from mcp.server.context import CallNext, HandlerResult
 from mcp.server.transport_security import TransportSecuritySettings
 
 from native_host.conformance.checks import EXTENSION_ID
-from native_host.conformance.tree_checks import ID_PATTERN
+from native_host.conformance.trees import ID_PATTERN
 
 TOKEN = "conformance-test-token"
 PROTOCOL = "0.2.0"

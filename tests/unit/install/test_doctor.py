@@ -1,4 +1,4 @@
-"""`webctx doctor` (native_host/install/doctor.py): one test per failure class found in the wild.
+"""`webctx doctor` (native_host/install/doctor*.py): one test per failure class found in the wild.
 
 Each test breaks one link by hand, as a user would, and checks that doctor names that link (and only
 that one) with a fix. The last link (a live provider answering `current`) is covered against a real
@@ -17,7 +17,7 @@ import pytest
 
 from native_host import paths
 from native_host.cli.main import main
-from native_host.install import doctor, installer, locations, manifests
+from native_host.install import doctor, doctor_manifest, doctor_readme, installer, locations, manifests
 from native_host.install.registry import MemoryRegistry
 from native_host.protocol.descriptor import Descriptor
 from native_host.provider.descriptor_files import write_descriptor
@@ -147,8 +147,8 @@ def test_the_interpreter_is_read_from_both_kinds_of_launcher(tmp_path: Path) -> 
     cmd = tmp_path / "webctx-native-host.cmd"
     cmd.write_text(manifests.launcher_text(r"C:\Py\python.exe", "windows"), newline="")
     root = str(Path(manifests.__file__).resolve().parents[2])
-    assert doctor.launcher_interpreter(sh) == ("/opt/py 3/bin/python", root)
-    assert doctor.launcher_interpreter(cmd) == (r"C:\Py\python.exe", root)
+    assert doctor_manifest.launcher_interpreter(sh) == ("/opt/py 3/bin/python", root)
+    assert doctor_manifest.launcher_interpreter(cmd) == (r"C:\Py\python.exe", root)
 
 
 def test_no_live_provider_is_broken(installed: Path) -> None:
@@ -208,9 +208,9 @@ def test_the_cli_exits_1_with_json_when_a_link_is_broken(
 
 def test_the_readme_troubleshooting_section_is_generated_from_the_checks() -> None:
     text = README.read_text(encoding="utf-8")
-    start, end = doctor.README_START, doctor.README_END
+    start, end = doctor_readme.README_START, doctor_readme.README_END
     assert start in text and end in text, "README.md lacks the generated troubleshooting section"
     section = text.split(start, 1)[1].split(end, 1)[0]
-    assert section.strip("\n") == doctor.troubleshooting_markdown().strip("\n"), (
+    assert section.strip("\n") == doctor_readme.troubleshooting_markdown(doctor.CHECKS).strip("\n"), (
         "regenerate it: .venv/bin/python -m native_host.install.doctor --write-readme"
     )

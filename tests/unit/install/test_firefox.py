@@ -28,7 +28,7 @@ def test_the_firefox_manifest_differs_only_where_firefox_needs_it() -> None:
     assert "key" not in ff and "key" in chromium, "the Chromium manifest is not modified"
     assert ff["background"] == {"scripts": ["service_worker/main.js"], "type": "module"}
     assert ff["browser_specific_settings"] == {
-        "gecko": {"id": manifests.GECKO_ID, "strict_min_version": firefox.FIREFOX_MIN_VERSION}
+        "gecko": {"id": manifests.GECKO_ID, "strict_min_version": "128.0"}
     }
     for entry in ff["content_scripts"]:
         assert "match_origin_as_fallback" not in entry

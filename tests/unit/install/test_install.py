@@ -80,7 +80,7 @@ def test_install_into_a_user_data_dir_writes_the_host_manifest(tmp_path: Path) -
     data = json.loads(manifest_path.read_text())
     assert data == {
         "name": "webctx.native_host",
-        "description": manifests.DESCRIPTION,
+        "description": "webctx: makes this browser a context provider for desktop AI hosts",
         "path": str(report.launcher),
         "type": "stdio",
         "allowed_origins": [f"chrome-extension://{EXPECTED_EXTENSION_ID}/"],

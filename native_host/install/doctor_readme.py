@@ -1,0 +1,48 @@
+"""The README's "Troubleshooting" section, generated from the doctor's table (`doctor.CHECKS`).
+
+`python -m native_host.install.doctor --write-readme` rewrites the section between README_START
+and README_END; without the flag it prints it. A unit test compares README.md with
+`troubleshooting_markdown(CHECKS)`, so the README cannot drift from the checks doctor runs.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Final
+
+from native_host.install.doctor_check import CheckInfo
+
+
+def troubleshooting_markdown(checks: Sequence[CheckInfo]) -> str:
+    """The README's troubleshooting section body: a Markdown table with one row per `checks` entry
+    (name, link, symptom, fix; `|` escaped), after two lines on running `webctx doctor`."""
+    lines = [
+        "Run `webctx doctor`: it walks every link below, in this order, and prints the broken ones with",
+        "their fix (`--json` for programs; exit status 1 when a link is broken).",
+        "",
+        "| check | link | when it is broken | fix |",
+        "|---|---|---|---|",
+    ]
+    for info in checks:
+        cells = [f"`{info.name}`", info.link, info.symptom, info.fix]
+        lines.append("| " + " | ".join(c.replace("|", "\\|") for c in cells) + " |")
+    return "\n".join(lines) + "\n"
+
+
+README_START: Final = "<!-- troubleshooting: generated from native_host/install/doctor.py CHECKS -->"
+README_END: Final = "<!-- end of troubleshooting -->"
+
+
+def write_readme(readme: Path, checks: Sequence[CheckInfo]) -> bool:
+    """Replace the text between README_START and README_END in `readme` with the section generated
+    from `checks`; return True when the file changed. Raises ValueError when the markers are missing."""
+    text = readme.read_text(encoding="utf-8")
+    if README_START not in text or README_END not in text:
+        raise ValueError(f"{readme} lacks the markers {README_START!r} … {README_END!r}")
+    head, rest = text.split(README_START, 1)
+    tail = rest.split(README_END, 1)[1]
+    new = f"{head}{README_START}\n{troubleshooting_markdown(checks)}{README_END}{tail}"
+    if new != text:
+        readme.write_text(new, encoding="utf-8")
+    return new != text
