@@ -50,7 +50,7 @@ from native_host.conformance.evidence import (
 from native_host.conformance.rules import RULES
 from native_host.conformance.tree_checks import ID_PATTERN, walk
 from native_host.errors import ProviderUnavailable
-from native_host.host.client import (
+from native_host.host import (
     DEFAULT_TIMEOUT_S,
     UNKNOWN_PID,
     ProviderSession,

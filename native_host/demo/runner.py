@@ -39,7 +39,7 @@ from native_host import paths
 from native_host.demo.browsers import check_chromium_family, find_browser
 from native_host.demo.page import serve_demo_page
 from native_host.errors import ProvidersFolderError, ProviderUnavailable, WebctxError
-from native_host.host.client import CurrentResult, HostClient, ProviderInfo, iter_elements
+from native_host.host import CurrentResult, HostClient, ProviderInfo, iter_elements
 from native_host.install.installer import install
 from native_host.protocol.descriptor import Descriptor
 
