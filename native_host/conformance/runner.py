@@ -52,12 +52,12 @@ from native_host.conformance.tree_checks import ID_PATTERN, walk
 from native_host.errors import ProviderUnavailable
 from native_host.host import (
     DEFAULT_TIMEOUT_S,
-    UNKNOWN_PID,
     ProviderSession,
     choose_provider,
     discover,
     expected_bundle_id,
-    listener_pids,
+    is_same_or_descendant,
+    listening_sockets,
     open_session,
 )
 from native_host.protocol.descriptor import Descriptor
@@ -206,31 +206,12 @@ def _inspect_files(ev: Evidence, path: Path) -> None:
         ev.descriptor_error = "not valid UTF-8 JSON"
 
 
-def _is_same_or_descendant(pid: int, ancestor: int) -> bool:
-    if pid == UNKNOWN_PID:
-        return False
-    if pid == ancestor:
-        return True
-    try:
-        return any(parent.pid == ancestor for parent in psutil.Process(pid).parents())
-    except psutil.Error:
-        return False
-
-
 def _listeners(port: int, provider_pid: int) -> list[Listener]:
-    """Every listening socket on `port` with its address and pid (host_client.listener_pids gives
-    the pids where the OS will not list addresses)."""
-    found: list[Listener] = []
-    try:
-        for conn in psutil.net_connections(kind="tcp"):
-            if conn.status == psutil.CONN_LISTEN and conn.laddr and conn.laddr.port == port:
-                pid = conn.pid or UNKNOWN_PID
-                found.append(Listener(conn.laddr.ip, pid, _is_same_or_descendant(pid, provider_pid)))
-        return found
-    except psutil.AccessDenied:
-        pass
+    """Every listening socket on `port` with its address and pid, and whether that pid is the
+    provider or its descendant (the host's own listener check: host.processes)."""
     return [
-        Listener("127.0.0.1", pid, _is_same_or_descendant(pid, provider_pid)) for pid in listener_pids(port)
+        Listener(sock.address, sock.pid, is_same_or_descendant(sock.pid, provider_pid))
+        for sock in listening_sockets(port)
     ]
 
 
