@@ -2,7 +2,7 @@
 
 What it measures
 ----------------
-The reference desktop host (`native_host.host.client.open_session`: real HTTP on 127.0.0.1, the
+The reference desktop host (`native_host.host.open_session`: real HTTP on 127.0.0.1, the
 real bearer token, each answer checked against the descriptor) calls `current` `--calls` times
 (default 300), one call at a time, over one open session per provider and MCP era, after 20
 warm-up calls; each call is timed on the client (`time.perf_counter` around
@@ -85,7 +85,7 @@ import psutil
 if TYPE_CHECKING:
     import cProfile
 
-    from native_host.host.client import ConnectMode
+    from native_host.host import ConnectMode
     from native_host.protocol.descriptor import Descriptor
 
 REPO: Final = Path(__file__).resolve().parent.parent
@@ -264,7 +264,7 @@ async def _measure_interleaved(
     profilers: Sequence[cProfile.Profile | None] = (),
     after_warmup: Callable[[], None] | None = None,
 ) -> None:
-    from native_host.host.client import open_session
+    from native_host.host import open_session
 
     profiles = list(profilers) or [None] * len(targets)
 
@@ -584,7 +584,7 @@ def tree_ready(raw: Mapping[str, Any], tabs: int) -> str | None:
 
 
 async def _current_raw(descriptor: Descriptor) -> dict[str, Any]:
-    from native_host.host.client import open_session
+    from native_host.host import open_session
 
     async with open_session(descriptor, timeout_s=CALL_TIMEOUT_S) as session:
         return (await session.current()).raw

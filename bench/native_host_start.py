@@ -141,7 +141,7 @@ async def answer_one_current(
 ) -> None:
     """Call `current` over MCP while answering the host's `current` frame as the worker would."""
     sys.path.insert(0, str(REPO))
-    from native_host.host.client import open_session
+    from native_host.host import open_session
     from native_host.protocol.descriptor import Descriptor
 
     async def worker() -> None:

@@ -2,7 +2,7 @@
 
 What it measures
 ----------------
-- **location**: the reference desktop host (`native_host.host.client.open_session`: real HTTP on
+- **location**: the reference desktop host (`native_host.host.open_session`: real HTTP on
   127.0.0.1, the real bearer token, each answer checked) calls `location` `--calls` times (default
   200) for a Text selected in the top document and for a Text selected in a cross-origin iframe
   (`127.0.0.1` page, `localhost` frame), after 20 warm-up calls, in MCP 2026-07-28. Next to it the
@@ -158,7 +158,7 @@ async def timed_location(
 
 async def measure(args: argparse.Namespace) -> dict[str, Any]:
     from native_host import paths
-    from native_host.host.client import HostClient, open_session
+    from native_host.host import HostClient, open_session
 
     report: dict[str, Any] = {"rows": [], "load_average": os.getloadavg()}
     pages = ROOT / "tests" / "pages"

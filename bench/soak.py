@@ -64,7 +64,7 @@ async def navigate_forever(port: int, base: str, stop: asyncio.Event) -> int:
 
 
 async def soak(args: argparse.Namespace, running: cl.LaunchedBrowser, port: int, base: str) -> dict[str, Any]:
-    from native_host.host.client import open_session
+    from native_host.host import open_session
 
     assert running.descriptor.listener_pid is not None
     host = psutil.Process(running.descriptor.listener_pid)

@@ -92,7 +92,7 @@ async def measure_build(args: argparse.Namespace, name: str, extension: Path, ba
     from playwright.async_api import async_playwright
 
     from native_host import paths
-    from native_host.host.client import HostClient
+    from native_host.host import HostClient
 
     original = paths.extension_dir
     paths.extension_dir = lambda: extension  # current_latency.launched_browser loads this folder

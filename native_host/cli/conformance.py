@@ -16,7 +16,7 @@ from native_host.cli.result import Result
 from native_host.conformance import Report, check_provider_sync, find_descriptor
 from native_host.conformance.evidence import DEFAULT_BUDGET_MS
 from native_host.errors import ProviderUnavailable
-from native_host.host.client import DEFAULT_TIMEOUT_S
+from native_host.host import DEFAULT_TIMEOUT_S
 
 HELP = "check a running provider against the provider protocol (pass/warn/fail per rule)"
 DESCRIPTION = """\

@@ -8,7 +8,7 @@ from typing import Any
 from native_host.cli.arguments import positive_seconds
 from native_host.cli.render import render_tree
 from native_host.cli.result import Result
-from native_host.host.client import DEFAULT_TIMEOUT_S, current_sync
+from native_host.host import DEFAULT_TIMEOUT_S, current_sync
 
 HELP = "print the context tree of the front browser (the provider's `current` answer)"
 DESCRIPTION = """\

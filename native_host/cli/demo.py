@@ -12,7 +12,7 @@ from native_host.cli.arguments import positive_seconds
 from native_host.cli.render import render_tree
 from native_host.cli.result import Result, emit
 from native_host.demo.runner import DEFAULT_DEMO_TIMEOUT_S, launch_demo
-from native_host.host.client import iter_elements
+from native_host.host import iter_elements
 
 HELP = "start a headless browser with the extension on a demo page and print its context"
 DESCRIPTION = """\

@@ -8,7 +8,7 @@ from typing import Any
 from native_host.cli.arguments import positive_seconds
 from native_host.cli.render import MAX_ID_CHARS, shorten
 from native_host.cli.result import Result
-from native_host.host.client import DEFAULT_TIMEOUT_S, locate_sync
+from native_host.host import DEFAULT_TIMEOUT_S, locate_sync
 
 HELP = "print where an element (an id from `webctx context`) is on screen, in points"
 DESCRIPTION = """\

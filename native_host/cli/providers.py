@@ -7,7 +7,7 @@ from typing import Any
 
 from native_host import paths
 from native_host.cli.result import Result
-from native_host.host.client import discover
+from native_host.host import discover
 
 HELP = "list the providers' descriptors and whether each is usable (or why not)"
 DESCRIPTION = """\

@@ -24,7 +24,7 @@ from mcp import types
 
 from native_host.conformance.evidence import Call, Era, Evidence
 from native_host.conformance.trees import ID_PATTERN, walk
-from native_host.host.client import (
+from native_host.host import (
     ProviderSession,
     open_session,
 )

@@ -18,11 +18,7 @@ import psutil
 
 from native_host.conformance.checks import endpoint_port
 from native_host.conformance.evidence import Evidence, Listener
-from native_host.host.client import (
-    UNKNOWN_PID,
-    expected_bundle_id,
-    listener_pids,
-)
+from native_host.host import expected_bundle_id, is_same_or_descendant, listening_sockets
 from native_host.protocol.processes import process_alive
 
 
@@ -48,32 +44,13 @@ def inspect_files(ev: Evidence, path: Path) -> None:
         ev.descriptor_error = "not valid UTF-8 JSON"
 
 
-def _is_same_or_descendant(pid: int, ancestor: int) -> bool:
-    # A provider may listen from a child process (a helper, a worker), so descendants count too.
-    if pid == UNKNOWN_PID:
-        return False
-    if pid == ancestor:
-        return True
-    try:
-        return any(parent.pid == ancestor for parent in psutil.Process(pid).parents())
-    except psutil.Error:
-        return False
-
-
 def _listeners(port: int, provider_pid: int) -> list[Listener]:
-    """Every listening socket on `port` with its address and pid (host_client.listener_pids gives
-    the pids where the OS will not list addresses)."""
-    found: list[Listener] = []
-    try:
-        for conn in psutil.net_connections(kind="tcp"):
-            if conn.status == psutil.CONN_LISTEN and conn.laddr and conn.laddr.port == port:
-                pid = conn.pid or UNKNOWN_PID
-                found.append(Listener(conn.laddr.ip, pid, _is_same_or_descendant(pid, provider_pid)))
-        return found
-    except psutil.AccessDenied:
-        pass
+    """Every listening socket on `port` with its address and pid, and whether that pid is the
+    provider or its descendant (the host's own listener check: host.processes). A provider may
+    listen from a child process (a helper, a worker), so descendants count too."""
     return [
-        Listener("127.0.0.1", pid, _is_same_or_descendant(pid, provider_pid)) for pid in listener_pids(port)
+        Listener(sock.address, sock.pid, is_same_or_descendant(sock.pid, provider_pid))
+        for sock in listening_sockets(port)
     ]
 
 

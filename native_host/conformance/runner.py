@@ -32,7 +32,7 @@ from native_host.conformance.inspection import inspect_files, inspect_process
 from native_host.conformance.report import Report, run_checks
 from native_host.conformance.security_probes import probe_security
 from native_host.errors import ProviderUnavailable
-from native_host.host.client import (
+from native_host.host import (
     DEFAULT_TIMEOUT_S,
     choose_provider,
     discover,

@@ -39,7 +39,7 @@ from native_host import paths
 from native_host.demo.browsers import check_chromium_family, find_browser
 from native_host.demo.page import serve_demo_page
 from native_host.errors import ProvidersFolderError, ProviderUnavailable, WebctxError
-from native_host.host.client import CurrentResult, HostClient, ProviderInfo, iter_elements
+from native_host.host import CurrentResult, HostClient, ProviderInfo, is_same_or_descendant, iter_elements
 from native_host.install.installer import install
 from native_host.protocol.descriptor import Descriptor
 
@@ -139,12 +139,8 @@ class DemoBrowser:
             )
 
     def _is_ours(self, descriptor: Descriptor) -> bool:
-        if descriptor.pid == self.pid:
-            return True
-        try:  # a wrapper script that did not `exec`: the real browser is our descendant
-            return any(p.pid == self.pid for p in psutil.Process(descriptor.pid).parents())
-        except psutil.Error:
-            return False
+        # a wrapper script that did not `exec`: the real browser is our descendant
+        return is_same_or_descendant(descriptor.pid, self.pid)
 
     def wait_for_provider(self, deadline: float) -> Descriptor:
         """Wait until a usable descriptor names this browser; return it.

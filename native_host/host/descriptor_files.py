@@ -12,8 +12,10 @@ reading the folder decides what to do when that is not so:
     WARN    (still usable, `warning` set) when the folder or the file is only readable by others:
             the descriptor is genuine, but its token leaks to other users of the machine.
 
-POSIX only; on Windows the folder lives under `%LOCALAPPDATA%` (per-user ACLs) and nothing is
-checked. Standard library only.
+The rules themselves (and their order) are `protocol.providers_folder`, shared with the provider;
+this module is the host's verdict on each and its words. On Windows the folder lives under
+`%LOCALAPPDATA%` (per-user ACLs) and only "symlink" and "not a folder / regular file" are checked.
+Standard library only.
 """
 
 from __future__ import annotations
@@ -21,14 +23,16 @@ from __future__ import annotations
 import os
 import stat
 from pathlib import Path
-from typing import Final
 
 from native_host.errors import ProviderRejected
+from native_host.protocol.providers_folder import (
+    MAX_DESCRIPTOR_BYTES,
+    NO_FOLLOW_READ,
+    file_problem,
+    folder_problem,
+)
 
-_POSIX: Final = os.name == "posix"
-
-MAX_DESCRIPTOR_BYTES: Final = 64 * 1024
-"""A descriptor is a few hundred bytes; a larger file is not read (refused as unreadable)."""
+__all__ = ["MAX_DESCRIPTOR_BYTES", "check_folder", "read_descriptor_file"]
 
 
 def check_folder(folder: Path) -> str | None:
@@ -36,30 +40,29 @@ def check_folder(folder: Path) -> str | None:
     (reason `unsafe_folder`) when another user could write into `folder` (see module doc).
     Raises OSError when `folder` cannot be inspected (FileNotFoundError when missing)."""
     info = folder.lstat()
-    if stat.S_ISLNK(info.st_mode):
+    problem = folder_problem(info)
+    mode = stat.S_IMODE(info.st_mode)
+    if problem == "symlink":
         raise ProviderRejected(
             f"The providers folder {folder} is a symlink; a host does not follow it (another user "
             "could have planted it). Remove the link and restart the browser.",
             reason="unsafe_folder",
         )
-    if not stat.S_ISDIR(info.st_mode):
+    if problem == "wrong_type":
         raise ProviderRejected(f"The providers folder {folder} is not a folder.", reason="unsafe_folder")
-    if not _POSIX:
-        return None
-    mode = stat.S_IMODE(info.st_mode)
-    if info.st_uid != os.geteuid():
+    if problem == "other_owner":
         raise ProviderRejected(
             f"The providers folder {folder} belongs to user id {info.st_uid}, not to you; its "
             "descriptors are not trusted. Remove it (the browser recreates it).",
             reason="unsafe_folder",
         )
-    if mode & 0o022:
+    if problem == "others_can_write":
         raise ProviderRejected(
             f"The providers folder {folder} is writable by other users (mode {mode:o}), so its "
             f"descriptors are not trusted. Run `chmod 700 {folder}` and restart the browser.",
             reason="unsafe_folder",
         )
-    if mode & 0o077:
+    if problem == "others_can_read":
         return (
             f"The providers folder {folder} is open to other users (mode {mode:o}); "
             f"run `chmod 700 {folder}`."
@@ -72,13 +75,11 @@ def read_descriptor_file(path: Path) -> tuple[bytes, str | None]:
 
     Raises ProviderRejected (reason `unsafe_file`) when `path` is not a regular file, belongs to
     another uid or is group/world-writable; OSError when it cannot be read (ELOOP for a symlink
-    is reported as `unsafe_file`). The mode is taken from the open file, so a swap between the
-    check and the read is caught.
+    is reported as `unsafe_file`); ValueError when it is over MAX_DESCRIPTOR_BYTES. The mode is
+    taken from the open file, so a swap between the check and the read is caught.
     """
-    flags = os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0)
-    flags |= getattr(os, "O_BINARY", 0)
     try:
-        fd = os.open(path, flags)
+        fd = os.open(path, NO_FOLLOW_READ)
     except OSError as exc:
         if path.is_symlink():
             raise ProviderRejected(
@@ -86,10 +87,7 @@ def read_descriptor_file(path: Path) -> tuple[bytes, str | None]:
             ) from None
         raise exc
     with os.fdopen(fd, "rb") as handle:
-        info = os.fstat(handle.fileno())
-        if not stat.S_ISREG(info.st_mode):
-            raise ProviderRejected(f"{path.name} is not a regular file.", reason="unsafe_file")
-        warning = _file_verdict(path, info)
+        warning = _file_verdict(path, os.fstat(handle.fileno()))
         data = handle.read(MAX_DESCRIPTOR_BYTES + 1)
     if len(data) > MAX_DESCRIPTOR_BYTES:
         raise ValueError("descriptor too large")
@@ -98,21 +96,22 @@ def read_descriptor_file(path: Path) -> tuple[bytes, str | None]:
 
 def _file_verdict(path: Path, info: os.stat_result) -> str | None:
     """Warning for a descriptor readable by others; ProviderRejected for one others could write."""
-    if not _POSIX:
-        return None
+    problem = file_problem(info)
     mode = stat.S_IMODE(info.st_mode)
-    if info.st_uid != os.geteuid():
+    if problem in ("symlink", "wrong_type"):  # fstat of an open file: never a symlink
+        raise ProviderRejected(f"{path.name} is not a regular file.", reason="unsafe_file")
+    if problem == "other_owner":
         raise ProviderRejected(
             f"{path.name} belongs to user id {info.st_uid}, not to you; a host does not trust it.",
             reason="unsafe_file",
         )
-    if mode & 0o022:
+    if problem == "others_can_write":
         raise ProviderRejected(
             f"{path.name} is writable by other users (mode {mode:o}); a host does not trust it. "
             "Restart the browser to rewrite it.",
             reason="unsafe_file",
         )
-    if mode & 0o077:
+    if problem == "others_can_read":
         return (
             f"{path.name} is readable by other users (mode {mode:o}), so its token leaks; "
             f"run `chmod 600 {path}`."

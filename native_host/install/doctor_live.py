@@ -21,7 +21,7 @@ CURRENT_TIMEOUT_S: Final = 5.0
 
 def check_live(folder: Path | None = None, *, timeout_s: float = CURRENT_TIMEOUT_S) -> Check:
     """A running provider answers `current` through the reference host (real HTTP, its token)."""
-    from native_host.host.client import HostClient, discover  # imports mcp: only when needed
+    from native_host.host import HostClient, discover  # imports mcp: only when needed
 
     folder = folder or paths.providers_dir()
     usable = [info for info in discover(folder) if info.usable and info.descriptor is not None]

@@ -1,45 +1,128 @@
-"""The providers-folder safety check, with the standard library only (SPEC §3).
+"""The providers folder and its descriptor files: the safety rules both sides share (SPEC §3, §7).
 
-Kept apart from descriptor.py (pydantic, psutil) so that `early_hello.py` can refuse an unsafe
-folder in its `hello` reply before the slow imports. descriptor.py re-exports it.
+SPEC §3 and the concepts page ("Discovery": "The providers folder has permissions 0700 and each
+descriptor 0600, which keeps other users of the machine out"). The rules, in the order they are
+checked, each one a `Problem`:
+
+```
+symlink            the folder / file is a symlink (it could point anywhere another user chose)
+wrong_type         the folder is not a directory / the file is not a regular file
+other_owner        it belongs to another uid                                       (POSIX only)
+others_can_write   group/world write bit set: another user could have written it   (POSIX only)
+others_can_read    any other group/world bit: the token leaks to other users         (POSIX only)
+```
+
+`folder_problem` / `file_problem` name the first rule a stat result breaks; each side decides what
+that means and says it in its own words: the provider refuses every problem of its folder
+(`check_providers_folder`, here so that `early_hello.py` can refuse an unsafe folder in its
+`hello` reply before pydantic loads); the reference host (`host.descriptor_files`) refuses what
+another user could have written and only warns about what others can read. On Windows the folder
+lives under `%LOCALAPPDATA%` (per-user ACLs), so only the first two rules apply.
+
+Standard library only.
 """
 
 from __future__ import annotations
 
 import os
 import stat
+from collections.abc import Callable
 from pathlib import Path
-from typing import Final
+from typing import Final, Literal
 
 from native_host.errors import ProvidersFolderError
 
+__all__ = [
+    "FILE_MODE",
+    "FOLDER_MODE",
+    "MAX_DESCRIPTOR_BYTES",
+    "NO_FOLLOW_READ",
+    "Problem",
+    "check_providers_folder",
+    "file_problem",
+    "folder_problem",
+    "is_own_regular_file",
+]
+
+FOLDER_MODE: Final = 0o700
+"""Mode of a providers folder a provider creates; an existing one must not grant group/world anything."""
+
+FILE_MODE: Final = 0o600
+"""Mode of every descriptor a provider writes."""
+
+MAX_DESCRIPTOR_BYTES: Final = 64 * 1024
+"""A descriptor is a few hundred bytes; a larger file is not read (the host refuses it as unreadable)."""
+
+NO_FOLLOW_READ: Final = (
+    os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_BINARY", 0)
+)
+"""`os.open` flags for looking at a descriptor: a symlink fails (ELOOP) instead of being followed,
+and a FIFO planted under a descriptor's name does not block the reader."""
+
 _POSIX: Final = os.name == "posix"
+
+Problem = Literal["symlink", "wrong_type", "other_owner", "others_can_write", "others_can_read"]
+"""The first rule a providers folder or descriptor file breaks (see the module doc)."""
+
+
+def folder_problem(info: os.stat_result) -> Problem | None:
+    """The first rule the providers folder breaks, from its `lstat()`; None when it is safe."""
+    return _problem(info, stat.S_ISDIR)
+
+
+def file_problem(info: os.stat_result) -> Problem | None:
+    """The first rule a descriptor file breaks, from its `lstat()` or the `fstat()` of a file opened
+    with NO_FOLLOW_READ; None when it is safe."""
+    return _problem(info, stat.S_ISREG)
+
+
+def is_own_regular_file(info: os.stat_result) -> bool:
+    """True for a regular file (not a symlink) that belongs to this user, whatever its mode: a
+    descriptor a provider may touch (restore its mode, remove it as stale)."""
+    return file_problem(info) not in ("symlink", "wrong_type", "other_owner")
+
+
+def _problem(info: os.stat_result, right_type: Callable[[int], bool]) -> Problem | None:
+    if stat.S_ISLNK(info.st_mode):
+        return "symlink"
+    if not right_type(info.st_mode):
+        return "wrong_type"
+    if not _POSIX:
+        return None
+    if info.st_uid != os.geteuid():
+        return "other_owner"
+    mode = stat.S_IMODE(info.st_mode)
+    if mode & 0o022:
+        return "others_can_write"
+    if mode & 0o077:
+        return "others_can_read"
+    return None
 
 
 def check_providers_folder(folder: Path) -> None:
     """Raise ProvidersFolderError unless the existing `folder` is a real directory (not a symlink),
-    owned by this user, with no group/world permission bits (SPEC §3)."""
+    owned by this user, with no group/world permission bits (SPEC §3): the provider's side, which
+    refuses every `Problem`. Also raised when `folder` cannot be inspected (e.g. missing)."""
     try:
         info = folder.lstat()
     except OSError as exc:
         raise ProvidersFolderError(f"Cannot inspect the providers folder {folder}: {exc.strerror}.") from None
-    if stat.S_ISLNK(info.st_mode):
+    problem = folder_problem(info)
+    if problem == "symlink":
         raise ProvidersFolderError(
             f"The providers folder {folder} is a symlink; refusing to use it. "
             "Remove the link and restart the browser."
         )
-    if not stat.S_ISDIR(info.st_mode):
+    if problem == "wrong_type":
         raise ProvidersFolderError(
             f"The providers folder {folder} is not a folder. Remove it and restart the browser."
         )
-    if not _POSIX:
-        return
-    if info.st_uid != os.geteuid():
+    if problem == "other_owner":
         raise ProvidersFolderError(
             f"The providers folder {folder} belongs to user id {info.st_uid}, not to you; "
             "refusing to use it. Remove it (it is recreated) and restart the browser."
         )
-    if info.st_mode & 0o077:
+    if problem is not None:  # others_can_write, others_can_read
         raise ProvidersFolderError(
             f"The providers folder {folder} is accessible to other users "
             f"(mode {stat.S_IMODE(info.st_mode):o}). Run `chmod 700 {folder}` and restart the browser."

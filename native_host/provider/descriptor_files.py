@@ -8,8 +8,9 @@ remove_descriptor(path)                idempotent
 remove_stale_descriptors(folder)       parseable descriptors whose listenerPid is no longer running
 ```
 
-On Windows the folder lives under `%LOCALAPPDATA%` (per-user ACLs); the owner and mode checks are
-POSIX-only and skipped there.
+The folder and file rules (modes, symlinks, owner) are `protocol.providers_folder`, shared with
+the reference host. On Windows the folder lives under `%LOCALAPPDATA%` (per-user ACLs); the owner
+and mode checks are POSIX-only and skipped there.
 """
 
 from __future__ import annotations
@@ -28,15 +29,27 @@ from pydantic import ValidationError
 from native_host.errors import ProvidersFolderError
 from native_host.protocol.descriptor import Descriptor
 from native_host.protocol.processes import process_alive
-from native_host.protocol.providers_folder import check_providers_folder as check_providers_folder
+from native_host.protocol.providers_folder import (
+    FILE_MODE,
+    FOLDER_MODE,
+    NO_FOLLOW_READ,
+    check_providers_folder,
+    is_own_regular_file,
+)
+
+__all__ = [
+    "FILE_MODE",
+    "FOLDER_MODE",
+    "check_providers_folder",
+    "descriptor_name",
+    "ensure_providers_folder",
+    "reassert_file_mode",
+    "remove_descriptor",
+    "remove_stale_descriptors",
+    "write_descriptor",
+]
 
 log = logging.getLogger(__name__)
-
-FOLDER_MODE: Final = 0o700
-"""Mode of a providers folder we create; an existing one must not grant group/world anything."""
-
-FILE_MODE: Final = 0o600
-"""Mode of every descriptor we write."""
 
 _POSIX: Final = os.name == "posix"
 
@@ -97,13 +110,13 @@ def reassert_file_mode(path: Path) -> bool:
     if not _POSIX:
         return False
     try:
-        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0))
+        fd = os.open(path, NO_FOLLOW_READ)
     except OSError:
         return False
     try:
         info = os.fstat(fd)
         mode = stat.S_IMODE(info.st_mode)
-        if not stat.S_ISREG(info.st_mode) or info.st_uid != os.geteuid() or mode == FILE_MODE:
+        if not is_own_regular_file(info) or mode == FILE_MODE:
             return False
         os.fchmod(fd, FILE_MODE)
     except OSError as exc:
@@ -151,7 +164,7 @@ def remove_stale_descriptors(folder: Path) -> list[Path]:
             continue
         try:
             info = path.lstat()
-            if not stat.S_ISREG(info.st_mode) or (_POSIX and info.st_uid != os.geteuid()):
+            if not is_own_regular_file(info):
                 continue
             descriptor = Descriptor.model_validate_json(path.read_bytes())
         except (OSError, ValidationError, ValueError):

@@ -4,7 +4,7 @@
 ProviderLink.run()  forever:
   discover() → pick_provider()            (--pid; else the front browser, else the one last in
                                            front, else the only or newest one)
-    └─ open_session()                      (host_client: token, no Origin, time limits)
+    └─ open_session()                      (native_host.host: token, no Origin, time limits)
         ├─ on_change(upstream)             the bridge exposes its tools, sends list_changed
         ├─ upstream `subscriptions/listen` → re-list tools → on_change(upstream, always=True)
         └─ re-discover every poll_interval_s (or when woken) until the pick changes
@@ -32,7 +32,7 @@ from mcp.client.subscriptions import ListenNotSupportedError
 
 from native_host import paths
 from native_host.errors import WebctxError
-from native_host.host.client import (
+from native_host.host import (
     BundleIdLookup,
     ProviderInfo,
     ProviderSession,
@@ -54,7 +54,7 @@ CONNECT_GRACE_S: Final = 2.0
 """`live()` waits up to this long (seconds) for a provider to be connected."""
 
 CONNECT_TIMEOUT_S: Final = 5.0
-"""Limit for connecting to a provider, in seconds (host_client.open_session)."""
+"""Limit for connecting to a provider, in seconds (host.open_session)."""
 
 ON_CHANGE_TIMEOUT_S: Final = 2.0
 """Limit for the `on_change(None)` call made while letting go of a provider, in seconds (it runs
@@ -139,7 +139,7 @@ class ProviderLink:
     """The supervisor: keeps `upstream` connected to the provider `pick_provider` names.
 
     `folder` is the providers folder (default `default_providers_folder()`, re-read each time);
-    `pid` pins one browser. `identify` and `front_pid` are host_client's, injectable for tests.
+    `pid` pins one browser. `identify` and `front_pid` are the host package's, injectable for tests.
     `on_change` hears every change (see OnChange). Run `await link.run()` in a task; cancel it to stop.
     """
 

@@ -49,7 +49,7 @@ from mcp_types.jsonrpc import CONNECTION_CLOSED, INTERNAL_ERROR, INVALID_PARAMS,
 
 from native_host import __version__
 from native_host.errors import ProviderRejected
-from native_host.host.client import (
+from native_host.host import (
     BundleIdLookup,
     check_answer,
     expected_bundle_id,
@@ -119,7 +119,7 @@ class StdioBridge:
     """The bridge's MCP server, kept connected to a provider by `link` (provider_link.ProviderLink).
 
     `folder` is the providers folder (default `default_providers_folder()`, re-read each time);
-    `pid` pins one browser's provider. `identify` and `front_pid` are host_client's defaults,
+    `pid` pins one browser's provider. `identify` and `front_pid` are the host package's defaults,
     injectable for tests. Usage: `async with bridge.running(): …` serves `bridge.server` over any
     transport; `serve_stdio()` does that on this process's stdin/stdout.
     """

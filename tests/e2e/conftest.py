@@ -4,7 +4,7 @@ Fixtures go from wide to narrow: `page_server` (session: tests/pages on 127.0.0.
 (per test: a fresh profile with developer mode seeded and the host manifest installed by
 `webctx install --user-data-dir`, Playwright driving Debian's Chromium through
 `executable_path`; never `playwright install`). The desktop side of every test goes through
-`native_host.host.client` over real HTTP with the real token.
+`native_host.host` over real HTTP with the real token.
 """
 
 from __future__ import annotations
@@ -20,7 +20,7 @@ import pytest
 from playwright.async_api import async_playwright
 
 from native_host import paths
-from native_host.host.client import HostClient
+from native_host.host import HostClient
 from native_host.protocol.descriptor import Descriptor
 from tests.e2e.harness import RunningBrowser, end_leftovers, install_host_manifest, seed_profile, served_pages
 

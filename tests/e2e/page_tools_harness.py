@@ -23,7 +23,7 @@ import pytest_asyncio
 from mcp import types
 from playwright.async_api import Page, async_playwright
 
-from native_host.host.client import HostClient, ProviderSession
+from native_host.host import HostClient, ProviderSession
 from native_host.protocol.descriptor import Descriptor
 from tests.e2e.conftest import BROWSER_ARGS, CHROMIUM
 from tests.e2e.harness import (

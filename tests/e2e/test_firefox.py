@@ -17,7 +17,7 @@ from urllib.parse import quote
 import pytest
 
 from native_host import paths
-from native_host.host.client import HostClient
+from native_host.host import HostClient
 from native_host.install import doctor, firefox
 from tests.e2e.firefox import ELEMENT_KEY, EXTENSION_BASE, FIREFOX, Marionette, start_firefox, stop_firefox
 from tests.e2e.harness import RunningBrowser, end_leftovers

@@ -15,7 +15,7 @@ from typing import Any
 
 from playwright.async_api import Page, expect
 
-from native_host.host.client import HostClient
+from native_host.host import HostClient
 from tests.e2e.conftest import EXTENSION_ID, launched_browser
 from tests.e2e.harness import RunningBrowser
 from tests.e2e.tree import find_all, selected_texts

@@ -13,7 +13,7 @@ import psutil
 import pytest
 
 from native_host.errors import ProviderRejected
-from native_host.host.client import HostClient
+from native_host.host import HostClient
 from tests.e2e.harness import RunningBrowser, select_text
 from tests.e2e.transitions import DesktopCaller
 from tests.e2e.tree import selected_texts

@@ -18,7 +18,7 @@ from typing import Final
 
 from playwright.async_api import Page
 
-from native_host.host.client import ConnectMode, IdBook, open_session
+from native_host.host import ConnectMode, IdBook, open_session
 from native_host.protocol.base import ID_PATTERN
 from native_host.protocol.descriptor import Descriptor
 from tests.e2e.harness import RunningBrowser, select_text

@@ -10,7 +10,7 @@ import os
 import sys
 from pathlib import Path
 
-from native_host.host.client import HostClient
+from native_host.host import HostClient
 from tests.e2e.conftest import launched_browser
 from tests.e2e.tree import selected_texts
 

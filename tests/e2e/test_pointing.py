@@ -19,7 +19,7 @@ import pytest
 import pytest_asyncio
 from playwright.async_api import Page
 
-from native_host.host.client import HostClient
+from native_host.host import HostClient
 from native_host.protocol.descriptor import Descriptor
 from tests.e2e.conftest import launched_browser
 from tests.e2e.harness import RunningBrowser, isolated_environment
@@ -261,7 +261,7 @@ async def test_closed_tab_and_navigated_document_are_gone(
 async def test_unknown_and_malformed_ids_are_errors(
     host: HostClient, shared: Shared
 ) -> None:
-    from native_host.host.client import open_session
+    from native_host.host import open_session
 
     async with open_session(shared[1], timeout_s=10.0) as session:
         unknown = await session.call_tool("location", {"id": "sel-987654"})

@@ -24,7 +24,7 @@ import pytest
 from mcp import types
 
 from native_host import paths
-from native_host.host.client import HostClient, ProviderSession
+from native_host.host import HostClient, ProviderSession
 from tests.e2e.devtools_http import DEVTOOLS_PORT_ARG, DevTools
 from tests.e2e.page_tools_harness import watch_list_changed
 from tests.e2e.test_profiles import display, read_descriptors, two_profiles, until  # noqa: F401

@@ -30,7 +30,7 @@ import pytest
 from playwright.async_api import async_playwright
 
 from native_host import paths
-from native_host.host.client import HostClient
+from native_host.host import HostClient
 from native_host.protocol.descriptor import Descriptor
 from tests.e2e.conftest import BROWSER_ARGS, CHROMIUM
 from tests.e2e.harness import end_leftovers, install_host_manifest

@@ -7,7 +7,7 @@ from __future__ import annotations
 import asyncio
 from typing import Any
 
-from native_host.host.client import HostClient
+from native_host.host import HostClient
 from tests.e2e.harness import RunningBrowser
 from tests.e2e.transitions import stop_service_worker
 

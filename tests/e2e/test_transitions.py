@@ -20,7 +20,7 @@ import pytest
 from playwright.async_api import Page
 
 from native_host.errors import ProviderRejected
-from native_host.host.client import HostClient
+from native_host.host import HostClient
 from native_host.protocol.descriptor import Descriptor
 from tests.e2e.conftest import EXTENSION_ID, launched_browser
 from tests.e2e.harness import RunningBrowser, select_text

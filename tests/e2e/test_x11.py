@@ -18,7 +18,7 @@ from pathlib import Path
 
 import pytest
 
-from native_host.host.client import HostClient
+from native_host.host import HostClient
 from tests.e2e.conftest import launched_browser
 from tests.e2e.tree import selected_texts
 

@@ -25,7 +25,7 @@ import psutil
 from playwright.async_api import BrowserContext, Worker
 
 from native_host.errors import WebctxError
-from native_host.host.client import HostClient
+from native_host.host import HostClient
 
 SAMPLE_S: Final = 0.02
 """How often DescriptorWatch looks at the providers folder, in seconds."""

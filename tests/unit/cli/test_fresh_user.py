@@ -22,7 +22,7 @@ from native_host.cli.render import MAX_TOOL_NAMES, describe
 from native_host.conformance import runner
 from native_host.demo.browsers import check_chromium_family
 from native_host.errors import BrowserNotFound, ProviderRejected
-from native_host.host.client import ProviderInfo
+from native_host.host import ProviderInfo
 from native_host.install import doctor, installer
 from native_host.install.manifests import MANIFEST_FILE
 from native_host.protocol.answers import CurrentAnswer, Element
@@ -154,7 +154,7 @@ def test_conformance_picks_the_only_usable_descriptor_among_several(
         ProviderInfo(tmp_path / "d.json", _descriptor(3), stale),
     ]
     monkeypatch.setattr(runner, "discover", lambda folder: found)
-    monkeypatch.setattr("native_host.host.client.front_app_pid", lambda: None)
+    monkeypatch.setattr("native_host.host.discovery.front_app_pid", lambda: None)
     assert runner.find_descriptor(folder=tmp_path) == tmp_path / "c.json"
 
 

@@ -1,4 +1,4 @@
-"""The reference desktop host (native_host/host/client.py, SPEC §7) against real processes and ports.
+"""The reference desktop host (native_host/host/, SPEC §7) against real processes and ports.
 
 Each descriptor check is exercised with something real where that is cheap: this test process
 listens on a real loopback port (a tiny MCP server built with the SDK answers `current`), a child
@@ -26,9 +26,9 @@ import uvicorn
 from mcp import types
 from mcp.server import Server
 
+from native_host import host as host_client
 from native_host.errors import ProviderRejected, ProviderUnavailable
-from native_host.host import client as host_client
-from native_host.host.client import (
+from native_host.host import (
     HostClient,
     IdBook,
     ProviderInfo,

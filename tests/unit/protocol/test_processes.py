@@ -18,7 +18,7 @@ import psutil
 import pytest
 
 from native_host.errors import ProviderRejected
-from native_host.host.client import check_descriptor
+from native_host.host import check_descriptor
 from native_host.install.doctor import check_stale
 from native_host.protocol.descriptor import Descriptor
 from native_host.protocol.processes import process_alive

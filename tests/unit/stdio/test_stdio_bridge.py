@@ -20,7 +20,7 @@ from mcp.shared.exceptions import MCPError
 
 from native_host import paths
 from native_host.errors import ProviderUnavailable
-from native_host.host.client import ProviderInfo
+from native_host.host import ProviderInfo
 from native_host.protocol.descriptor import Descriptor
 from native_host.provider.descriptor_files import remove_descriptor, write_descriptor
 from native_host.provider.mcp_server import McpEndpoint

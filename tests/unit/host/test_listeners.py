@@ -1,0 +1,49 @@
+"""The one listener check (native_host/host/processes.py) against a real socket and real processes:
+the reference host's `check_descriptor`, the conformance kit's `descriptor.listener_*` rules and the
+demo all ask `listening_sockets` / `is_same_or_descendant` (concepts page, "Security"; SPEC §7)."""
+
+from __future__ import annotations
+
+import os
+import socket
+import subprocess
+import sys
+from collections.abc import Iterator
+
+import pytest
+
+from native_host.host import UNKNOWN_PID, is_same_or_descendant, listener_pids, listening_sockets
+
+
+@pytest.fixture
+def listening_port() -> Iterator[int]:
+    """A TCP port this process listens on, on 127.0.0.1 only."""
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
+        sock.bind(("127.0.0.1", 0))
+        sock.listen()
+        yield sock.getsockname()[1]
+
+
+def test_a_listening_socket_is_found_with_its_address_and_pid(listening_port: int) -> None:
+    assert [(s.address, s.pid) for s in listening_sockets(listening_port)] == [("127.0.0.1", os.getpid())]
+    assert listener_pids(listening_port) == {os.getpid()}
+
+
+def test_a_port_nobody_listens_on_has_no_listeners() -> None:
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
+        sock.bind(("127.0.0.1", 0))  # bound, never listening: the port is ours and quiet
+        port = sock.getsockname()[1]
+        assert listening_sockets(port) == [] and listener_pids(port) == set()
+
+
+def test_same_or_descendant_holds_for_the_process_and_its_children_only() -> None:
+    child = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(30)"])
+    try:
+        assert is_same_or_descendant(os.getpid(), os.getpid())
+        assert is_same_or_descendant(child.pid, os.getpid())
+        assert not is_same_or_descendant(os.getpid(), child.pid)  # a parent is not a descendant
+        assert not is_same_or_descendant(UNKNOWN_PID, os.getpid())
+    finally:
+        child.kill()
+        child.wait()
+    assert not is_same_or_descendant(child.pid, os.getpid())  # gone (reaped): never raises
