@@ -123,5 +123,3 @@ async def select_text(page: Page, element_id: str) -> None:
                    const s = getSelection(); s.removeAllRanges(); s.addRange(r); }""",
         element_id,
     )
-
-
