@@ -58,8 +58,6 @@ import argparse
 import asyncio
 import contextlib
 import datetime
-import functools
-import http.server
 import json
 import math
 import os
@@ -72,7 +70,6 @@ import statistics
 import subprocess
 import sys
 import tempfile
-import threading
 import time
 import urllib.request
 from collections.abc import Callable, Iterator, Mapping, Sequence
@@ -89,6 +86,11 @@ if TYPE_CHECKING:
     from native_host.protocol.descriptor import Descriptor
 
 REPO: Final = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(REPO))
+
+from tests.support.pages import QuietPageHandler, served_pages  # noqa: E402
+from tests.support.requester import FakeRequester  # noqa: E402
+
 PAGES: Final = REPO / "tests" / "pages"
 PAGE_TITLE: Final = "webctx test page"
 SELECTED_ID: Final = "para"
@@ -366,29 +368,6 @@ def make_row(
 # The floor: McpEndpoint with a constant requester, in a subprocess
 
 
-class ConstantRequester:
-    """A `bridge.Requester` that answers `current` at once with a constant root element
-    (FLOOR_ROOT unless given another: the same-size floor's captured tree)."""
-
-    def __init__(self, root: Mapping[str, Any] = FLOOR_ROOT) -> None:
-        self._reply = {"root": root}
-
-    def new_request_id(self) -> str:
-        """Unused here (no page tools); `bridge.Requester` asks for it."""
-        return secrets.token_hex(4)
-
-    async def request(
-        self,
-        type_: str,
-        body: Mapping[str, Any] | None = None,
-        *,
-        deadline_ms: int,
-        request_id: str | None = None,
-    ) -> Any:
-        """The constant reply, whatever was asked."""
-        return self._reply
-
-
 def _profile_on_signals(loop: asyncio.AbstractEventLoop, out: Path) -> None:
     """The floor server's `--floor-profile OUT`: SIGUSR1 starts cProfile (this thread: the event
     loop that runs uvicorn and the SDK), SIGUSR2 stops it and writes pstats to `out`."""
@@ -413,7 +392,9 @@ async def serve_floor(tree_file: Path | None = None, profile_out: Path | None = 
 
     root = json.loads(tree_file.read_text(encoding="utf-8")) if tree_file else FLOOR_ROOT
     instance = secrets.token_urlsafe(16)
-    endpoint = McpEndpoint(ConstantRequester(root), instance=instance)
+    # Every request gets this one object back: the endpoint checks and encodes it once, as it
+    # does a pushed tree.
+    endpoint = McpEndpoint(FakeRequester(default={"root": root}), instance=instance)
     url = await endpoint.start()
     info = {"url": url, "token": endpoint.token, "instance": instance, "pid": os.getpid()}
     print(json.dumps(info), flush=True)
@@ -479,7 +460,7 @@ def floor_provider(tree_file: Path | None = None, profile_out: Path | None = Non
 # The real browser
 
 
-class _PageHandler(http.server.SimpleHTTPRequestHandler):
+class _PageHandler(QuietPageHandler):
     """tests/pages; `index.html?select` gets an inline script that selects #para on load."""
 
     def do_GET(self) -> None:
@@ -498,24 +479,12 @@ class _PageHandler(http.server.SimpleHTTPRequestHandler):
         else:
             super().do_GET()
 
-    def log_message(self, format: str, *args: Any) -> None:
-        pass
-
 
 @contextlib.contextmanager
 def page_server() -> Iterator[str]:
     """Serve tests/pages on 127.0.0.1 from a thread; yield the base URL."""
-    handler = functools.partial(_PageHandler, directory=str(PAGES))
-    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
-    server.daemon_threads = True
-    thread = threading.Thread(target=server.serve_forever, name="bench-pages", daemon=True)
-    thread.start()
-    try:
-        yield f"http://127.0.0.1:{server.server_address[1]}"
-    finally:
-        server.shutdown()
-        server.server_close()
-        thread.join(timeout=5)
+    with served_pages(PAGES, handler=_PageHandler) as url:
+        yield url
 
 
 def tab_urls(base: str, tabs: int) -> list[str]:

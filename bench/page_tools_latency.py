@@ -31,13 +31,11 @@ import argparse
 import asyncio
 import contextlib
 import functools
-import http.server
 import json
 import os
 import subprocess
 import sys
 import tempfile
-import threading
 import time
 from collections.abc import AsyncIterator, Awaitable, Callable
 from pathlib import Path
@@ -51,6 +49,7 @@ REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
 
 from tests.e2e.page_tools_harness import launch  # noqa: E402
+from tests.support.pages import served_pages  # noqa: E402
 
 WARMUP = 20
 BLOCK_CALLS = 10
@@ -59,17 +58,10 @@ FLOOR_SERVER = r"""
 import asyncio, json, sys
 from native_host.provider.mcp_server import McpEndpoint
 from native_host.protocol.native import PageTool
-
-class Instant:
-    def __init__(self): self.n = 0
-    def new_request_id(self):
-        self.n += 1
-        return f"h-{self.n}"
-    async def request(self, type_, body=None, *, deadline_ms, request_id=None):
-        return {"ok": True, "text": "42"}
+from tests.support.requester import FakeRequester  # the cwd is the repo root
 
 async def main():
-    endpoint = McpEndpoint(Instant(), instance="floor")
+    endpoint = McpEndpoint(FakeRequester(default={"ok": True, "text": "42"}), instance="floor")
     await endpoint.set_page_tools([PageTool(name="p1_const", tool_name="const", page_id="tab-1",
                                             description="A constant.", page_title="floor", origin="http://127.0.0.1",
                                             url="http://127.0.0.1/", input_schema={"type": "object"})])
@@ -128,23 +120,6 @@ async def timed(call: Callable[[], Awaitable[Any]]) -> float:
     t0 = time.perf_counter()
     await call()
     return (time.perf_counter() - t0) * 1000
-
-
-class _QuietHandler(http.server.SimpleHTTPRequestHandler):
-    def log_message(self, format: str, *args: Any) -> None:
-        pass
-
-
-@contextlib.contextmanager
-def serve(folder: Path) -> Any:
-    """Serve `folder` on 127.0.0.1; yield the base URL."""
-    handler = functools.partial(_QuietHandler, directory=str(folder))
-    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
-    threading.Thread(target=server.serve_forever, daemon=True).start()
-    try:
-        yield f"http://127.0.0.1:{server.server_address[1]}"
-    finally:
-        server.shutdown()
 
 
 async def run_mode(mode: str, calls: int, floor: Client, root: Path, base: str) -> dict[str, Any]:
@@ -209,7 +184,7 @@ async def main() -> None:
             assert floor_proc.stdout is not None
             info = json.loads(floor_proc.stdout.readline())
             results = []
-            with serve(root / "pages") as base:
+            with served_pages(root / "pages") as base:
                 async with sdk_client(info["url"], info["token"]) as floor:
                     for mode in args.modes.split(","):
                         results.append(await run_mode(mode, args.calls, floor, root, base))

@@ -57,6 +57,9 @@ from typing import Any
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
+from tests.support.pages import served_pages  # noqa: E402
+from tests.support.requester import FakeRequester  # noqa: E402
+
 FLOOR_ANSWER = {"location": {"state": "visible", "rects": [{"x": 200, "y": 187, "w": 260, "h": 19}]}}
 STARTUP_MS_JS = """async () => {
   const tabs = await chrome.tabs.query({url: "http://127.0.0.1/*"});
@@ -72,15 +75,6 @@ BLOCK_CALLS = 10
 WARMUP_CALLS = 20
 
 
-class ConstantRequester:
-    """Answers `location` at once with FLOOR_ANSWER (and `current` with a one-element tree)."""
-
-    async def request(self, type_: str, body: Mapping[str, Any] | None = None, *, deadline_ms: int) -> Any:
-        if type_ == "location":
-            return FLOOR_ANSWER
-        return {"root": {"id": "app", "role": "Application"}}
-
-
 async def serve_floor() -> None:
     """`--floor-server`: run the floor endpoint, print `<url> <token>`, serve until stdin closes."""
     from native_host.provider.mcp_server import McpEndpoint
@@ -88,7 +82,11 @@ async def serve_floor() -> None:
     async def no_window(_bounds: Any) -> int | None:
         return None
 
-    endpoint = McpEndpoint(ConstantRequester(), instance="floor-instance", window_finder=no_window)
+    # `location` answers FLOOR_ANSWER at once, anything else a one-element tree
+    requester = FakeRequester(
+        {"location": FLOOR_ANSWER}, default={"root": {"id": "app", "role": "Application"}}
+    )
+    endpoint = McpEndpoint(requester, instance="floor-instance", window_finder=no_window)
     url = await endpoint.start()
     print(url, endpoint.token, flush=True)
     await asyncio.to_thread(sys.stdin.read)
@@ -370,30 +368,8 @@ def walk(element: Mapping[str, Any]) -> Any:
 @contextlib.asynccontextmanager
 async def serve(folder: Path) -> AsyncIterator[tuple[str, str]]:
     """Serve `folder` on 127.0.0.1; yield its base url and the same as `localhost` (2nd origin)."""
-    import functools
-    import http.server
-    import threading
-
-    class Quiet(http.server.SimpleHTTPRequestHandler):
-        def log_message(self, format: str, *args: Any) -> None:
-            pass
-
-    servers = []
-    for _ in range(2):
-        server = http.server.ThreadingHTTPServer(
-            ("127.0.0.1", 0), functools.partial(Quiet, directory=str(folder))
-        )
-        threading.Thread(target=server.serve_forever, daemon=True).start()
-        servers.append(server)
-    try:
-        yield (
-            f"http://127.0.0.1:{servers[0].server_address[1]}",
-            f"http://localhost:{servers[1].server_address[1]}",
-        )
-    finally:
-        for server in servers:
-            server.shutdown()
-            server.server_close()
+    with served_pages(folder) as base, served_pages(folder, host="localhost") as other:
+        yield base, other
 
 
 def main() -> None:

@@ -8,18 +8,15 @@ and a `location` tool. Each `Flaws` field breaks one rule; the tests turn them o
 
 from __future__ import annotations
 
-import asyncio
 import contextlib
 import copy
 import json
 import os
-import socket
 from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-import uvicorn
 from mcp import types
 from mcp.server import Server, ServerRequestContext
 from mcp.server.context import CallNext, HandlerResult
@@ -27,6 +24,7 @@ from mcp.server.transport_security import TransportSecuritySettings
 
 from native_host.conformance.checks import EXTENSION_ID
 from native_host.conformance.trees import ID_PATTERN
+from tests.support.asgi import loopback_socket, serving_asgi
 
 TOKEN = "conformance-test-token"
 PROTOCOL = "0.2.0"
@@ -164,9 +162,7 @@ def _refusal(status: int, message: str) -> tuple[int, bytes]:
 async def serve(folder: Path, flaws: Flaws | None = None) -> AsyncIterator[RunningProvider]:
     """Start the provider on 127.0.0.1:0 with `flaws`, write its descriptor into `folder`, yield."""
     flaws = flaws or Flaws()
-    sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM, socket.IPPROTO_TCP)
-    sock.bind(("127.0.0.1", 0))
-    sock.listen()
+    sock = loopback_socket()
     port = sock.getsockname()[1]
     path = "/context/abc123"
     folder.mkdir(parents=True, exist_ok=True)
@@ -290,17 +286,5 @@ async def serve(folder: Path, flaws: Flaws | None = None) -> AsyncIterator[Runni
     descriptor_path.write_text(json.dumps(data))
     descriptor_path.chmod(flaws.file_mode)
 
-    config = uvicorn.Config(
-        guard, log_config=None, access_log=False, lifespan="on", ws="none", timeout_graceful_shutdown=1
-    )
-    userver = uvicorn.Server(config)
-    task = asyncio.create_task(userver.serve(sockets=[sock]))
-    try:
-        async with asyncio.timeout(5):
-            while not userver.started:
-                await asyncio.sleep(0.01)
+    async with serving_asgi(guard, sock):
         yield provider
-    finally:
-        userver.should_exit = True
-        await task
-        sock.close()

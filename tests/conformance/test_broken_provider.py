@@ -6,8 +6,6 @@ built with the SDK; its descriptor names this process. Each case turns on one fl
 
 from __future__ import annotations
 
-import subprocess
-import sys
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -16,6 +14,7 @@ import pytest
 
 from native_host.conformance import Report, check_provider
 from tests.conformance.provider import Flaws, serve
+from tests.support.processes import reaped_pid, sleeper
 
 TIMING = "timing.budget"
 """Latency depends on the machine; the kit reports it as a warning, never a fail."""
@@ -180,12 +179,8 @@ async def test_calls_over_the_budget_are_reported_as_a_warning(tmp_path: Path) -
 @pytest.fixture
 def other_process() -> Any:
     """A live process that is not this one (so it does not hold the provider's port)."""
-    proc = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(60)"])
-    try:
+    with sleeper() as proc:
         yield proc
-    finally:
-        proc.kill()
-        proc.wait()
 
 
 @pytest.mark.rule("descriptor.listener_process")
@@ -197,7 +192,5 @@ async def test_a_listener_that_is_not_the_named_process_fails(tmp_path: Path, ot
 
 @pytest.mark.rule("descriptor.pid_alive")
 async def test_a_descriptor_naming_a_gone_process_fails(tmp_path: Path) -> None:
-    gone = subprocess.Popen([sys.executable, "-c", "pass"])
-    gone.wait()
-    report = await run_kit(tmp_path / "providers", Flaws(descriptor={"pid": gone.pid}))
+    report = await run_kit(tmp_path / "providers", Flaws(descriptor={"pid": reaped_pid()}))
     assert report.failed_rules() == {"descriptor.pid_alive", "descriptor.listener_process"}

@@ -7,7 +7,6 @@ import http.server
 import json
 import os
 import socket
-import threading
 from pathlib import Path
 from typing import Any
 
@@ -15,6 +14,7 @@ import pytest
 
 from native_host.conformance import check_provider
 from tests.conformance.provider import Flaws, serve
+from tests.support.pages import served_http
 
 GARBAGE: list[Any] = [
     "a string root",
@@ -99,16 +99,10 @@ class _Garbage(http.server.BaseHTTPRequestHandler):
 @pytest.mark.rule("security.origin_403")
 @pytest.mark.rule("mcp.era_2026")
 async def test_an_endpoint_that_answers_html_gives_fails_not_a_traceback(tmp_path: Path) -> None:
-    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), _Garbage)
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    try:
-        path = _descriptor(tmp_path / "providers", f"http://127.0.0.1:{server.server_address[1]}/x")
+    with served_http(_Garbage) as url:
+        path = _descriptor(tmp_path / "providers", f"{url}/x")
         async with asyncio.timeout(20):
             report = await check_provider(path, timeout_s=2.0)
-    finally:
-        server.shutdown()
-        server.server_close()
     assert {
         "security.origin_403",
         "security.bearer_401",

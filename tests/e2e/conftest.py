@@ -22,7 +22,8 @@ from playwright.async_api import async_playwright
 from native_host import paths
 from native_host.host import HostClient
 from native_host.protocol.descriptor import Descriptor
-from tests.e2e.harness import RunningBrowser, end_leftovers, install_host_manifest, seed_profile, served_pages
+from tests.e2e.harness import RunningBrowser, end_leftovers, install_host_manifest, seed_profile
+from tests.support.pages import served_pages
 
 CHROMIUM = os.environ.get("WEBCTX_TEST_CHROMIUM", "/usr/lib/chromium/chromium")
 PAGES = Path(__file__).resolve().parent.parent / "pages"

@@ -4,13 +4,10 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import functools
-import http.server
 import json
 import signal
 import subprocess
 import sys
-import threading
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -126,26 +123,3 @@ async def select_text(page: Page, element_id: str) -> None:
                    const s = getSelection(); s.removeAllRanges(); s.addRange(r); }""",
         element_id,
     )
-
-
-class QuietPageHandler(http.server.SimpleHTTPRequestHandler):
-    """Serves files without a log line per request."""
-
-    def log_message(self, format: str, *args: Any) -> None:
-        pass
-
-
-@contextlib.contextmanager
-def served_pages(
-    directory: Path, host: str = "127.0.0.1", handler: type[QuietPageHandler] = QuietPageHandler
-) -> Iterator[str]:
-    """Serve `directory` over http on 127.0.0.1 at a free port, in a thread; yield
-    `http://<host>:<port>` (`host` names the origin: `localhost` makes a second one)."""
-    serve = functools.partial(handler, directory=str(directory))
-    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), serve)
-    threading.Thread(target=server.serve_forever, daemon=True).start()
-    try:
-        yield f"http://{host}:{server.server_address[1]}"
-    finally:
-        server.shutdown()
-        server.server_close()

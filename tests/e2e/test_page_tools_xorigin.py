@@ -17,7 +17,6 @@ from pathlib import Path
 import pytest
 from playwright.async_api import Frame, Page
 
-from tests.e2e.harness import QuietPageHandler, served_pages
 from tests.e2e.page_tools_harness import (
     DEADLINE_MS,
     ToolsBrowser,
@@ -27,6 +26,7 @@ from tests.e2e.page_tools_harness import (
     text_of,
     wait_for_tools,
 )
+from tests.support.pages import QuietPageHandler, served_pages
 
 pytestmark = pytest.mark.asyncio(loop_scope="module")
 

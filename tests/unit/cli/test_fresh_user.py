@@ -26,16 +26,9 @@ from native_host.host import ProviderInfo
 from native_host.install import doctor, installer
 from native_host.install.manifests import MANIFEST_FILE
 from native_host.protocol.answers import CurrentAnswer, Element
-from native_host.protocol.descriptor import Descriptor
+from tests.support.descriptors import make_descriptor
 
 INSTANCE = "QcPH727K-9b1e-4c55-8d2e-3f0c1a2b3c4d"
-
-
-def _descriptor(pid: int = 4242, instance: str = INSTANCE) -> Descriptor:
-    return Descriptor(
-        protocol="0.2.0", bundle_id="chromium", name="Chromium", version="156", pid=pid,
-        instance=instance, endpoint="http://127.0.0.1:1/mcp", token="t" * 32,
-    )
 
 
 def _manifest(tmp_path: Path, **changes: Any) -> Path:
@@ -88,7 +81,7 @@ def test_doctor_passes_a_good_manifest_and_lists_the_keys_check(tmp_path: Path) 
 
 def test_context_prints_the_whole_instance(monkeypatch: pytest.MonkeyPatch) -> None:
     answer = CurrentAnswer(protocol="0.2.0", instance=INSTANCE, root=Element(id="app-1", role="Application"))
-    fake = SimpleNamespace(descriptor=_descriptor(), answer=answer, raw={})
+    fake = SimpleNamespace(descriptor=make_descriptor(instance=INSTANCE), answer=answer, raw={})
     monkeypatch.setattr(context, "current_sync", lambda *a, **k: fake)
     text = context.run(argparse.Namespace(pid=None, legacy=False, timeout=1.0)).text
     assert f"instance {INSTANCE})" in text and "…" not in text.splitlines()[0]
@@ -149,9 +142,9 @@ def test_conformance_picks_the_only_usable_descriptor_among_several(
     stale = ProviderRejected("gone", reason="process_gone")
     found = [
         ProviderInfo(tmp_path / "a.json", None, ProviderRejected("unreadable", reason="unreadable")),
-        ProviderInfo(tmp_path / "b.json", _descriptor(1), stale),
-        ProviderInfo(tmp_path / "c.json", _descriptor(2)),
-        ProviderInfo(tmp_path / "d.json", _descriptor(3), stale),
+        ProviderInfo(tmp_path / "b.json", make_descriptor(pid=1, instance=INSTANCE), stale),
+        ProviderInfo(tmp_path / "c.json", make_descriptor(pid=2, instance=INSTANCE)),
+        ProviderInfo(tmp_path / "d.json", make_descriptor(pid=3, instance=INSTANCE), stale),
     ]
     monkeypatch.setattr(runner, "discover", lambda folder: found)
     monkeypatch.setattr("native_host.host.discovery.front_app_pid", lambda: None)
@@ -233,7 +226,7 @@ def test_locate_cuts_a_huge_id_when_it_echoes_it(monkeypatch: pytest.MonkeyPatch
     from native_host.protocol.answers import LocationAnswer
 
     answer = LocationAnswer(state="gone", rects=[])
-    monkeypatch.setattr(locate, "locate_sync", lambda *a, **k: (_descriptor(), answer))
+    monkeypatch.setattr(locate, "locate_sync", lambda *a, **k: (make_descriptor(instance=INSTANCE), answer))
     args = argparse.Namespace(id="x" * 100_000, pid=None, instance=None, timeout=1.0)
     assert len(locate.run(args).text) < 200
 

@@ -14,7 +14,6 @@ import os
 import shutil
 import socket
 import subprocess
-import sys
 from collections.abc import AsyncIterator, Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -22,7 +21,6 @@ from typing import Any
 
 import psutil
 import pytest
-import uvicorn
 from mcp import types
 from mcp.server import Server
 
@@ -41,6 +39,9 @@ from native_host.host import (
 from native_host.protocol.answers import CurrentAnswer
 from native_host.protocol.descriptor import Descriptor
 from native_host.provider.mcp_server import McpEndpoint
+from tests.support.asgi import loopback_socket, serving_asgi
+from tests.support.processes import reaped_pid, sleeper
+from tests.support.requester import FakeRequester
 
 TOKEN = "test-token-not-secret"
 BUNDLE = "org.example.TestHost"
@@ -143,9 +144,7 @@ class FakeProvider:
 
 @contextlib.asynccontextmanager
 async def fake_provider() -> AsyncIterator[FakeProvider]:
-    sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM, socket.IPPROTO_TCP)
-    sock.bind(("127.0.0.1", 0))
-    sock.listen()
+    sock = loopback_socket()
     provider = FakeProvider(port=sock.getsockname()[1], path="/mcp/abcDEF")
 
     async def on_list_tools(_ctx: Any, _params: Any) -> types.ListToolsResult:
@@ -180,37 +179,15 @@ async def fake_provider() -> AsyncIterator[FakeProvider]:
                 return
         await mcp_app(scope, receive, send)
 
-    config = uvicorn.Config(
-        guard, log_config=None, access_log=False, lifespan="on", ws="none", timeout_graceful_shutdown=1
-    )
-    userver = uvicorn.Server(config)
-    task = asyncio.create_task(userver.serve(sockets=[sock]))
-    try:
-        async with asyncio.timeout(5):
-            while not userver.started:
-                await asyncio.sleep(0.01)
+    async with serving_asgi(guard, sock):
         yield provider
-    finally:
-        userver.should_exit = True
-        await task
-        sock.close()
 
 
-@pytest.fixture
-def sleeper() -> Iterator[subprocess.Popen[bytes]]:
+@pytest.fixture(name="sleeper")
+def sleeper_fixture() -> Iterator[subprocess.Popen[bytes]]:
     """A live child process that is not the listener."""
-    proc = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(60)"])
-    try:
+    with sleeper() as proc:
         yield proc
-    finally:
-        proc.kill()
-        proc.wait()
-
-
-def reaped_pid() -> int:
-    proc = subprocess.Popen([sys.executable, "-c", "pass"])
-    proc.wait()
-    return proc.pid
 
 
 def rejection_of(
@@ -298,12 +275,8 @@ def test_a_chromium_process_is_expected_to_publish_the_chromium_bundle_id(tmp_pa
         pytest.skip("no `sleep` binary to pose as a browser")
     exe = tmp_path / "chromium"
     shutil.copy(sleep, exe)
-    proc = subprocess.Popen([str(exe), "30"])
-    try:
+    with sleeper(30, program=exe) as proc:
         assert host_client.expected_bundle_id(psutil.Process(proc.pid)) == "org.chromium.Chromium"
-    finally:
-        proc.kill()
-        proc.wait()
 
 
 # ---------------------------------------------------------------------------------------------
@@ -553,11 +526,8 @@ def test_id_book_keeps_ids_per_provider_and_forgets_a_restarted_one() -> None:
 
 
 async def test_a_wrong_token_is_one_sentence_with_one_final_period() -> None:
-    class _Extension:
-        async def request(self, type_: str, body: Any = None, *, deadline_ms: int) -> Any:
-            return {"root": {"id": "app", "role": "Application"}}
-
-    endpoint = McpEndpoint(_Extension(), instance="probe")
+    extension = FakeRequester(default={"root": {"id": "app", "role": "Application"}})
+    endpoint = McpEndpoint(extension, instance="probe")
     await endpoint.start()
     try:
         fake = FakeProvider(port=endpoint.port, path="/")

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import json
 import os
-import subprocess
 import sys
 from pathlib import Path
 
@@ -19,8 +18,9 @@ from native_host import paths
 from native_host.cli.main import main
 from native_host.install import doctor, doctor_manifest, doctor_readme, installer, locations, manifests
 from native_host.install.registry import MemoryRegistry
-from native_host.protocol.descriptor import Descriptor
 from native_host.provider.descriptor_files import write_descriptor
+from tests.support.descriptors import make_descriptor
+from tests.support.processes import reaped_pid
 
 EXT_ID = "kbmgfelnojabkebealaikmhmkcjnbgpl"
 README = Path(__file__).resolve().parents[3] / "README.md"
@@ -102,12 +102,8 @@ def test_an_unreadable_or_misnamed_manifest_is_broken(
 
 
 def test_a_stale_descriptor_is_broken(installed: Path, isolated_home: Path) -> None:
-    gone = subprocess.Popen([sys.executable, "-c", "pass"])
-    gone.wait(timeout=30)
-    descriptor = Descriptor(
-        protocol="0.2.0", bundle_id="org.chromium.Chromium", name="Chromium", version="156", pid=gone.pid,
-        instance="i", endpoint="http://127.0.0.1:9/mcp/x", token="t", listener_pid=gone.pid,
-    )
+    gone_pid = reaped_pid()
+    descriptor = make_descriptor(pid=gone_pid, listener_pid=gone_pid)
     path = write_descriptor(paths.providers_dir(), descriptor)
     (bad,) = broken(run_doctor(isolated_home))
     assert bad.name == "providers.stale" and path.name in bad.message and bad.fix == f"rm {path}"

@@ -20,13 +20,13 @@ import pytest
 from native_host.errors import ProviderRejected
 from native_host.host import check_descriptor
 from native_host.install.doctor import check_stale
-from native_host.protocol.descriptor import Descriptor
 from native_host.protocol.processes import process_alive
 from native_host.provider.descriptor_files import (
     ensure_providers_folder,
     remove_stale_descriptors,
     write_descriptor,
 )
+from tests.support.descriptors import make_descriptor
 
 
 @pytest.fixture
@@ -41,13 +41,6 @@ def zombie_pid() -> Iterator[int]:
         yield child.pid
     finally:
         child.wait()
-
-
-def descriptor_naming(pid: int) -> Descriptor:
-    return Descriptor(
-        protocol="0.2.0", bundle_id="org.chromium.Chromium", name="Chromium", version="156",
-        pid=pid, instance="i", endpoint="http://127.0.0.1:1/mcp", token="t", listener_pid=pid,
-    )
 
 
 def test_a_zombie_is_not_alive(zombie_pid: int) -> None:
@@ -65,18 +58,18 @@ def test_stale_cleanup_removes_a_descriptor_whose_listener_is_a_zombie(
     tmp_path: Path, zombie_pid: int
 ) -> None:
     folder = ensure_providers_folder(tmp_path / "providers")
-    path = write_descriptor(folder, descriptor_naming(zombie_pid))
+    path = write_descriptor(folder, make_descriptor(pid=zombie_pid, listener_pid=zombie_pid))
     assert remove_stale_descriptors(folder) == [path]
     assert not path.exists()
 
 
 def test_doctor_calls_a_zombie_listeners_descriptor_stale(tmp_path: Path, zombie_pid: int) -> None:
     folder = ensure_providers_folder(tmp_path / "providers")
-    write_descriptor(folder, descriptor_naming(zombie_pid))
+    write_descriptor(folder, make_descriptor(pid=zombie_pid, listener_pid=zombie_pid))
     assert not check_stale(folder).ok
 
 
 def test_the_reference_host_rejects_a_descriptor_naming_a_zombie(zombie_pid: int) -> None:
     with pytest.raises(ProviderRejected) as caught:
-        check_descriptor(descriptor_naming(zombie_pid))
+        check_descriptor(make_descriptor(pid=zombie_pid, listener_pid=zombie_pid))
     assert caught.value.reason == "process_gone"

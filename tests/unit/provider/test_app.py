@@ -29,6 +29,7 @@ from mcp import Client
 from mcp.client.streamable_http import streamable_http_client
 
 from native_host.paths import log_dir
+from tests.support.processes import reaped_pid
 
 ORIGIN = "chrome-extension://abcdefghijklmnopabcdefghijklmnop/"
 ROOT = {"id": "app", "role": "Application", "title": "Chromium", "attributes": {"version": "156.0.1"}}
@@ -414,8 +415,7 @@ async def test_stale_descriptors_are_cleaned_up_at_start(spawn: Callable[[], Any
     folder = providers_dir()
     folder.mkdir(mode=0o700)
     os.chmod(folder, 0o700)
-    child = subprocess.Popen([sys.executable, "-c", "pass"])
-    child.wait(timeout=10)
+    gone_pid = reaped_pid()
     stale = folder / "org.chromium.Chromium-1234.json"
     stale.write_text(
         json.dumps(
@@ -428,7 +428,7 @@ async def test_stale_descriptors_are_cleaned_up_at_start(spawn: Callable[[], Any
                 "instance": "old",
                 "endpoint": "http://127.0.0.1:1/mcp/x",
                 "token": "t",
-                "listenerPid": child.pid,
+                "listenerPid": gone_pid,
             }
         )
     )

@@ -5,14 +5,11 @@ from __future__ import annotations
 import json
 import os
 import stat
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
 from native_host.errors import ProvidersFolderError
-from native_host.protocol.descriptor import Descriptor
 from native_host.provider import descriptor_files as descriptor_module
 from native_host.provider.descriptor_files import (
     descriptor_name,
@@ -22,29 +19,10 @@ from native_host.provider.descriptor_files import (
     remove_stale_descriptors,
     write_descriptor,
 )
+from tests.support.descriptors import make_descriptor
+from tests.support.processes import reaped_pid, sleeper
 
 pytestmark = pytest.mark.skipif(os.name != "posix", reason="owner and mode checks are POSIX-only")
-
-
-def make_descriptor(*, pid: int = 4242, listener_pid: int | None = None) -> Descriptor:
-    return Descriptor(
-        protocol="0.2.0",
-        bundle_id="org.chromium.Chromium",
-        name="Chromium",
-        version="156.0.8078.114",
-        pid=pid,
-        instance="k3f9x2",
-        endpoint="http://127.0.0.1:53817/mcp/Zx8",
-        token="secret-token",
-        listener_pid=os.getpid() if listener_pid is None else listener_pid,
-    )
-
-
-def dead_pid() -> int:
-    """The pid of a process that has exited (and been reaped)."""
-    child = subprocess.Popen([sys.executable, "-c", "pass"])
-    child.wait(timeout=10)
-    return child.pid
 
 
 def test_missing_folder_is_created_0700_despite_the_umask(tmp_path: Path) -> None:
@@ -170,7 +148,7 @@ def test_remove_descriptor_is_idempotent(tmp_path: Path) -> None:
 def test_stale_cleanup_removes_only_parseable_descriptors_with_a_dead_listener(tmp_path: Path) -> None:
     folder = tmp_path / "providers"
     alive = write_descriptor(folder, make_descriptor(pid=1))
-    stale = write_descriptor(folder, make_descriptor(pid=2, listener_pid=dead_pid()))
+    stale = write_descriptor(folder, make_descriptor(pid=2, listener_pid=reaped_pid()))
     no_listener = folder / "com.example.App-3.json"
     no_listener.write_text(json.dumps(make_descriptor(pid=3).to_wire() | {"listenerPid": None}))
     unparsable = folder / "garbage-4.json"
@@ -188,14 +166,10 @@ def test_stale_cleanup_catches_a_reused_pid(tmp_path: Path) -> None:
     folder = tmp_path / "providers"
     path = write_descriptor(folder, make_descriptor(listener_pid=1))  # pid 1 started long before…
     os.utime(path, (0, 0))  # …but this descriptor claims to be from 1970: pid 1 is a reuse
-    other_pid = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(30)"])
-    try:
+    with sleeper(30) as other_pid:
         fresh = write_descriptor(folder, make_descriptor(pid=9, listener_pid=other_pid.pid))
         assert remove_stale_descriptors(folder) == [path]
         assert fresh.exists()
-    finally:
-        other_pid.kill()
-        other_pid.wait(timeout=10)
 
 
 def test_stale_cleanup_does_nothing_for_a_missing_or_unsafe_folder(tmp_path: Path) -> None:
@@ -204,7 +178,7 @@ def test_stale_cleanup_does_nothing_for_a_missing_or_unsafe_folder(tmp_path: Pat
     folder = tmp_path / "open"
     folder.mkdir()
     stale = folder / "x-1.json"
-    stale.write_text(json.dumps(make_descriptor(listener_pid=dead_pid()).to_wire()))
+    stale.write_text(json.dumps(make_descriptor(listener_pid=reaped_pid()).to_wire()))
     os.chmod(folder, 0o777)
     assert remove_stale_descriptors(folder) == []
     assert stale.exists()
@@ -213,7 +187,7 @@ def test_stale_cleanup_does_nothing_for_a_missing_or_unsafe_folder(tmp_path: Pat
 def test_stale_cleanup_leaves_symlinks_alone(tmp_path: Path) -> None:
     folder = ensure_providers_folder(tmp_path / "providers")
     target = tmp_path / "elsewhere.json"
-    target.write_text(json.dumps(make_descriptor(listener_pid=dead_pid()).to_wire()))
+    target.write_text(json.dumps(make_descriptor(listener_pid=reaped_pid()).to_wire()))
     (folder / "link-1.json").symlink_to(target)
     assert remove_stale_descriptors(folder) == []
     assert target.exists()

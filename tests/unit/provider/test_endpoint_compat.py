@@ -5,13 +5,13 @@ from __future__ import annotations
 
 import asyncio
 import json
-from collections.abc import AsyncIterator, Mapping
-from typing import Any
+from collections.abc import AsyncIterator
 
 import httpx
 import pytest
 
 from native_host.provider.mcp_server import McpEndpoint
+from tests.support.requester import FakeRequester
 
 INITIALIZE = {
     "jsonrpc": "2.0",
@@ -33,14 +33,10 @@ ELECTRON = {
 }
 
 
-class _Extension:
-    async def request(self, type_: str, body: Mapping[str, Any] | None = None, *, deadline_ms: int) -> Any:
-        return {"root": {"id": "app", "role": "Application"}}
-
-
 @pytest.fixture
 async def endpoint() -> AsyncIterator[McpEndpoint]:
-    endpoint = McpEndpoint(_Extension(), instance="probe-instance")
+    extension = FakeRequester(default={"root": {"id": "app", "role": "Application"}})
+    endpoint = McpEndpoint(extension, instance="probe-instance")
     async with asyncio.timeout(10):
         await endpoint.start()
     yield endpoint

@@ -4,7 +4,7 @@ OS window number, and the `invalid_id` / `unknown_id` errors."""
 from __future__ import annotations
 
 import asyncio
-from collections.abc import AsyncIterator, Mapping
+from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from typing import Any
 
@@ -16,6 +16,7 @@ from mcp.client.streamable_http import streamable_http_client
 from native_host.errors import ExtensionError
 from native_host.protocol.answers import WindowBounds
 from native_host.provider.mcp_server import McpEndpoint
+from tests.support.requester import FakeRequester
 
 REPLY = {
     "location": {
@@ -27,18 +28,12 @@ REPLY = {
 }
 
 
-class LocationBridge:
+class LocationBridge(FakeRequester):
     """Answers `location` like the worker would; `reply` is the result or an exception to raise."""
 
     def __init__(self) -> None:
+        super().__init__(default=lambda _sent: self.reply)
         self.reply: Any = REPLY
-        self.requests: list[tuple[str, dict[str, Any], int]] = []
-
-    async def request(self, type_: str, body: Mapping[str, Any] | None = None, *, deadline_ms: int) -> Any:
-        self.requests.append((type_, dict(body or {}), deadline_ms))
-        if isinstance(self.reply, Exception):
-            raise self.reply
-        return self.reply
 
 
 @pytest.fixture
@@ -80,7 +75,8 @@ async def test_location_sends_the_element_id_as_element_id_and_adds_the_window(
 ) -> None:
     result = await call(bridge, {"id": "sel-1"})
     assert not result.is_error
-    assert bridge.requests == [("location", {"elementId": "sel-1"}, 777)]
+    sent = [(r.type, r.body, r.deadline_ms) for r in bridge.requests]
+    assert sent == [("location", {"elementId": "sel-1"}, 777)]
     assert result.structured_content == {
         "state": "visible",
         "rects": [{"x": 110, "y": 147, "w": 32, "h": 18}],

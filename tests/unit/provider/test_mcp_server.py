@@ -5,7 +5,7 @@ from __future__ import annotations
 import asyncio
 import json
 import time
-from collections.abc import AsyncIterator, Mapping
+from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from typing import Any, Literal
 
@@ -18,6 +18,7 @@ from mcp.shared.exceptions import MCPError
 
 from native_host.errors import DeadlineExceeded, ExtensionError, ProviderUnavailable
 from native_host.provider.mcp_server import EXTENSION_ID, McpEndpoint
+from tests.support.requester import FakeRequester, SentRequest
 
 INSTANCE = "Zm9vYmFyYmF6cXV4cXV1eA"
 ROOT = {
@@ -31,15 +32,14 @@ MODES: list[Literal["legacy", "auto"]] = ["legacy", "auto"]
 ERAS = {"legacy": "2025-11-25", "auto": "2026-07-28"}
 
 
-class FakeBridge:
+class FakeBridge(FakeRequester):
     """Answers `current` like the worker would; `behaviour` switches the answer."""
 
     def __init__(self) -> None:
+        super().__init__()
         self.behaviour = "ok"
-        self.requests: list[tuple[str, int]] = []
 
-    async def request(self, type_: str, body: Mapping[str, Any] | None = None, *, deadline_ms: int) -> Any:
-        self.requests.append((type_, deadline_ms))
+    async def answer(self, sent: SentRequest) -> Any:
         match self.behaviour:
             case "ok":
                 return {"root": ROOT}
@@ -150,7 +150,7 @@ async def test_failures_are_is_error_results_with_a_sentence_never_internal_text
 async def test_current_asks_the_bridge_with_its_deadline(endpoint: McpEndpoint, bridge: FakeBridge) -> None:
     async with asyncio.timeout(20), connect(endpoint, "auto") as client:
         await client.call_tool("current", None)
-    assert bridge.requests == [("current", 1234)]
+    assert [(r.type, r.deadline_ms) for r in bridge.requests] == [("current", 1234)]
 
 
 async def test_arguments_to_current_are_an_is_error_result(endpoint: McpEndpoint, bridge: FakeBridge) -> None:

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Mapping
 from typing import Any
 
 import pytest
@@ -12,6 +11,7 @@ from mcp import types
 from native_host.errors import DeadlineExceeded, ExtensionError, ProviderUnavailable
 from native_host.protocol.native import PageTool
 from native_host.provider.page_tools import META_UNTRUSTED, PageToolTable, check_input, map_result, mcp_tool
+from tests.support.requester import HANG, FakeRequester
 
 
 def text(result: types.CallToolResult) -> str:
@@ -126,35 +126,6 @@ def test_a_non_object_schema_is_replaced() -> None:
 # ---- calls ---------------------------------------------------------------------------------------
 
 
-class FakeRequester:
-    """Plays the worker: `answers` maps a request type to a value or an exception (or a callable)."""
-
-    def __init__(self) -> None:
-        self.answers: dict[str, Any] = {}
-        self.sent: list[tuple[str, dict[str, Any], str | None]] = []
-        self._n = 0
-
-    def new_request_id(self) -> str:
-        self._n += 1
-        return f"h-{self._n}"
-
-    async def request(
-        self,
-        type_: str,
-        body: Mapping[str, Any] | None = None,
-        *,
-        deadline_ms: int,
-        request_id: str | None = None,
-    ) -> Any:
-        self.sent.append((type_, dict(body or {}), request_id))
-        answer = self.answers.get(type_, {"cancelled": True})
-        if answer == "hang":
-            await asyncio.Event().wait()
-        if isinstance(answer, BaseException):
-            raise answer
-        return answer
-
-
 @pytest.fixture
 async def table() -> PageToolTable:
     changes: list[int] = []
@@ -162,7 +133,7 @@ async def table() -> PageToolTable:
     async def on_change() -> None:
         changes.append(1)
 
-    t = PageToolTable(FakeRequester(), 1000, on_change=on_change)
+    t = PageToolTable(FakeRequester(default={"cancelled": True}), 1000, on_change=on_change)
     assert await t.update([page_tool()]) is True
     assert await t.update([page_tool()]) is False
     assert changes == [1]
@@ -178,7 +149,7 @@ async def test_a_call_sends_the_original_name_and_maps_the_reply(table: PageTool
     fake(table).answers["tools.call"] = {"ok": True, "text": '{"done":true}'}
     result = await table.call("p1_order", {"item": "tea", "qty": 1})
     assert result is not None and result.structured_content == {"done": True}
-    assert fake(table).sent[0] == (
+    assert fake(table).requests[0][:3] == (
         "tools.call",
         {
             "pageId": "tab-1",
@@ -221,7 +192,7 @@ async def test_a_schema_is_compiled_once_and_kept_across_updates(
 async def test_invalid_input_never_reaches_the_page(table: PageToolTable) -> None:
     result = await table.call("p1_order", {"item": "tea"})
     assert result is not None and result.is_error and "qty" in text(result)
-    assert fake(table).sent == []
+    assert fake(table).requests == []
 
 
 @pytest.mark.parametrize(
@@ -244,24 +215,24 @@ async def test_the_deadline_gives_an_error_and_cancels_in_the_page(table: PageTo
     result = await table.call("p1_order", {"item": "tea", "qty": 1})
     assert result is not None and result.is_error and "did not answer" in text(result)
     async with asyncio.timeout(1):
-        while len(fake(table).sent) < 2:
+        while len(fake(table).requests) < 2:
             await asyncio.sleep(0)
-    assert fake(table).sent[1] == ("tools.cancel", {"callId": "h-1"}, None)
+    assert fake(table).requests[1][:3] == ("tools.cancel", {"callId": "h-1"}, None)
 
 
 async def test_a_cancelled_call_cancels_in_the_page(table: PageToolTable) -> None:
-    fake(table).answers["tools.call"] = "hang"
+    fake(table).answers["tools.call"] = HANG
     task = asyncio.create_task(table.call("p1_order", {"item": "tea", "qty": 1}))
     async with asyncio.timeout(1):
-        while not fake(table).sent:
+        while not fake(table).requests:
             await asyncio.sleep(0)
     task.cancel()
     with pytest.raises(asyncio.CancelledError):
         await task
     async with asyncio.timeout(1):
-        while len(fake(table).sent) < 2:
+        while len(fake(table).requests) < 2:
             await asyncio.sleep(0)
-    assert fake(table).sent[1][:2] == ("tools.cancel", {"callId": "h-1"})
+    assert fake(table).requests[1][:2] == ("tools.cancel", {"callId": "h-1"})
 
 
 @pytest.mark.parametrize(

@@ -12,7 +12,6 @@ from pathlib import Path
 
 import pytest
 
-from native_host.protocol.descriptor import Descriptor
 from native_host.provider.descriptor_files import descriptor_name, write_descriptor
 from native_host.provider.publisher import (
     DescriptorPublisher,
@@ -21,24 +20,11 @@ from native_host.provider.publisher import (
     names_instance,
     remove_stale_locks,
 )
+from tests.support.descriptors import make_descriptor
 
 pytestmark = pytest.mark.skipif(os.name != "posix", reason="the provider lock is flock (POSIX)")
 
 INTERVAL_S = 0.02
-
-
-def make_descriptor(instance: str, *, pid: int = 4242) -> Descriptor:
-    return Descriptor(
-        protocol="0.2.0",
-        bundle_id="org.chromium.Chromium",
-        name="Chromium",
-        version="156.0.8078.114",
-        pid=pid,
-        instance=instance,
-        endpoint="http://127.0.0.1:53817/mcp/Zx8",
-        token="secret-token",
-        listener_pid=os.getpid(),
-    )
 
 
 async def until(condition: object, limit_s: float = 2.0) -> None:
@@ -86,8 +72,8 @@ def test_the_lock_of_a_killed_process_is_free(tmp_path: Path) -> None:
 
 async def test_the_first_host_publishes_and_a_second_stands_by_until_it_withdraws(tmp_path: Path) -> None:
     folder = tmp_path / "providers"
-    first = DescriptorPublisher(folder, make_descriptor("first"), interval_s=INTERVAL_S)
-    second = DescriptorPublisher(folder, make_descriptor("second"), interval_s=INTERVAL_S)
+    first = DescriptorPublisher(folder, make_descriptor(instance="first"), interval_s=INTERVAL_S)
+    second = DescriptorPublisher(folder, make_descriptor(instance="second"), interval_s=INTERVAL_S)
     assert first.start() == "provider"
     assert second.start() == "standby"
     path = folder / descriptor_name("org.chromium.Chromium", 4242)
@@ -104,16 +90,16 @@ async def test_the_first_host_publishes_and_a_second_stands_by_until_it_withdraw
 
 async def test_withdraw_leaves_a_descriptor_that_names_another_instance(tmp_path: Path) -> None:
     folder = tmp_path / "providers"
-    publisher = DescriptorPublisher(folder, make_descriptor("old"), interval_s=60)
+    publisher = DescriptorPublisher(folder, make_descriptor(instance="old"), interval_s=60)
     publisher.start()
-    newer = write_descriptor(folder, make_descriptor("new"))  # e.g. a host started after a reload
+    newer = write_descriptor(folder, make_descriptor(instance="new"))  # e.g. a host started after a reload
     assert publisher.withdraw() is False
     assert json.loads(newer.read_text())["instance"] == "new"
 
 
 async def test_a_deleted_folder_and_descriptor_are_written_again_with_their_modes(tmp_path: Path) -> None:
     folder = tmp_path / "providers"
-    publisher = DescriptorPublisher(folder, make_descriptor("me"), interval_s=INTERVAL_S)
+    publisher = DescriptorPublisher(folder, make_descriptor(instance="me"), interval_s=INTERVAL_S)
     publisher.start()
     for path in folder.iterdir():
         path.unlink()
@@ -129,7 +115,7 @@ async def test_a_deleted_folder_and_descriptor_are_written_again_with_their_mode
 @pytest.mark.skipif(os.name != "posix", reason="modes are POSIX")
 async def test_a_chmodded_descriptor_is_set_back_to_0600(tmp_path: Path) -> None:
     folder = tmp_path / "providers"
-    publisher = DescriptorPublisher(folder, make_descriptor("me"), interval_s=INTERVAL_S)
+    publisher = DescriptorPublisher(folder, make_descriptor(instance="me"), interval_s=INTERVAL_S)
     publisher.start()
     target = folder / descriptor_name("org.chromium.Chromium", 4242)
     target.chmod(0o644)
@@ -140,8 +126,8 @@ async def test_a_chmodded_descriptor_is_set_back_to_0600(tmp_path: Path) -> None
 
 async def test_different_browsers_each_get_their_provider(tmp_path: Path) -> None:
     folder = tmp_path / "providers"
-    one = DescriptorPublisher(folder, make_descriptor("a", pid=1), interval_s=60)
-    two = DescriptorPublisher(folder, make_descriptor("b", pid=2), interval_s=60)
+    one = DescriptorPublisher(folder, make_descriptor(instance="a", pid=1), interval_s=60)
+    two = DescriptorPublisher(folder, make_descriptor(instance="b", pid=2), interval_s=60)
     assert one.start() == two.start() == "provider"
     one.withdraw()
     two.withdraw()

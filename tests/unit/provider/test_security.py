@@ -4,16 +4,15 @@ from __future__ import annotations
 
 import asyncio
 import logging
-import socket
 from collections.abc import AsyncIterator
 from dataclasses import dataclass
 from typing import Any
 
 import httpx
 import pytest
-import uvicorn
 
 from native_host.provider.security import LoopbackGuard
+from tests.support.asgi import loopback_socket, serving_asgi
 
 TOKEN = "good-token_0123456789abcdefghijklmnopqrstuv"
 
@@ -25,16 +24,6 @@ async def hello_app(scope: dict[str, Any], receive: Any, send: Any) -> None:
     await send({"type": "http.response.body", "body": b"ok"})
 
 
-class _Server(uvicorn.Server):
-    def __init__(self, config: uvicorn.Config) -> None:
-        super().__init__(config)
-        self.ready = asyncio.Event()
-
-    async def startup(self, sockets: list[socket.socket] | None = None) -> None:
-        await super().startup(sockets)
-        self.ready.set()
-
-
 @dataclass
 class Served:
     port: int
@@ -43,25 +32,10 @@ class Served:
 
 @pytest.fixture
 async def served() -> AsyncIterator[Served]:
-    sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM, socket.IPPROTO_TCP)
-    sock.bind(("127.0.0.1", 0))
+    sock = loopback_socket()
     port = sock.getsockname()[1]
-    config = uvicorn.Config(
-        LoopbackGuard(hello_app, port=port, token=TOKEN),  # type: ignore[arg-type]
-        lifespan="off",
-        log_config=None,
-        access_log=False,
-        ws="none",
-        timeout_graceful_shutdown=1,
-    )
-    server = _Server(config)
-    task = asyncio.create_task(server.serve(sockets=[sock]))
-    async with asyncio.timeout(5):
-        await server.ready.wait()
-    yield Served(port, f"http://127.0.0.1:{port}/mcp/path")
-    server.should_exit = True
-    async with asyncio.timeout(5):
-        await task
+    async with serving_asgi(LoopbackGuard(hello_app, port=port, token=TOKEN), sock, lifespan="off"):
+        yield Served(port, f"http://127.0.0.1:{port}/mcp/path")
 
 
 def bearer(token: str = TOKEN) -> dict[str, str]:

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
 from typing import Any
 
 import pytest
@@ -10,30 +9,17 @@ from pydantic import ValidationError
 
 from native_host.protocol.native import BROWSER_FRAME_ADAPTER, TreePush
 from native_host.provider.tree_cache import CachingRequester, TreeCache
+from tests.support.requester import FakeRequester
 
 ROOT = {"id": "app", "role": "Application", "title": "Chromium", "children": [{"id": "w1", "role": "Window"}]}
 PULLED = {"root": {"id": "pulled", "role": "Application"}, "windowFocused": False}
 
 
-class FakeBridge:
+class FakeBridge(FakeRequester):
     """Counts the requests that reach the worker; answers `current` with PULLED."""
 
     def __init__(self) -> None:
-        self.requests: list[str] = []
-
-    def new_request_id(self) -> str:
-        return "h-1"
-
-    async def request(
-        self,
-        type_: str,
-        body: Mapping[str, Any] | None = None,
-        *,
-        deadline_ms: int,
-        request_id: str | None = None,
-    ) -> Any:
-        self.requests.append(type_)
-        return PULLED if type_ == "current" else {"type": type_}
+        super().__init__({"current": PULLED}, default=lambda sent: {"type": sent.type})
 
 
 def push(cache: TreeCache, frame: dict[str, Any]) -> None:
@@ -50,7 +36,7 @@ async def test_current_is_answered_from_a_complete_pushed_tree_without_asking() 
     second = await requester.request("current", deadline_ms=100)
     assert first == {"root": ROOT, "windowFocused": True}
     assert second is first  # one object per push: the endpoint checks and encodes it once
-    assert bridge.requests == []
+    assert bridge.request_types() == []
 
 
 async def test_without_a_tree_or_with_an_incomplete_one_it_asks_the_worker() -> None:
@@ -60,7 +46,7 @@ async def test_without_a_tree_or_with_an_incomplete_one_it_asks_the_worker() -> 
     push(cache, {"type": "tree", "complete": True, "root": ROOT})
     push(cache, {"type": "tree", "complete": False})
     assert await requester.request("current", deadline_ms=100) == PULLED
-    assert bridge.requests == ["current", "current"]
+    assert bridge.request_types() == ["current", "current"]
     assert cache.pushes == 2
 
 
@@ -70,7 +56,7 @@ async def test_other_requests_always_go_to_the_worker() -> None:
     push(cache, {"type": "tree", "complete": True, "root": ROOT})
     await requester.request("location", {"elementId": "x"}, deadline_ms=100)
     assert await requester.request("current", {"x": 1}, deadline_ms=100) == PULLED  # a body: not ours
-    assert bridge.requests == ["location", "current"]
+    assert bridge.request_types() == ["location", "current"]
     assert requester.new_request_id() == "h-1"
 
 
@@ -85,7 +71,7 @@ async def test_it_forgets_the_tree_on_clear_and_once_the_port_is_closed() -> Non
     alive[0] = False  # the port closed: the bridge says why it cannot answer
     assert await requester.request("current", deadline_ms=100) == PULLED
     assert cache.reply() is None
-    assert bridge.requests == ["current", "current"]
+    assert bridge.request_types() == ["current", "current"]
 
 
 def test_a_tree_of_the_wrong_shape_is_refused_when_it_arrives() -> None:

@@ -6,7 +6,7 @@ from __future__ import annotations
 import asyncio
 import os
 import secrets
-from collections.abc import AsyncIterator, Awaitable, Callable, Mapping
+from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
 from pathlib import Path
@@ -32,6 +32,8 @@ from native_host.stdio.server import (
     StdioBridge,
     exposable,
 )
+from tests.support.descriptors import make_descriptor
+from tests.support.requester import FakeRequester, SentRequest
 
 BUNDLE = "org.chromium.Chromium"
 Mode = Literal["legacy", "auto"]
@@ -47,16 +49,17 @@ def tree(instance: str) -> dict[str, Any]:
     }
 
 
-class FakeExtension:
+class FakeExtension(FakeRequester):
     """Stands in for the extension behind the native host: answers `current`, or hangs until
     cancelled when `hang` is set (and records that it was cancelled)."""
 
     def __init__(self, instance: str) -> None:
+        super().__init__()
         self.instance = instance
         self.hang = False
         self.cancelled = asyncio.Event()
 
-    async def request(self, type_: str, body: Mapping[str, Any] | None = None, *, deadline_ms: int) -> Any:
+    async def answer(self, sent: SentRequest) -> Any:
         if self.hang:
             try:
                 await asyncio.sleep(3600)
@@ -90,9 +93,8 @@ async def start_provider() -> AsyncIterator[Callable[[], Awaitable[Provider]]]:
         extension = FakeExtension(instance)
         endpoint = McpEndpoint(extension, instance=instance)
         url = await endpoint.start()
-        descriptor = Descriptor(
-            protocol="0.2.0", bundle_id=BUNDLE, name="Chromium", version="156", pid=os.getpid(),
-            instance=instance, endpoint=url, token=endpoint.token, listener_pid=os.getpid(),
+        descriptor = make_descriptor(
+            bundle_id=BUNDLE, pid=os.getpid(), instance=instance, endpoint=url, token=endpoint.token
         )
         path = write_descriptor(paths.providers_dir(), descriptor)
         provider = Provider(endpoint, extension, descriptor, path)
@@ -292,9 +294,8 @@ def test_only_client_safe_tool_names_are_exposed() -> None:
 
 
 def _info(pid: int, bundle_id: str = BUNDLE) -> ProviderInfo:
-    descriptor = Descriptor(
-        protocol="0.2.0", bundle_id=bundle_id, name=f"B{pid}", version="1", pid=pid,
-        instance=f"i{pid}", endpoint="http://127.0.0.1:1/mcp/x", token="t",
+    descriptor = make_descriptor(
+        bundle_id=bundle_id, name=f"B{pid}", pid=pid, instance=f"i{pid}", listener_pid=None
     )
     return ProviderInfo(Path(f"{pid}.json"), descriptor)
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import json
-from collections.abc import AsyncIterator, Mapping
+from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import Any
@@ -23,6 +23,7 @@ from native_host.provider.profiles.follower_tools import (
     short_hash,
 )
 from native_host.provider.profiles.handoff import ProfileHandoff, prefix_ids
+from tests.support.requester import FakeRequester, SentRequest
 
 
 def page_tool(name: str = "p7_add", tool_name: str = "add", page_id: str = "tab-7") -> dict[str, Any]:
@@ -39,30 +40,17 @@ def page_tool(name: str = "p7_add", tool_name: str = "add", page_id: str = "tab-
     }
 
 
-class FakeExtension:
+class FakeExtension(FakeRequester):
     """One profile's extension: answers `current`, `location`, `tools.call` (waits for `release`
     when the input says `wait`), `tools.cancel`; records every request."""
 
     def __init__(self) -> None:
-        self.requests: list[tuple[str, dict[str, Any], str | None]] = []
+        super().__init__()
         self.release = asyncio.Event()
         self.cancelled: list[str] = []
-        self._ids = 0
 
-    def new_request_id(self) -> str:
-        self._ids += 1
-        return f"h-{self._ids}"
-
-    async def request(
-        self,
-        type_: str,
-        body: Mapping[str, Any] | None = None,
-        *,
-        deadline_ms: int,
-        request_id: str | None = None,
-    ) -> Any:
-        body = dict(body or {})
-        self.requests.append((type_, body, request_id))
+    async def answer(self, sent: SentRequest) -> Any:
+        type_, body = sent.type, sent.body
         if type_ == "current":
             return {"root": {"id": "app", "role": "Application", "children": []}, "windowFocused": False}
         if type_ == "location":
@@ -185,7 +173,7 @@ async def test_a_followers_tools_are_listed_prefixed_and_calls_reach_its_page(tm
         assert p.ports == [4321], "the standby host's popup hears the provider's port"
         result = await p.tools.call("p7f1_add", {"a": 41})
         assert result is not None and not result.is_error and result.structured_content == {"sum": 42}
-        type_, body, _ = p.other.requests[-1]
+        type_, body = p.other.requests[-1][:2]
         assert (type_, body["pageId"], body["name"]) == ("tools.call", "tab-7", "add")
         assert not [r for r in p.own.requests if r[0] == "tools.call"], "never the provider's own page"
         # input validation happens on the provider, as for its own tools
@@ -257,7 +245,7 @@ async def test_location_of_a_follower_id_goes_to_that_follower_and_a_gone_one_is
     async with pair(tmp_path) as p:
         reply = await p.provider.requester.request("location", {"elementId": "f1-sel-1"}, deadline_ms=2000)
         assert reply["location"]["state"] == "visible"
-        assert ("location", {"elementId": "sel-1"}) in [(t, b) for t, b, _ in p.other.requests]
+        assert ("location", {"elementId": "sel-1"}) in [r[:2] for r in p.other.requests]
         gone = await p.provider.requester.request("location", {"elementId": "f9-sel-1"}, deadline_ms=2000)
         assert gone["location"]["state"] == "gone"
         try:

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import asyncio
 import json
-from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
@@ -13,6 +12,7 @@ from websockets.asyncio.client import connect
 from websockets.exceptions import InvalidStatus
 
 from native_host.provider.profiles.handoff import HandoffServer, ProfileHandoff, merge_windows, prefix_ids
+from tests.support.requester import FakeRequester, SentRequest
 
 
 def window(id_: str, *, focused: bool = False, tab: str = "tab-1") -> dict[str, Any]:
@@ -23,25 +23,16 @@ def window(id_: str, *, focused: bool = False, tab: str = "tab-1") -> dict[str, 
     return element
 
 
-class FakeExtension:
+class FakeExtension(FakeRequester):
     """Answers `current` with a root holding `windows`; `focused` is its `windowFocused`."""
 
     def __init__(self, *windows: dict[str, Any], focused: bool = False) -> None:
+        super().__init__()
         self.windows = list(windows)
         self.focused = focused
 
-    def new_request_id(self) -> str:
-        return "h-1"
-
-    async def request(
-        self,
-        type_: str,
-        body: Mapping[str, Any] | None = None,
-        *,
-        deadline_ms: int,
-        request_id: str | None = None,
-    ) -> Any:
-        assert type_ == "current"
+    async def answer(self, sent: SentRequest) -> Any:
+        assert sent.type == "current"
         root = {"id": "app", "role": "Application", "children": self.windows}
         return {"root": root, "windowFocused": self.focused}
 
@@ -127,32 +118,18 @@ class CountingExtension(FakeExtension):
         super().__init__(*windows, focused=focused)
         self.asked = 0
 
-    async def request(
-        self,
-        type_: str,
-        body: Mapping[str, Any] | None = None,
-        *,
-        deadline_ms: int,
-        request_id: str | None = None,
-    ) -> Any:
+    async def answer(self, sent: SentRequest) -> Any:
         self.asked += 1
-        return await super().request(type_, body, deadline_ms=deadline_ms, request_id=request_id)
+        return await super().answer(sent)
 
 
 class CachedExtension(FakeExtension):
     """Answers with the same object every time, as a host answering from its pushed tree does."""
 
-    async def request(
-        self,
-        type_: str,
-        body: Mapping[str, Any] | None = None,
-        *,
-        deadline_ms: int,
-        request_id: str | None = None,
-    ) -> Any:
-        if not hasattr(self, "answer"):
-            self.answer = await super().request(type_, body, deadline_ms=deadline_ms, request_id=request_id)
-        return self.answer
+    async def answer(self, sent: SentRequest) -> Any:
+        if not hasattr(self, "cached"):
+            self.cached = await super().answer(sent)
+        return self.cached
 
 
 async def test_a_follower_pushes_its_tree_and_the_provider_merges_it_without_asking(tmp_path: Path) -> None:
