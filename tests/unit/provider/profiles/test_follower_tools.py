@@ -22,7 +22,8 @@ from native_host.provider.profiles.follower_tools import (
     follower_name,
     short_hash,
 )
-from native_host.provider.profiles.handoff import ProfileHandoff, prefix_ids
+from native_host.provider.profiles.handoff import ProfileHandoff
+from native_host.provider.profiles.merge import prefix_ids
 
 
 def page_tool(name: str = "p7_add", tool_name: str = "add", page_id: str = "tab-7") -> dict[str, Any]:
