@@ -6,16 +6,15 @@ request("current", deadline_ms=3000) ──► {"type":"current","id":"h-7"} ─
 handle_reply(frame) ◄── {"type":"result","id":"h-7","result":…} / {"type":"error",…} ◄── worker
 ```
 
-Ids are `h-<n>`, unique per host process. A request fails with DeadlineExceeded when no reply comes
-within its deadline, with ExtensionError when the worker answers `error`, and with
-ProviderUnavailable when the port closes first. Replies nobody waits for (unknown ids, late
+Ids are `h-<n>`, unique per host process; the requests waiting for replies are a Correlator
+(correlator.py). A request fails with DeadlineExceeded when no reply comes within its deadline,
+with ExtensionError when the worker answers `error`, and with ProviderUnavailable when the port
+closes first. Replies nobody waits for (unknown ids, late
 replies) are logged and dropped.
 """
 
 from __future__ import annotations
 
-import asyncio
-import itertools
 import logging
 import time
 from collections.abc import Awaitable, Callable, Mapping
@@ -23,11 +22,12 @@ from typing import Any, Protocol
 
 from native_host.errors import DeadlineExceeded, ExtensionError, ProviderUnavailable
 from native_host.protocol.native import ErrorFrame, ResultFrame
+from native_host.provider.correlator import Correlator, numbered_ids
 
 
 class Requester(Protocol):
     """What the MCP endpoint and page-tool calls need from the native port; `Bridge` satisfies it
-    (and `handoff.MergingRequester`, which merges several profiles' answers)."""
+    (and `profiles.merging_requester.MergingRequester`, which merges several profiles' answers)."""
 
     def new_request_id(self) -> str:
         """A fresh request id, for requests a later message refers to (`tools.cancel`)."""
@@ -45,6 +45,7 @@ class Requester(Protocol):
         ExtensionError or ProviderUnavailable."""
         ...
 
+
 log = logging.getLogger(__name__)
 
 SendFrame = Callable[[dict[str, Any]], Awaitable[None]]
@@ -52,7 +53,8 @@ SendFrame = Callable[[dict[str, Any]], Awaitable[None]]
 
 
 class Bridge:
-    """Correlates host → worker requests with the worker's `result`/`error` replies.
+    """Host → worker requests over the native port, correlated with the worker's `result`/`error`
+    replies (correlator.py, ids `h-<n>`).
 
     `send` writes one message (normally `FrameWriter.send`). Not thread-safe: use it from the
     event loop that reads the port.
@@ -60,24 +62,22 @@ class Bridge:
 
     def __init__(self, send: SendFrame) -> None:
         self._send = send
-        self._ids = itertools.count(1)
-        self._pending: dict[str, asyncio.Future[Any]] = {}
-        self._closed_reason: str | None = None
+        self._pending = Correlator(numbered_ids("h-"))
 
     @property
     def pending_count(self) -> int:
         """How many requests are waiting for a reply."""
-        return len(self._pending)
+        return self._pending.pending_count
 
     @property
     def closed(self) -> bool:
         """Whether the port closed (every request now fails with ProviderUnavailable)."""
-        return self._closed_reason is not None
+        return self._pending.closed_reason is not None
 
     def new_request_id(self) -> str:
         """A fresh request id `h-<n>`, for a caller that must know the id before sending (a
         page-tool call names it in a later `tools.cancel`)."""
-        return f"h-{next(self._ids)}"
+        return self._pending.new_id()
 
     async def request(
         self,
@@ -98,54 +98,45 @@ class Bridge:
         """
         if body and ("type" in body or "id" in body):
             raise ValueError("A request body must not contain `type` or `id`: the bridge sets them.")
-        if self._closed_reason is not None:
-            raise ProviderUnavailable(self._closed_reason)
         if request_id is None:
             request_id = self.new_request_id()
-        future: asyncio.Future[Any] = asyncio.get_running_loop().create_future()
-        self._pending[request_id] = future
         message: dict[str, Any] = {"type": type_, "id": request_id, **(body or {})}
-        started = time.monotonic()
-        try:
+
+        async def send() -> None:
             try:
                 await self._send(message)
             except OSError as exc:
-                self.close(f"The native port is closed ({type(exc).__name__}). Reload the webctx extension.")
-                raise ProviderUnavailable(self._closed_reason or "The native port is closed.") from None
-            try:
-                async with asyncio.timeout(deadline_ms / 1000):
-                    value = await future
-            except TimeoutError:
-                log.warning("request %s %s: no reply within %d ms", request_id, type_, deadline_ms)
-                raise DeadlineExceeded(
-                    f"The browser extension did not answer `{type_}` within {deadline_ms} ms. "
-                    "Check that the webctx extension is enabled, then try again."
-                ) from None
-            elapsed_ms = (time.monotonic() - started) * 1e3
-            log.debug("request %s %s answered in %.1f ms", request_id, type_, elapsed_ms)
-            return value
-        finally:
-            self._pending.pop(request_id, None)
+                reason = f"The native port is closed ({type(exc).__name__}). Reload the webctx extension."
+                self.close(reason)
+                raise ProviderUnavailable(self._pending.closed_reason or reason) from None
+
+        started = time.monotonic()
+        try:
+            value = await self._pending.call(request_id, send, deadline_ms=deadline_ms)
+        except TimeoutError:
+            log.warning("request %s %s: no reply within %d ms", request_id, type_, deadline_ms)
+            raise DeadlineExceeded(
+                f"The browser extension did not answer `{type_}` within {deadline_ms} ms. "
+                "Check that the webctx extension is enabled, then try again."
+            ) from None
+        elapsed_ms = (time.monotonic() - started) * 1e3
+        log.debug("request %s %s answered in %.1f ms", request_id, type_, elapsed_ms)
+        return value
 
     def handle_reply(self, frame: ResultFrame | ErrorFrame) -> None:
         """Route a `result`/`error` frame to the request waiting for its `id`; log and drop it when
         nobody waits (unknown id, the deadline passed, the caller was cancelled)."""
-        future = self._pending.get(frame.id)
-        if future is None or future.done():
-            log.info("dropped a %s reply for %s: no request is waiting for it", frame.type, frame.id)
-            return
         if isinstance(frame, ResultFrame):
-            future.set_result(frame.result)
+            delivered = self._pending.resolve(frame.id, frame.result)
         else:
-            log.info("request %s failed in the extension: %s", frame.id, frame.error.code)
             error = frame.error
-            future.set_exception(ExtensionError(error.message or error.code, code=error.code))
+            failure = ExtensionError(error.message or error.code, code=error.code)
+            delivered = self._pending.fail(frame.id, failure)
+            if delivered:
+                log.info("request %s failed in the extension: %s", frame.id, error.code)
+        if not delivered:
+            log.info("dropped a %s reply for %s: no request is waiting for it", frame.type, frame.id)
 
     def close(self, reason: str = "The browser closed the native port. Reload the webctx extension.") -> None:
         """Fail every waiting request, and every later one, with ProviderUnavailable(`reason`)."""
-        if self._closed_reason is None:
-            self._closed_reason = reason
-        for request_id, future in list(self._pending.items()):
-            if not future.done():
-                future.set_exception(ProviderUnavailable(reason))
-                log.debug("request %s failed: port closed", request_id)
+        self._pending.close(reason)

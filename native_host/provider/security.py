@@ -1,6 +1,13 @@
-"""The loopback guard: a pure ASGI class in front of the MCP app (SPEC §1 "Request checks").
+"""The loopback guard (SPEC §1 "Request checks"): one pure check function, `refusal`, in front of
+both loopback endpoints of a provider:
 
-Checks, in this order, before anything reaches MCP:
+```
+MCP endpoint  ── LoopbackGuard (pure ASGI class) ──┐
+hand-off WS   ── HandoffServer's process_request ──┴─► refusal(headers, allowed_hosts, token)
+                 (profiles/handoff_server.py)
+```
+
+Checks, in this order, before anything reaches MCP or the hand-off:
 
 1. any `Origin` header → 403 (before the token is looked at: a browser page never gets a hint);
 2. `Host` not exactly `127.0.0.1:<port>` or `localhost:<port>` → 421 (DNS-rebinding guard);
@@ -8,11 +15,12 @@ Checks, in this order, before anything reaches MCP:
 
 A token in the query string is never accepted; `Sec-Fetch-*` headers and the `User-Agent` are not
 looked at (Electron-based MCP clients send `Sec-Fetch-Site/Mode/Dest` on every request and cannot
-remove them). Refusals are a status and a one-line JSON-RPC error body without an id; the 403's
-`error.data` names the refused header and its value (`{"header": "Origin", "value": "…"}`) so a
-client's developer knows what to remove. Each refusal is logged with its reason, never the token.
-`lifespan` scopes pass through; `websocket` scopes get the same checks as `http` (uvicorn turns a
-refusal before accept into a 403).
+remove them). Each refusal is logged with its reason, never the token. On the MCP endpoint a
+refusal is a status and a one-line JSON-RPC error body without an id; the 403's `error.data` names
+the refused header and its value (`{"header": "Origin", "value": "…"}`) so a client's developer
+knows what to remove. `lifespan` scopes pass through; `websocket` scopes get the same checks as
+`http` (uvicorn turns a refusal before accept into a 403). The hand-off answers a refusal with its
+status and the message as plain text.
 """
 
 from __future__ import annotations
@@ -20,7 +28,8 @@ from __future__ import annotations
 import hmac
 import json
 import logging
-from collections.abc import Awaitable, Callable, MutableMapping
+from collections.abc import Awaitable, Callable, MutableMapping, Sequence
+from dataclasses import dataclass
 from typing import Any, Final
 
 log = logging.getLogger(__name__)
@@ -38,13 +47,89 @@ INVALID_REQUEST: Final = -32600
 """JSON-RPC "Invalid Request", the code of every refusal body."""
 
 
+Headers = Sequence[tuple[bytes, bytes]]
+"""Request headers as ASGI gives them: lower-case names, raw bytes, in order, repeats kept."""
+
+
+@dataclass(frozen=True)
+class Refusal:
+    """Why a request is refused: the HTTP `status` (403, 421 or 401), a one-line `message` for the
+    body and the log (never the token), and `headers` to add to the response."""
+
+    status: int
+    message: str
+    headers: tuple[tuple[bytes, bytes], ...] = ()
+
+
+def loopback_hosts(port: int) -> tuple[bytes, bytes]:
+    """The `Host` values a loopback endpoint on `port` accepts: `127.0.0.1:<port>`, `localhost:<port>`."""
+    return f"127.0.0.1:{port}".encode(), f"localhost:{port}".encode()
+
+
+def refusal(headers: Headers, *, allowed_hosts: Sequence[bytes], token: bytes) -> Refusal | None:
+    """The loopback checks of SPEC §1 "Request checks", in order, as one pure function: the MCP
+    endpoint (LoopbackGuard) and the hand-off WebSocket (profiles/handoff_server.py) both call it.
+    Returns the first failing check's Refusal, or None to let the request in.
+
+    1. any `Origin` header → 403, before the token is looked at;
+    2. not exactly one `Host`, or one not in `allowed_hosts` (`loopback_hosts(port)`) → 421;
+    3. not exactly one `Authorization: Bearer <token>` (scheme case-insensitive, the token
+       compared in constant time) → 401 with `WWW-Authenticate: Bearer`.
+    """
+    origins = [value for name, value in headers if name == b"origin"]
+    if origins:
+        shown = origins[0].decode("latin-1")[:MAX_ECHOED_CHARS]
+        return Refusal(
+            403,
+            f"Forbidden: requests with an Origin header are refused (Origin: {shown}). "
+            "MCP clients must not send Origin to this endpoint.",
+        )
+    hosts = [value for name, value in headers if name == b"host"]
+    if len(hosts) != 1 or hosts[0] not in allowed_hosts:
+        expected = " or ".join(host.decode() for host in allowed_hosts)
+        return Refusal(421, f"Misdirected request: the Host header must be {expected}.")
+    authorizations = [value for name, value in headers if name == b"authorization"]
+    problem = _authorization_problem(authorizations, token)
+    if problem is not None:
+        return Refusal(
+            401,
+            f"Unauthorized ({problem}): send `Authorization: Bearer <token>`; the token is published "
+            "in the provider's descriptor.",
+            ((b"www-authenticate", b"Bearer"),),
+        )
+    return None
+
+
+def _authorization_problem(authorizations: list[bytes], token: bytes) -> str | None:
+    """Why the `Authorization` headers fail, in a few words that never include the token; None if
+    they pass."""
+    if not authorizations:
+        return "no Authorization header"
+    if len(authorizations) > 1:
+        return f"{len(authorizations)} Authorization headers"
+    if authorizations[0].strip().partition(b" ")[0].lower() != b"bearer":
+        return "the scheme is not Bearer"
+    if not token_matches(authorizations[0], token):
+        return "wrong token"
+    return None
+
+
+def token_matches(authorization: bytes, token: bytes) -> bool:
+    """True when `authorization` is `Bearer <token>` (scheme case-insensitive, constant-time)."""
+    scheme, _, presented = authorization.strip().partition(b" ")
+    if scheme.lower() != b"bearer":
+        return False
+    return hmac.compare_digest(presented.strip(), token)
+
+
 class LoopbackGuard:
-    """ASGI wrapper: `LoopbackGuard(app, port=53817, token="…")` refuses what SPEC §1 refuses and
-    passes the rest to `app` untouched. `token` is the bearer token published in the descriptor."""
+    """ASGI wrapper: `LoopbackGuard(app, port=53817, token="…")` refuses what SPEC §1 refuses
+    (`refusal`) and passes the rest to `app` untouched. `token` is the bearer token published in
+    the descriptor."""
 
     def __init__(self, app: ASGIApp, *, port: int, token: str) -> None:
         self.app = app
-        self.allowed_hosts = (f"127.0.0.1:{port}".encode(), f"localhost:{port}".encode())
+        self.allowed_hosts = loopback_hosts(port)
         self._token = token.encode("ascii")
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
@@ -52,11 +137,11 @@ class LoopbackGuard:
         if scope["type"] not in ("http", "websocket"):
             await self.app(scope, receive, send)
             return
-        refusal = self.check(scope.get("headers") or [])
-        if refusal is None:
+        refused = self.check(scope.get("headers") or [])
+        if refused is None:
             await self.app(scope, receive, send)
             return
-        status, message, extra_headers = refusal
+        status, message, extra_headers = refused
         log.info("refused %s %s with %d: %s", scope.get("method", "WS"), scope["type"], status, message)
         if scope["type"] == "websocket":
             await send({"type": "websocket.close", "code": 1008, "reason": message[:120]})
@@ -73,55 +158,17 @@ class LoopbackGuard:
         await send({"type": "http.response.start", "status": status, "headers": headers})
         await send({"type": "http.response.body", "body": body})
 
-    def check(self, headers: list[tuple[bytes, bytes]]) -> tuple[int, str, list[tuple[bytes, bytes]]] | None:
-        """Return `(status, message, extra headers)` for a request to refuse, None to let it in.
-        `headers` are ASGI headers (lower-case names, raw bytes)."""
-        origins = [value for name, value in headers if name == b"origin"]
-        if origins:
-            shown = origins[0].decode("latin-1")[:MAX_ECHOED_CHARS]
-            return (
-                403,
-                f"Forbidden: requests with an Origin header are refused (Origin: {shown}). "
-                "MCP clients must not send Origin to this endpoint.",
-                [],
-            )
-        hosts = [value for name, value in headers if name == b"host"]
-        if len(hosts) != 1 or hosts[0] not in self.allowed_hosts:
-            expected = " or ".join(host.decode() for host in self.allowed_hosts)
-            return 421, f"Misdirected request: the Host header must be {expected}.", []
-        authorizations = [value for name, value in headers if name == b"authorization"]
-        problem = self._authorization_problem(authorizations)
-        if problem is not None:
-            return (
-                401,
-                f"Unauthorized ({problem}): send `Authorization: Bearer <token>`; the token is published "
-                "in the provider's descriptor.",
-                [(b"www-authenticate", b"Bearer")],
-            )
-        return None
-
-    def _authorization_problem(self, authorizations: list[bytes]) -> str | None:
-        """Why the `Authorization` headers fail, in a few words that never include the token; None if
-        they pass."""
-        if not authorizations:
-            return "no Authorization header"
-        if len(authorizations) > 1:
-            return f"{len(authorizations)} Authorization headers"
-        if authorizations[0].strip().partition(b" ")[0].lower() != b"bearer":
-            return "the scheme is not Bearer"
-        if not self._token_matches(authorizations[0]):
-            return "wrong token"
-        return None
-
-    def _token_matches(self, authorization: bytes) -> bool:
-        """True when `authorization` is `Bearer <our token>` (scheme case-insensitive, constant-time)."""
-        scheme, _, presented = authorization.strip().partition(b" ")
-        if scheme.lower() != b"bearer":
-            return False
-        return hmac.compare_digest(presented.strip(), self._token)
+    def check(self, headers: Headers) -> tuple[int, str, list[tuple[bytes, bytes]]] | None:
+        """Return `(status, message, extra headers)` for a request to refuse, None to let it in
+        (`refusal` with this guard's hosts and token). `headers` are ASGI headers (lower-case
+        names, raw bytes)."""
+        refused = refusal(headers, allowed_hosts=self.allowed_hosts, token=self._token)
+        if refused is None:
+            return None
+        return refused.status, refused.message, list(refused.headers)
 
 
-def _first_origin(headers: list[tuple[bytes, bytes]]) -> str:
+def _first_origin(headers: Headers) -> str:
     """The first `Origin` header's value, cut to MAX_ECHOED_CHARS characters."""
     for name, value in headers:
         if name == b"origin":

@@ -1,4 +1,5 @@
-"""A standby host's side of the hand-off (SPEC §3 "Several profiles, one provider"; handoff.py).
+"""A standby host's side of the hand-off (SPEC §3 "Several profiles, one provider"; handoff.py;
+the messages: protocol/handoff.py).
 
 ```
 standby host ── connect ws://127.0.0.1:<port>/handoff (Bearer: the descriptor's token) ──► provider
@@ -6,10 +7,10 @@ standby host ── connect ws://127.0.0.1:<port>/handoff (Bearer: the descripto
    ─► tools.changed {tools}           our extension's page tools, at connect and on every change
    ─► tree {complete, root?, windowFocused?}  our pushed tree (tree_cache.py), at connect and on
                                       every change: the provider merges it without asking
-   ◄─ current {id}                     ─► result {id, result} | error {id, error: {code, message}}
-   ◄─ location {id, elementId}         (ids without the provider's `f<k>-` prefix)
-   ◄─ tools.call {id, pageId, name, input, deadlineMs}
-   ◄─ tools.cancel {id, callId}        callId: the provider's id of the tools.call to abort
+   ◄─ current {id, deadlineMs}         ─► result {id, result} | error {id, error: {code, message}}
+   ◄─ location {elementId, id, deadlineMs}   (ids without the provider's `f<k>-` prefix)
+   ◄─ tools.call {pageId, name, input, deadlineMs, id}
+   ◄─ tools.cancel {callId, id, deadlineMs}  callId: the provider's id of the tools.call to abort
    on_provider(port)                   the popup says "through the browser's provider, port …"
 ```
 
@@ -33,10 +34,25 @@ from websockets.asyncio.client import ClientConnection, connect
 from websockets.exceptions import WebSocketException
 
 from native_host.errors import WebctxError
+from native_host.protocol.handoff import (
+    MAX_MESSAGE_BYTES,
+    FollowerHello,
+    FollowerToolsChanged,
+    FollowerTree,
+    HandoffCurrent,
+    HandoffError,
+    HandoffLocation,
+    HandoffResult,
+    HandoffToolsCall,
+    encode,
+    parse_provider_request,
+    wait_ms,
+)
 from native_host.protocol.native import (
     LOCATION_DEADLINE_MS,
     PAGE_TOOL_DEADLINE_MS,
     TOOLS_CANCEL_DEADLINE_MS,
+    ErrorBody,
 )
 
 if TYPE_CHECKING:
@@ -44,22 +60,11 @@ if TYPE_CHECKING:
 
 log = logging.getLogger(__name__)
 
-MAX_MESSAGE_BYTES: Final = 80 << 20
-"""Largest WebSocket message either side accepts, in bytes: a page-tool result string may be
-48 MiB (docs/protocol.md "Page tools"; browser → host frames are up to 64 MiB), sent as UTF-8
-JSON. A reply that would be larger is sent as an `error` with code `result_too_large` instead,
-never as a message that would close the link."""
 RECONNECT_S: Final = 0.2
 """A follower retries its connection to the provider this often, in seconds."""
 CALL_MARGIN_MS: Final = 1000
 """We wait for our extension this much longer than the provider's `deadlineMs`, in ms, so the
 provider's deadline (and its `tools.cancel`) always comes first."""
-
-
-def encode(message: dict[str, Any]) -> bytes:
-    """A hand-off message as compact UTF-8 JSON (sent as a binary message: no re-encoding, and
-    non-ASCII text is not inflated by `\\u` escapes)."""
-    return json.dumps(message, ensure_ascii=False, separators=(",", ":")).encode()
 
 
 def provider_of(descriptor: Any, own_instance: str) -> tuple[str, str, int | None] | None:
@@ -80,7 +85,9 @@ def provider_of(descriptor: Any, own_instance: str) -> tuple[str, str, int | Non
 class FollowerLink:
     """Connect to the published provider of our browser (the descriptor at `descriptor_path`) and
     serve its requests from our own extension (`own`), until `stop()`. `deadline_ms` bounds a
-    `current`; `on_provider(port)` hears the provider's MCP port on every connection."""
+    `current` the provider sends without a deadline, in ms; `on_provider(port)` hears the
+    provider's MCP port on every connection; `tools` and `tree` are our extension's page tools and
+    pushed tree so far (`set_tools`, `set_tree` pass on later ones)."""
 
     def __init__(
         self,
@@ -90,6 +97,8 @@ class FollowerLink:
         *,
         deadline_ms: int,
         on_provider: Callable[[int], None] | None = None,
+        tools: list[dict[str, Any]] | None = None,
+        tree: dict[str, Any] | None = None,
     ) -> None:
         self._path = descriptor_path
         self._instance = own_instance
@@ -98,8 +107,8 @@ class FollowerLink:
         self._on_provider = on_provider
         self._task: asyncio.Task[None] | None = None
         self._connection: ClientConnection | None = None
-        self._tools: list[dict[str, Any]] = []
-        self._tree: dict[str, Any] | None = None
+        self._tools: list[dict[str, Any]] = tools or []
+        self._tree: dict[str, Any] | None = tree
         self._calls: dict[str, str] = {}
         """The provider's tools.call id → ours (the bridge's), while the call runs."""
         self._background: set[asyncio.Task[None]] = set()
@@ -129,7 +138,11 @@ class FollowerLink:
 
     async def _send_tree(self, connection: ClientConnection) -> None:
         tree = self._tree
-        message: dict[str, Any] = {"type": "tree", "complete": tree is not None, **(tree or {})}
+        if tree is None:
+            message = FollowerTree(complete=False)
+        else:
+            root, focused = tree.get("root"), tree.get("windowFocused")
+            message = FollowerTree(complete=True, root=root, window_focused=focused)
         with contextlib.suppress(WebSocketException):
             await connection.send(encode(message))
 
@@ -140,7 +153,7 @@ class FollowerLink:
 
     async def _send_tools(self, connection: ClientConnection) -> None:
         with contextlib.suppress(WebSocketException):
-            await connection.send(encode({"type": "tools.changed", "tools": self._tools}))
+            await connection.send(encode(FollowerToolsChanged(tools=self._tools)))
 
     def _provider(self) -> tuple[str, str, int | None] | None:
         try:
@@ -168,7 +181,7 @@ class FollowerLink:
 
     async def _follow(self, connection: ClientConnection, url: str, port: int | None) -> None:
         log.info("following the provider at %s", url.rsplit(":", 1)[-1])
-        await connection.send(encode({"type": "follower.hello", "instance": self._instance}))
+        await connection.send(encode(FollowerHello(instance=self._instance)))
         self._connection = connection
         await self._send_tools(connection)
         await self._send_tree(connection)
@@ -202,54 +215,50 @@ class FollowerLink:
             return None
 
     async def _answer(self, connection: ClientConnection, raw: str | bytes) -> None:
+        """Answer one provider request from our own extension (a message that does not parse as
+        one is dropped)."""
         try:
-            message = json.loads(raw)
+            request = parse_provider_request(raw)
         except ValueError:
             return
-        if not isinstance(message, dict):
-            return
-        type_, request_id = message.get("type"), message.get("id")
-        asked = message.get("deadlineMs")
-        deadline_ms = asked if isinstance(asked, int) and 0 < asked <= PAGE_TOOL_DEADLINE_MS * 10 else None
         own_id: str | None = None
-        if type_ == "current":
-            body: dict[str, Any] = {}
-            wait_ms = deadline_ms or self._deadline_ms
-        elif type_ == "location":
-            body = {"elementId": message.get("elementId")}
-            wait_ms = deadline_ms or LOCATION_DEADLINE_MS
-        elif type_ == "tools.call":
-            body = {k: message.get(k) for k in ("pageId", "name", "input")}
-            wait_ms = (deadline_ms or PAGE_TOOL_DEADLINE_MS) + CALL_MARGIN_MS
+        body: dict[str, Any]
+        if isinstance(request, HandoffCurrent):
+            body = {}
+            wait = wait_ms(request.deadline_ms, self._deadline_ms)
+        elif isinstance(request, HandoffLocation):
+            body = {"elementId": request.element_id}
+            wait = wait_ms(request.deadline_ms, LOCATION_DEADLINE_MS)
+        elif isinstance(request, HandoffToolsCall):
+            body = {"pageId": request.page_id, "name": request.name, "input": request.input}
+            wait = wait_ms(request.deadline_ms, PAGE_TOOL_DEADLINE_MS) + CALL_MARGIN_MS
             own_id = self._own.new_request_id()
-            self._calls[str(request_id)] = own_id
-        elif type_ == "tools.cancel":
-            target = self._calls.get(str(message.get("callId")))
+            self._calls[request.id] = own_id
+        else:  # HandoffToolsCancel
+            target = self._calls.get(request.call_id)
             if target is None:
-                not_running = {"type": "result", "id": request_id, "result": {"cancelled": False}}
-                await self._reply(connection, not_running)
+                await self._reply(connection, HandoffResult(id=request.id, result={"cancelled": False}))
                 return
             body = {"callId": target}
-            wait_ms = deadline_ms or TOOLS_CANCEL_DEADLINE_MS
-        else:
-            return
+            wait = wait_ms(request.deadline_ms, TOOLS_CANCEL_DEADLINE_MS)
+        reply: HandoffResult | HandoffError
         try:
-            result = await self._own.request(type_, body, deadline_ms=wait_ms, request_id=own_id)
-            reply: dict[str, Any] = {"type": "result", "id": request_id, "result": result}
+            result = await self._own.request(request.type, body, deadline_ms=wait, request_id=own_id)
+            reply = HandoffResult(id=request.id, result=result)
         except WebctxError as exc:
-            reply = {"type": "error", "id": request_id, "error": {"code": exc.code, "message": str(exc)}}
+            reply = HandoffError(id=request.id, error=ErrorBody(code=exc.code, message=str(exc)))
         finally:
             if own_id is not None:
-                self._calls.pop(str(request_id), None)
+                self._calls.pop(request.id, None)
         await self._reply(connection, reply)
 
     @staticmethod
-    async def _reply(connection: ClientConnection, reply: dict[str, Any]) -> None:
+    async def _reply(connection: ClientConnection, reply: HandoffResult | HandoffError) -> None:
         data = encode(reply)
         if len(data) > MAX_MESSAGE_BYTES:
             log.warning("a %d-byte reply is over the hand-off's limit; sent as an error", len(data))
-            data = encode({"type": "error", "id": reply.get("id"), "error": {
-                "code": "result_too_large", "message": "The result is too large to pass between profiles.",
-            }})
+            data = encode(HandoffError(id=reply.id, error=ErrorBody(
+                code="result_too_large", message="The result is too large to pass between profiles.",
+            )))
         with contextlib.suppress(WebSocketException):
             await connection.send(data)

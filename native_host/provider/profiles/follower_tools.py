@@ -3,9 +3,9 @@
 ```
 follower host ── tools.changed {tools: PageTool[]} (its extension's list, its own names) ──►
     FollowerTools.update(k, requester, tools)
-        page ids  tab-<n>   → f<k>-tab-<n>          (handoff.py's follower prefix)
+        page ids  tab-<n>   → f<k>-tab-<n>          (merge.py's follower prefix)
         names     p<n>_add  → p<n>f<k>_add          (follower_name; ≤ 48 of [A-Za-z0-9_])
-        one PageToolTable per follower, its requester the follower's connection (handoff.py)
+        one PageToolTable per follower, its requester the follower's connection (handoff_server.py)
 desktop host ── tools/call p<n>f<k>_add ──► that table: validation, deadline, tools.cancel,
     "page gone" exactly as for the provider's own tools (page_tools.py)
 follower disconnects ──► FollowerTools.remove(k): its tools leave tools/list (on_change)
@@ -14,9 +14,9 @@ follower disconnects ──► FollowerTools.remove(k): its tools leave tools/li
 Naming (our decision, docs/native-host.md): the page number of a follower's Page `f<k>-tab-<n>`
 is written `<n>f<k>`, so its tools are `p<n>f<k>_<clean toolName>`. The provider's own tools are
 `p<n>_…` (digits then `_`), so the two never collide, and two followers differ in `k`. `k` is
-kept per follower host instance (handoff.py), so a follower that reconnects keeps its names; the
-name is remembered per (k, the follower's name) for the provider's whole instance. A name over 48
-characters is cut with the same `_` + 6 base-36 digits of FNV-1a as the extension's
+kept per follower host instance (handoff_server.py), so a follower that reconnects keeps its
+names; the name is remembered per (k, the follower's name) for the provider's whole instance. A
+name over 48 characters is cut with the same `_` + 6 base-36 digits of FNV-1a as the extension's
 (tool_names.js), over `<k>\\0<the follower's name>`.
 """
 
@@ -134,7 +134,8 @@ class FollowerTools:
     async def update(self, number: int, prefix: str, requester: Requester, raw_tools: Any) -> None:
         """Replace follower `number`'s tools with `raw_tools` (its `tools.changed` list, wire
         shape; entries of the wrong shape are dropped). Page ids get `prefix`; `requester` reaches
-        the follower (calls strip the prefix again, handoff.py). Awaits `on_change` on a change."""
+        the follower (calls strip the prefix again, handoff_server.py). Awaits `on_change` on a
+        change."""
         tools: list[PageTool] = []
         names: dict[str, str] = {}
         for raw in raw_tools if isinstance(raw_tools, list) else []:

@@ -11,6 +11,7 @@ from typing import Any
 import httpx
 import pytest
 
+from native_host.provider import security
 from native_host.provider.security import LoopbackGuard
 from tests.support.asgi import loopback_socket, serving_asgi
 
@@ -51,10 +52,10 @@ async def test_a_good_request_passes_through(served: Served) -> None:
 async def test_origin_header_is_refused_before_the_token_is_read(
     served: Served, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    def token_must_not_be_read(self: LoopbackGuard, authorization: bytes) -> bool:
+    def token_must_not_be_read(authorization: bytes, token: bytes) -> bool:
         raise AssertionError("the token was looked at")
 
-    monkeypatch.setattr(LoopbackGuard, "_token_matches", token_must_not_be_read)
+    monkeypatch.setattr(security, "token_matches", token_must_not_be_read)
     async with httpx.AsyncClient() as client:
         for headers in (
             {"Origin": "http://localhost:5173", **bearer()},

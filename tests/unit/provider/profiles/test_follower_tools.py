@@ -22,7 +22,8 @@ from native_host.provider.profiles.follower_tools import (
     follower_name,
     short_hash,
 )
-from native_host.provider.profiles.handoff import ProfileHandoff, prefix_ids
+from native_host.provider.profiles.handoff import ProfileHandoff
+from native_host.provider.profiles.merge import prefix_ids
 from tests.support.requester import FakeRequester, SentRequest
 
 

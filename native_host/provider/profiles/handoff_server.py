@@ -1,0 +1,310 @@
+"""The provider's side of the hand-off: the loopback WebSocket that follower hosts connect to
+(SPEC §3 "Several profiles, one provider"; the messages: protocol/handoff.py).
+
+```
+follower ── ws://127.0.0.1:<port>/handoff ──► process_request: security.refusal (Origin 403 →
+                                              Host 421 → bearer 401), then the path (404)
+         ─► follower.hello {instance}     ──► FollowerConnection k (k: by instance, HandoffServer)
+         ─► tools.changed                 ──► FollowerTools.update (follower_tools.py)
+         ─► tree                          ──► FollowerConnection.set_tree (merged without asking)
+         ◄─ current | location | tools.*  ◄── FollowerConnection.request (a bridge.Requester)
+         ─► result | error                ──► its Correlator (correlator.py, ids p-<n>)
+disconnect ──► pending requests fail (ProviderUnavailable), its tools leave tools/list
+```
+
+`k` numbers follower host instances for the provider's instance: a new follower instance gets a
+new `k`, a follower that reconnects keeps its `k` (its ids and tool names stay valid), so ids
+stay unique in the merged tree and never mean two things within the instance (merge.py).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import itertools
+import logging
+from collections.abc import Callable, Mapping
+from http import HTTPStatus
+from typing import TYPE_CHECKING, Any, Final
+
+from pydantic import ValidationError
+from websockets.asyncio.server import Server, ServerConnection, serve
+from websockets.exceptions import WebSocketException
+from websockets.http11 import Request, Response
+
+from native_host.errors import DeadlineExceeded, ExtensionError, ProviderUnavailable
+from native_host.protocol.answers import Element
+from native_host.protocol.handoff import (
+    HANDOFF_PATH,
+    HELLO_TIMEOUT_S,
+    MAX_MESSAGE_BYTES,
+    PROVIDER_REQUEST_ADAPTER,
+    FollowerHello,
+    FollowerToolsChanged,
+    FollowerTree,
+    HandoffError,
+    HandoffResult,
+    encode,
+    parse_follower_message,
+)
+from native_host.provider.correlator import Correlator, numbered_ids
+from native_host.provider.profiles.merge import FOLLOWER_ID, Windows, follower_windows, strip_prefix
+from native_host.provider.security import loopback_hosts, refusal
+
+if TYPE_CHECKING:
+    from native_host.provider.profiles.follower_tools import FollowerTools
+
+log = logging.getLogger(__name__)
+
+STOP_TIMEOUT_S: Final = 0.5
+"""Closing the hand-off server may take this long at exit, in seconds (the descriptor is already
+removed; the browser SIGKILLs a host ~2 s after closing its port)."""
+
+FOLLOWER_GONE: Final = "The other profile's native host disconnected."
+"""Why a request to a follower that went away fails (ProviderUnavailable)."""
+
+
+class FollowerConnection:
+    """One connected follower on the provider's side; a `bridge.Requester` that reaches the
+    follower's extension through its host (ids lose the `f<k>-` prefix on the way). `number` is
+    its `k`; `ids` mints request ids (shared by every follower of the provider: `p-<n>`)."""
+
+    def __init__(self, number: int, connection: ServerConnection, ids: Callable[[], str]) -> None:
+        self.number = number
+        self.prefix = f"f{number}-"
+        self.connection = connection
+        self.pending = Correlator(ids)
+        """Our requests waiting for the follower's `result`/`error`."""
+        self.tool_names: Mapping[str, str] = {}
+        """The follower's exposed tool names → the provider's (follower_tools.py)."""
+        self.tree: dict[str, Any] | None = None
+        """The follower's last pushed complete tree (`{root, windowFocused}`), else None."""
+        self._windows: Windows | None = None
+        """`tree` as `current` gives it (prefixed ids, our tool names), made once per tree."""
+
+    def set_tree(self, message: FollowerTree) -> None:
+        """A `tree` from the follower: kept when complete and of the right shape (checked once
+        here, as an answers.Element), else forgotten (its `current` is asked again)."""
+        self._windows = None
+        root = message.root
+        self.tree = None
+        if message.complete is not True or root is None:
+            return
+        try:
+            Element.model_validate(root)
+        except ValidationError:
+            log.info("follower %s sent a tree of the wrong shape", self.prefix)
+            return
+        self.tree = {"root": root, "windowFocused": message.window_focused is True}
+
+    def rename_tools(self, tool_names: Mapping[str, str]) -> None:
+        """The follower's tool names → ours changed (follower_tools.py): windows name tools again."""
+        self.tool_names = tool_names
+        self._windows = None
+
+    def cached_windows(self) -> Windows | None:
+        """`(windows, windowFocused)` from the pushed tree, or None when there is none."""
+        if self.tree is None:
+            return None
+        if self._windows is None:
+            self._windows = follower_windows(self.tree, self.prefix, self.tool_names)
+        return self._windows
+
+    def new_request_id(self) -> str:
+        """A fresh id `p-<n>` (unique across the provider's followers)."""
+        return self.pending.new_id()
+
+    async def request(
+        self,
+        type_: str,
+        body: Mapping[str, Any] | None = None,
+        *,
+        deadline_ms: int,
+        request_id: str | None = None,
+    ) -> Any:
+        """As `Bridge.request`, through the follower: a protocol/handoff.py request `{**body, type,
+        id, deadlineMs}` (pageId and elementId without our prefix). Raises DeadlineExceeded,
+        ExtensionError (the follower's extension's code), ProviderUnavailable (the follower is
+        gone), ValueError (a request the hand-off does not carry)."""
+        if request_id is None:
+            request_id = self.new_request_id()
+        message = PROVIDER_REQUEST_ADAPTER.validate_python(
+            {**strip_prefix(body, self.prefix), "type": type_, "id": request_id, "deadlineMs": deadline_ms}
+        )
+        data = encode(message)
+
+        async def send() -> None:
+            try:
+                await self.connection.send(data)
+            except WebSocketException:
+                raise ProviderUnavailable(FOLLOWER_GONE) from None
+
+        try:
+            return await self.pending.call(request_id, send, deadline_ms=deadline_ms)
+        except TimeoutError:
+            raise DeadlineExceeded(
+                f"The other profile's native host did not answer `{type_}` within {deadline_ms} ms."
+            ) from None
+
+    async def current(self, deadline_ms: int) -> Windows:
+        """The follower's windows, asked (`current`): `(windows, windowFocused)`, ids prefixed."""
+        result = await self.request("current", deadline_ms=deadline_ms)
+        return follower_windows(result, self.prefix, self.tool_names)
+
+    def on_reply(self, message: HandoffResult | HandoffError) -> None:
+        """The follower's answer to one of our requests (dropped when nobody waits for it)."""
+        if isinstance(message, HandoffResult):
+            self.pending.resolve(message.id, message.result)
+        else:
+            error = message.error
+            self.pending.fail(message.id, ExtensionError(error.message, code=error.code or "follower_error"))
+
+    def close(self) -> None:
+        """The connection closed: every waiting and later request fails with ProviderUnavailable."""
+        self.pending.close(FOLLOWER_GONE)
+
+
+class HandoffServer:
+    """The provider's side: accepts followers authenticated with the provider's MCP token, behind
+    the MCP endpoint's own loopback checks (security.py; SPEC §1, §3). `tools` receives followers'
+    page tools (follower_tools.py)."""
+
+    def __init__(self, tools: FollowerTools | None = None) -> None:
+        self._tools = tools
+        self._token = b""
+        self._allowed_hosts: tuple[bytes, ...] = ()
+        self._numbers = itertools.count(1)
+        self._by_instance: dict[str, int] = {}
+        self._request_ids = numbered_ids("p-")
+        self.followers: dict[int, FollowerConnection] = {}
+        """Connected followers by `k`."""
+        self._server: Server | None = None
+        self.url: str | None = None
+
+    def _number_for(self, hello: object) -> int:
+        """`k` of a new follower connection: the one its host instance had before (a reconnect
+        keeps its ids and tool names), else a new one; never one that is connected now."""
+        if isinstance(hello, FollowerHello):
+            known = self._by_instance.get(hello.instance)
+            if known is not None and known not in self.followers:
+                return known
+            number = next(self._numbers)
+            self._by_instance[hello.instance] = number
+            return number
+        return next(self._numbers)
+
+    def _check(self, connection: ServerConnection, request: Request) -> Response | None:
+        """websockets' `process_request`: the loopback checks (security.refusal), then the path."""
+        # As ASGI gives them: lower-case names, the bytes sent (websockets decoded them as ISO-8859-1).
+        headers = [
+            (name.lower().encode("latin-1"), value.encode("latin-1"))
+            for name, value in request.headers.raw_items()
+        ]
+        refused = refusal(headers, allowed_hosts=self._allowed_hosts, token=self._token)
+        if refused is not None:
+            log.info("refused a hand-off connection with %d: %s", refused.status, refused.message)
+            response = connection.respond(HTTPStatus(refused.status), refused.message + "\n")
+            for name, value in refused.headers:
+                response.headers[name.decode("latin-1")] = value.decode("latin-1")
+            return response
+        if request.path != HANDOFF_PATH:
+            return connection.respond(HTTPStatus.NOT_FOUND, "Not found.\n")
+        return None
+
+    async def start(self, token: str) -> str:
+        """Listen on 127.0.0.1 (OS-picked port) for followers presenting `token` (the endpoint's
+        bearer token, published in the descriptor); return `ws://127.0.0.1:<port>/handoff`."""
+        self._token = token.encode()
+        self._server = await serve(
+            self._serve, "127.0.0.1", 0, process_request=self._check, max_size=MAX_MESSAGE_BYTES,
+            compression=None,  # loopback: deflating multi-MiB page-tool results only costs CPU
+        )
+        port = next(iter(self._server.sockets)).getsockname()[1]
+        self._allowed_hosts = loopback_hosts(port)
+        self.url = f"ws://127.0.0.1:{port}{HANDOFF_PATH}"
+        return self.url
+
+    async def stop(self) -> None:
+        """Close every follower connection and stop listening (bounded: STOP_TIMEOUT_S)."""
+        if self._server is not None:
+            self._server.close()
+            with contextlib.suppress(TimeoutError):
+                async with asyncio.timeout(STOP_TIMEOUT_S):
+                    await self._server.wait_closed()
+
+    async def _serve(self, connection: ServerConnection) -> None:
+        try:
+            async with asyncio.timeout(HELLO_TIMEOUT_S):
+                hello = parse_follower_message(await connection.recv())
+        except (TimeoutError, ValueError, WebSocketException):
+            return
+        number = self._number_for(hello)
+        follower = FollowerConnection(number, connection, self._request_ids)
+        self.followers[number] = follower
+        log.info("follower %d connected", number)
+        try:
+            async for raw in connection:
+                try:
+                    message = parse_follower_message(raw)
+                except ValueError:
+                    continue
+                if isinstance(message, FollowerToolsChanged):
+                    if self._tools is not None:
+                        await self._tools.update(number, follower.prefix, follower, message.tools)
+                        follower.rename_tools(self._tools.names_of(number))
+                elif isinstance(message, FollowerTree):
+                    follower.set_tree(message)
+                elif isinstance(message, HandoffResult | HandoffError):
+                    follower.on_reply(message)
+        except WebSocketException:
+            pass
+        finally:
+            del self.followers[number]
+            follower.close()
+            if self._tools is not None:
+                await self._tools.remove(number)
+            log.info("follower %d disconnected", number)
+
+    def follower_of(self, element_id: str) -> tuple[bool, FollowerConnection | None]:
+        """Whether `element_id` is a follower's (`f<k>-…`), and that follower when connected."""
+        match = FOLLOWER_ID.fullmatch(element_id)
+        if match is None:
+            return False, None
+        return True, self.followers.get(int(match.group(1)))
+
+    def cached_follower_windows(self) -> list[Windows] | None:
+        """Every follower's `(windows, windowFocused)` from its pushed tree, or None when some
+        follower has none (then `follower_windows` asks)."""
+        out = []
+        for follower in self.followers.values():
+            cached = follower.cached_windows()
+            if cached is None:
+                return None
+            out.append(cached)
+        return out
+
+    async def follower_windows(self, deadline_ms: int) -> list[Windows]:
+        """Every follower's `(windows, windowFocused)` (ids prefixed): from its pushed tree, else
+        asked (all at once, within `deadline_ms` ms); a failing follower gives `([], False)`."""
+        followers = list(self.followers.values())
+        if not followers:
+            return []
+        results = await asyncio.gather(
+            *(self._windows_of(f, deadline_ms) for f in followers),
+            return_exceptions=True,
+        )
+        out: list[Windows] = []
+        for follower, result in zip(followers, results, strict=True):
+            if isinstance(result, BaseException):
+                log.info("follower %s left out of current: %s", follower.prefix, type(result).__name__)
+                out.append(([], False))
+            else:
+                out.append(result)
+        return out
+
+    @staticmethod
+    async def _windows_of(follower: FollowerConnection, deadline_ms: int) -> Windows:
+        cached = follower.cached_windows()
+        if cached is not None:
+            return cached
+        return await follower.current(deadline_ms)

@@ -1,0 +1,94 @@
+"""The merged tree: every profile's windows under the provider's Application (SPEC §3 "Several
+profiles, one provider"; handoff.py).
+
+```
+provider's own {root: Application[win-1 …], windowFocused}
+  + follower k's {root: Application[win-1 …], windowFocused}   ids → f<k>-win-1 …  (prefix_ids)
+  = {root: Application[win-1 …, f1-win-1 …, f2-…], windowFocused}                  (merge_windows)
+```
+
+A follower's element ids get the prefix `f<k>-` (`FOLLOWER_ID`), so ids stay unique in the merged
+tree; requests about such an id go to follower `k` without the prefix (`strip_prefix`). A Page's
+`attributes.tools` name the provider's MCP tools (follower_tools.py). One focus path survives: the
+profile whose window really has the browser's focus (each extension's `windowFocused`, from
+`chrome.windows.getLastFocused().focused`) keeps its `focused` marks, the others lose theirs;
+when none has focus, the provider's own tree keeps its marks. Every function returns copies: the
+trees it is given are pushed trees, shared until their next push (tree_cache.py).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+from typing import Any, Final
+
+FOLLOWER_ID: Final = re.compile(r"f(\d+)-(.+)", re.DOTALL)
+"""A follower's element id in the merged tree: `f<k>-<the follower's own id>`."""
+
+Windows = tuple[list[dict[str, Any]], bool]
+"""One profile's part of the merged tree: `(its Window elements, windowFocused)`."""
+
+
+def prefix_ids(
+    element: dict[str, Any], prefix: str, tool_names: Mapping[str, str] | None = None
+) -> dict[str, Any]:
+    """A copy of `element` whose every `id` (recursively) starts with `prefix`; a Page's
+    `attributes.tools` (the follower's exposed names) become the provider's names in `tool_names`
+    (follower_tools.py), names it does not hold are left out."""
+    copy = dict(element)
+    if isinstance(copy.get("id"), str):
+        copy["id"] = prefix + copy["id"]
+    attributes = copy.get("attributes")
+    if tool_names is not None and isinstance(attributes, dict) and isinstance(attributes.get("tools"), list):
+        names = [tool_names[n] for n in attributes["tools"] if isinstance(n, str) and n in tool_names]
+        copy["attributes"] = {**attributes, "tools": names}
+    children = copy.get("children")
+    if isinstance(children, list):
+        copy["children"] = [prefix_ids(c, prefix, tool_names) for c in children if isinstance(c, dict)]
+    return copy
+
+
+def strip_prefix(body: Mapping[str, Any] | None, prefix: str) -> dict[str, Any]:
+    """`body` with the follower `prefix` taken off its `pageId` and `elementId` (the follower's
+    extension knows its ids without it)."""
+    out = dict(body or {})
+    for key in ("pageId", "elementId"):
+        value = out.get(key)
+        if isinstance(value, str) and value.startswith(prefix):
+            out[key] = value[len(prefix):]
+    return out
+
+
+def follower_windows(result: Any, prefix: str, tool_names: Mapping[str, str]) -> Windows:
+    """A follower's `current` result (`{root: Application, windowFocused?}`) as its part of the
+    merged tree: its windows with ids prefixed (`prefix_ids`), and its `windowFocused`."""
+    root = result.get("root") if isinstance(result, dict) else None
+    windows = root.get("children") if isinstance(root, dict) else None
+    focused = isinstance(result, dict) and result.get("windowFocused") is True
+    return [prefix_ids(w, prefix, tool_names) for w in windows or [] if isinstance(w, dict)], focused
+
+
+def drop_focus(element: dict[str, Any]) -> dict[str, Any]:
+    """A copy of `element` with `focused` removed everywhere below and including it."""
+    copy = {k: v for k, v in element.items() if k != "focused"}
+    children = copy.get("children")
+    if isinstance(children, list):
+        copy["children"] = [drop_focus(c) for c in children if isinstance(c, dict)]
+    return copy
+
+
+def merge_windows(own: Any, others: list[Windows]) -> Any:
+    """`own` (`{root: Application, windowFocused?}`) with the follower windows in `others` (each
+    `(windows, windowFocused)`) appended to its root's children. One focus path survives: the
+    profile whose window really has the focus (`windowFocused`), else the provider's own."""
+    if not isinstance(own, dict) or not isinstance(own.get("root"), dict) or not any(w for w, _ in others):
+        return own
+    root = dict(own["root"])
+    own_windows = [c for c in root.get("children") or [] if isinstance(c, dict)]
+    groups = [(own_windows, own.get("windowFocused") is True), *others]
+    winner = next((n for n, (_, focused) in enumerate(groups) if focused), 0)
+    children: list[dict[str, Any]] = []
+    for n, (windows, _) in enumerate(groups):
+        children.extend(windows if n == winner else [drop_focus(w) for w in windows])
+    root["children"] = children
+    return {**own, "root": root}
