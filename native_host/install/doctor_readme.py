@@ -37,12 +37,19 @@ README_END: Final = "<!-- end of troubleshooting -->"
 def write_readme(readme: Path, checks: Sequence[CheckInfo]) -> bool:
     """Replace the text between README_START and README_END in `readme` with the section generated
     from `checks`; return True when the file changed. Raises ValueError when the markers are missing."""
+    return replace_section(readme, README_START, README_END, troubleshooting_markdown(checks))
+
+
+def replace_section(readme: Path, start: str, end: str, body: str) -> bool:
+    """Put `body` between the marker lines `start` and `end` of the UTF-8 file `readme`, leaving the
+    rest as it is; return True when the file changed. Raises ValueError when a marker is missing.
+    The one writer of generated README sections (this one, and scripts/layout.py's Layout)."""
     text = readme.read_text(encoding="utf-8")
-    if README_START not in text or README_END not in text:
-        raise ValueError(f"{readme} lacks the markers {README_START!r} … {README_END!r}")
-    head, rest = text.split(README_START, 1)
-    tail = rest.split(README_END, 1)[1]
-    new = f"{head}{README_START}\n{troubleshooting_markdown(checks)}{README_END}{tail}"
+    if start not in text or end not in text:
+        raise ValueError(f"{readme} lacks the markers {start!r} … {end!r}")
+    head, rest = text.split(start, 1)
+    tail = rest.split(end, 1)[1]
+    new = f"{head}{start}\n{body}{end}{tail}"
     if new != text:
         readme.write_text(new, encoding="utf-8")
     return new != text
