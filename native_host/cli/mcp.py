@@ -1,8 +1,8 @@
 """`webctx mcp`: the stdio MCP server for clients that cannot talk to the provider directly (issue #8).
 
-`webctx mcp` serves MCP on stdin/stdout until stdin closes (`stdio_bridge.StdioBridge`); nothing
+`webctx mcp` serves MCP on stdin/stdout until stdin closes (`stdio.server.StdioBridge`); nothing
 but MCP frames reaches stdout, logs go to `<log dir>/mcp.log`. `webctx mcp --print-config CLIENT`
-prints the JSON to paste into that client's configuration (`mcp_clients.CLIENTS`) on stdout, and
+prints the JSON to paste into that client's configuration (`stdio.clients.CLIENTS`) on stdout, and
 where the file lives on stderr.
 """
 

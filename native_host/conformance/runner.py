@@ -5,7 +5,7 @@ find_descriptor(pid | file)          the descriptor to check (not pre-filtered: 
 collect(path)                        → Evidence
   ├─ inspection.py        file and folder modes, pid, bundle id, listeners on the port (psutil, os.lstat)
   ├─ security_probes.py   Origin / no token / wrong token / query token / bad Host     (raw HTTP)
-  └─ conversation.py      MCP in both eras through host_client.open_session:
+  └─ conversation.py      MCP in both eras through host.open_session:
        auto   (server/discover): tools/list, current twice, location probes when offered
        legacy (initialize):      tools/list, current
 report.run_checks(evidence)          → [CheckResult] in rules.RULES order; a crashing check is a fail
@@ -46,7 +46,7 @@ from native_host.protocol.descriptor import Descriptor
 def find_descriptor(pid: int | None = None, *, folder: Path | None = None) -> Path:
     """The descriptor file to check: the one in the providers folder (default
     `paths.providers_dir()`) whose `pid` is `pid`, else the only one there, else the one
-    `webctx context` would ask (`host_client.choose_provider`). Raises ProviderUnavailable when
+    `webctx context` would ask (`host.choose_provider`). Raises ProviderUnavailable when
     there is none, or several usable ones and none in front (pick one with --pid)."""
     folder = paths.providers_dir() if folder is None else folder
     try:
@@ -60,7 +60,7 @@ def find_descriptor(pid: int | None = None, *, folder: Path | None = None) -> Pa
             raise ProviderUnavailable(
                 f"No descriptor in {folder}: no provider is running. Start one, or pass --descriptor FILE."
             )
-        # Several: the one `webctx context` would ask (host_client.choose_provider: the front app's
+        # Several: the one `webctx context` would ask (host.choose_provider: the front app's
         # usable provider, else the only usable one), so unreadable or stale files do not get in the way.
         found = discover(folder)
         chosen = choose_provider(found)
