@@ -2,7 +2,7 @@
 
 ```
 start      (the first hello was usually answered already, by early_hello.py, with its instance)
-           start importing mcp_server in a thread · read frames from stdin · clean up stale
+           start importing endpoint.py in a thread · read frames from stdin · clean up stale
            descriptors and unheld provider lock files
 hello      answer at once {instance, protocol, listening}; if settings.enabled is not false:
            import done → start the MCP endpoint and the hand-off server (handoff.py) → the
@@ -65,12 +65,12 @@ from native_host.provider.tree_cache import CachingRequester, TreeCache
 
 if TYPE_CHECKING:  # imported for real in a thread: it takes about a second
     from native_host.provider.early_hello import EarlyHello
-    from native_host.provider.mcp_server import McpEndpoint
+    from native_host.provider.endpoint import McpEndpoint
     from native_host.provider.profiles.handoff import ProfileHandoff
 
 log = logging.getLogger(__name__)
 
-MCP_MODULE: Final = "native_host.provider.mcp_server"
+MCP_MODULE: Final = "native_host.provider.endpoint"
 """Imported in a thread at start, so `hello` is answered before `mcp` has loaded."""
 
 PAGE_TOOL_DEADLINE_ENV: Final = "WEBCTX_PAGE_TOOL_DEADLINE_MS"
@@ -372,9 +372,11 @@ class NativeHost:
             self.requester, instance=self.instance, tools=follower_tools, on_provider=self._on_provider_port
         )
         self.endpoint = endpoint = module.McpEndpoint(
-            handoff.requester, instance=self.instance, page_tool_deadline_ms=page_tool_deadline_ms()
+            handoff.requester,
+            instance=self.instance,
+            page_tool_deadline_ms=page_tool_deadline_ms(),
+            follower_tools=follower_tools,
         )
-        endpoint.follower_tools = follower_tools
         # Our pushed tree goes on to the provider while we follow it (handoff.py).
         self.tree_cache.on_change = lambda: handoff.set_tree(self.tree_cache.reply())
         handoff.set_tree(self.tree_cache.reply())

@@ -32,7 +32,7 @@ class TreeCache:
 
     `reply()` is the `current` result the worker would have sent (`{root, windowFocused}`, wire
     shape), the same object until the next push: callers must not change it (handoff.py copies
-    before it edits; mcp_server.py keys its memo on its identity).
+    before it edits; builtin_tools.py keys its memo on its identity).
     """
 
     def __init__(self) -> None:

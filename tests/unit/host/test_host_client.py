@@ -40,7 +40,7 @@ from native_host.host.client import (
 )
 from native_host.protocol.answers import CurrentAnswer
 from native_host.protocol.descriptor import Descriptor
-from native_host.provider.mcp_server import McpEndpoint
+from native_host.provider.endpoint import McpEndpoint
 
 TOKEN = "test-token-not-secret"
 BUNDLE = "org.example.TestHost"

@@ -11,7 +11,7 @@ from typing import Any
 import httpx
 import pytest
 
-from native_host.provider.mcp_server import McpEndpoint
+from native_host.provider.endpoint import McpEndpoint
 
 INITIALIZE = {
     "jsonrpc": "2.0",
