@@ -8,7 +8,7 @@ real bearer token, each answer checked against the descriptor) calls `current` `
 warm-up calls; each call is timed on the client (`time.perf_counter` around
 `ProviderSession.current()`). Three providers are measured side by side:
 
-- **floor**: a bare provider, `native_host.provider.mcp_server.McpEndpoint` (the same SDK, uvicorn and
+- **floor**: a bare provider, `native_host.provider.endpoint.McpEndpoint` (the same SDK, uvicorn and
   transport settings, `LoopbackGuard` and middleware) in a subprocess of this script, whose
   requester answers `current` at once with a constant one-element tree. It is what any `current`
   costs before a browser is asked anything: HTTP + MCP + JSON + pydantic on both ends.
@@ -388,7 +388,7 @@ async def serve_floor(tree_file: Path | None = None, profile_out: Path | None = 
     `{url, token, instance, pid}` as one JSON line, serve until stdin closes or SIGTERM.
     `tree_file`: a JSON root element to answer instead of FLOOR_ROOT; `profile_out`: see
     `_profile_on_signals`."""
-    from native_host.provider.mcp_server import McpEndpoint
+    from native_host.provider.endpoint import McpEndpoint
 
     root = json.loads(tree_file.read_text(encoding="utf-8")) if tree_file else FLOOR_ROOT
     instance = secrets.token_urlsafe(16)

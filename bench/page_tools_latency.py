@@ -2,7 +2,7 @@
 
 What it measures (times in ms; median and p99 by nearest rank over `--calls` calls after 20 warm-up)
 -----------------------------------------------------------------------------------------------
-- **floor**: `native_host.provider.mcp_server.McpEndpoint` in a subprocess whose requester answers
+- **floor**: `native_host.provider.endpoint.McpEndpoint` in a subprocess whose requester answers
   `tools.call` at once with `{"ok": true, "text": "42"}`: a constant page tool on a bare server
   (HTTP + MCP + input check + result mapping, no browser).
 - **page tool**: the same call to a real page tool (`execute: () => 42`) in headless Chromium with
@@ -56,7 +56,7 @@ BLOCK_CALLS = 10
 
 FLOOR_SERVER = r"""
 import asyncio, json, sys
-from native_host.provider.mcp_server import McpEndpoint
+from native_host.provider.endpoint import McpEndpoint
 from native_host.protocol.native import PageTool
 from tests.support.requester import FakeRequester  # the cwd is the repo root
 

@@ -77,7 +77,7 @@ WARMUP_CALLS = 20
 
 async def serve_floor() -> None:
     """`--floor-server`: run the floor endpoint, print `<url> <token>`, serve until stdin closes."""
-    from native_host.provider.mcp_server import McpEndpoint
+    from native_host.provider.endpoint import McpEndpoint
 
     async def no_window(_bounds: Any) -> int | None:
         return None

@@ -54,7 +54,7 @@ class Import:
 
     `source`/`target` are groups: the dotted package path below native_host (`provider.profiles`)
     or, for a top-level module, its name (`errors`, `__init__`). `module` is the imported module
-    (`native_host.provider.mcp_server`, not the name taken from it). `line` is 1-based."""
+    (`native_host.provider.endpoint`, not the name taken from it). `line` is 1-based."""
 
     file: Path
     line: int

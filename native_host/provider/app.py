@@ -2,17 +2,16 @@
 
 ```
 start      (the first hello was usually answered already, by early_hello.py, with its instance)
-           start importing mcp_server in a thread · read frames from stdin · clean up stale
-           descriptors and unheld provider lock files
-hello      answer at once {instance, protocol, listening}; if settings.enabled is not false:
-           import done → start the MCP endpoint and the hand-off server (handoff.py) → the
-           publisher (publisher.py) takes the browser's provider lock and writes the descriptor,
-           or stands by and follows the provider → `provider.ready {port}` (ours once we publish;
-           the provider's, with `viaProvider: true`, while we follow it)
+           start importing endpoint.py (MCP_MODULE) in a daemon thread (daemon_threads.py) · read
+           frames from stdin · clean up stale descriptors and unheld provider lock files
+hello      answer at once (hello.py: {instance, protocol, listening, problem?}); if listening:
+           Serving.start (serving.py): import done → the MCP endpoint and the hand-off server →
+           the publisher takes the browser's provider lock and writes the descriptor, or stands
+           by and follows the provider → `provider.ready {port}`
 result/    routed to the waiting request (bridge.py)
 error
-tools.     the exposed page tools → McpEndpoint.set_page_tools (kept until the endpoint exists),
-changed    and to the provider while we follow it (follower_link.py)
+tools.     the exposed page tools → Serving.set_page_tools: the endpoint (kept until it exists),
+changed    and the provider while we follow it (follower_link.py)
 tree       the worker's pushed `current` answer → TreeCache (tree_cache.py): `current` answers
            from it without a round trip while it is complete; every hello forgets it
 stop       stdin EOF, SIGTERM, SIGINT, fatal error → remove the descriptor FIRST (if still ours),
@@ -27,30 +26,22 @@ import contextlib
 import importlib
 import logging
 import os
-import secrets
 import signal
 import sys
-import threading
 import time
 from collections.abc import Callable, Sequence
-from pathlib import Path
 from types import FrameType, ModuleType
-from typing import TYPE_CHECKING, Any, BinaryIO, Final, NoReturn, TypeVar
-from urllib.parse import urlsplit
+from typing import TYPE_CHECKING, Any, BinaryIO, Final, NoReturn
 
 from pydantic import ValidationError
 
 from native_host import paths
-from native_host.errors import ProvidersFolderError, WebctxError
-from native_host.protocol.browser_identity import BrowserIdentity, identify_browser
-from native_host.protocol.descriptor import Descriptor
+from native_host.errors import WebctxError
 from native_host.protocol.native import (
     BROWSER_FRAME_ADAPTER,
     NATIVE_MESSAGE_TYPES,
     ErrorFrame,
     Hello,
-    HelloReply,
-    ProviderReady,
     ResultFrame,
     ToolsChanged,
     TreePush,
@@ -58,100 +49,26 @@ from native_host.protocol.native import (
 from native_host.protocol.version import PROTOCOL_VERSION, protocol_supported
 from native_host.provider import bench_ping
 from native_host.provider.bridge import Bridge
-from native_host.provider.descriptor_files import check_providers_folder, remove_stale_descriptors
+from native_host.provider.daemon_threads import open_reader, run_in_daemon_thread
+from native_host.provider.descriptor_files import remove_stale_descriptors
 from native_host.provider.framing import FrameWriter, iter_frames
-from native_host.provider.publisher import DescriptorPublisher, remove_stale_locks
+from native_host.provider.hello import hello_result, mint_instance
+from native_host.provider.publisher import remove_stale_locks
+from native_host.provider.serving import Serving
 from native_host.provider.tree_cache import CachingRequester, TreeCache
 
-if TYPE_CHECKING:  # imported for real in a thread: it takes about a second
+if TYPE_CHECKING:
     from native_host.provider.early_hello import EarlyHello
-    from native_host.provider.mcp_server import McpEndpoint
-    from native_host.provider.profiles.handoff import ProfileHandoff
 
 log = logging.getLogger(__name__)
 
-MCP_MODULE: Final = "native_host.provider.mcp_server"
-"""Imported in a thread at start, so `hello` is answered before `mcp` has loaded."""
-
-PAGE_TOOL_DEADLINE_ENV: Final = "WEBCTX_PAGE_TOOL_DEADLINE_MS"
-"""Environment variable overriding the page-tool call deadline (ms; SPEC §5 "default 60 s")."""
-
-STOP_TIMEOUT_S: Final = 1.0
-"""How long stopping the MCP endpoint may take, in seconds (the browser SIGKILLs at ~2 s)."""
-
-_T = TypeVar("_T")
-
-
-def mint_instance() -> str:
-    """A new instance id: 16 random bytes, URL-safe base64 without padding (22 characters)."""
-    return secrets.token_urlsafe(16)
-
-
-def run_in_daemon_thread(function: Callable[..., _T], *args: Any) -> asyncio.Future[_T]:
-    """Run `function(*args)` in a daemon thread; return a future for its result.
-
-    Unlike `asyncio.to_thread`, a thread still running at exit (a slow import, a hung
-    `--version`) never delays the exit: the loop's executor shutdown does not wait for it.
-    """
-    loop = asyncio.get_running_loop()
-    future: asyncio.Future[_T] = loop.create_future()
-
-    def settle(result: _T | None, error: BaseException | None) -> None:
-        if future.done():
-            return
-        if error is not None:
-            future.set_exception(error)
-        else:
-            future.set_result(result)  # type: ignore[arg-type]  # result is a _T when error is None
-
-    def work() -> None:
-        try:
-            result = function(*args)
-        except BaseException as exc:
-            with contextlib.suppress(RuntimeError):  # the loop is already closed
-                loop.call_soon_threadsafe(settle, None, exc)
-        else:
-            with contextlib.suppress(RuntimeError):
-                loop.call_soon_threadsafe(settle, result, None)
-
-    name = f"webctx-{getattr(function, '__name__', 'worker')}"
-    threading.Thread(target=work, name=name, daemon=True).start()
-    return future
-
-
-async def open_reader(stdin: BinaryIO, prefix: bytes = b"") -> asyncio.StreamReader:
-    """An asyncio.StreamReader over `stdin` (a pipe from the browser), yielding `prefix` first
-    (bytes already read from it). Falls back to a reading thread when the loop cannot watch it (a
-    regular file, Windows' proactor on a console)."""
-    loop = asyncio.get_running_loop()
-    reader = asyncio.StreamReader(limit=1 << 20)
-    if prefix:
-        reader.feed_data(prefix)
-    try:
-        await loop.connect_read_pipe(lambda: asyncio.StreamReaderProtocol(reader), stdin)
-    except (ValueError, OSError, NotImplementedError):
-        fd = stdin.fileno()
-
-        def pump() -> None:
-            while True:
-                try:
-                    data = os.read(fd, 1 << 16)
-                except OSError:
-                    data = b""
-                try:
-                    if not data:
-                        loop.call_soon_threadsafe(reader.feed_eof)
-                        return
-                    loop.call_soon_threadsafe(reader.feed_data, data)
-                except RuntimeError:  # the loop is closed
-                    return
-
-        threading.Thread(target=pump, name="webctx-stdin", daemon=True).start()
-    return reader
+MCP_MODULE: Final = "native_host.provider.endpoint"
+"""Imported in a daemon thread at start (`mcp`, uvicorn: about a second), so `hello` is answered
+before `mcp` has loaded; Serving.start awaits it."""
 
 
 class NativeHost:
-    """One native-host process: the port to the worker, the MCP endpoint, the descriptor.
+    """One native-host process: the port to the worker, and what it serves (serving.py).
 
     `reader` yields the browser's frames, `writer` writes ours; `origin` is the calling
     extension's origin (argv[1], e.g. `chrome-extension://<id>/`); `started_at` is the process's
@@ -172,12 +89,8 @@ class NativeHost:
         self.started_at = time.monotonic() if started_at is None else started_at
         self.origin = origin
         self.bridge = Bridge(writer.send)
-        self.tree_cache = TreeCache()
+        self.tree_cache = TreeCache(on_change=self._tree_changed)
         self.requester = CachingRequester(self.bridge, self.tree_cache, lambda: not self.bridge.closed)
-        self.endpoint: McpEndpoint | None = None
-        self.descriptor_path: Path | None = None
-        self.publisher: DescriptorPublisher | None = None
-        self.handoff: ProfileHandoff | None = None
         self.exit_code = 0
         self._reader = reader
         self._writer = writer
@@ -186,9 +99,15 @@ class NativeHost:
         self._tasks: set[asyncio.Task[None]] = set()
         self._provider_task: asyncio.Task[None] | None = None
         self._mcp_module: asyncio.Future[ModuleType] | None = None
-        self._page_tools: ToolsChanged | None = None
-        self._own_port: int | None = None
         self._bench_tasks: set[asyncio.Task[None]] = set()
+        self.serving: Final = Serving(
+            self.requester,
+            instance=self.instance,
+            tree=self.tree_cache.reply,
+            send_event=self._send_event,
+            stopping=self._stop,
+            started_at=self.started_at,
+        )
 
     def _ms_since_start(self) -> float:
         return (time.monotonic() - self.started_at) * 1e3
@@ -298,131 +217,52 @@ class NativeHost:
         elif isinstance(parsed, ResultFrame | ErrorFrame):
             self.bridge.handle_reply(parsed)
         elif isinstance(parsed, ToolsChanged):
-            self._page_tools = parsed
-            if self.endpoint is not None:
-                await self.endpoint.set_page_tools(parsed.tools)
-            if self.handoff is not None:
-                self.handoff.set_page_tools(parsed.to_wire()["tools"])
+            await self.serving.set_page_tools(parsed)
+
+    def _tree_changed(self) -> None:
+        """TreeCache's `on_change` (the cache is made before `serving`, which reads it)."""
+        self.serving.tree_changed()
 
     async def _on_hello(self, hello: Hello, *, answered: EarlyHello | None = None) -> None:
-        """Answer `hello` (unless `answered` says early_hello.py did) and start the provider."""
+        """Answer `hello` (unless `answered` says early_hello.py did) with hello.py's reply, and
+        start serving when it says we listen."""
+        extension = hello.extension.id if hello.extension else "?"
         if answered is not None:
+            listening = answered.listening
             log.info(
                 "hello %s from extension %s (protocol %s) answered %.0f ms after start (early); listening=%s",
                 hello.id,
-                hello.extension.id if hello.extension else "?",
+                extension,
                 hello.protocol,
                 (answered.answered_at - self.started_at) * 1e3,
-                answered.listening,
+                listening,
             )
             if answered.problem:
                 log.error("not serving: %s", answered.problem)
-            if answered.listening and self._provider_task is None:
-                self._provider_task = self._spawn(self._start_provider(hello), "start-provider")
-            return
-        listening = hello.settings.enabled
-        problem = None
+        else:
+            # The folder is checked before the first start only: once serving, we keep serving.
+            result = hello_result(
+                self.instance, enabled=hello.settings.enabled, check_folder=self._provider_task is None
+            )
+            listening = result["listening"]
+            if "problem" in result:
+                log.error("not serving: %s", result["problem"])
+            await self._writer.send({"type": "result", "id": hello.id, "result": result})
+            log.info(
+                "hello %s from extension %s (protocol %s) answered %.0f ms after start; listening=%s",
+                hello.id,
+                extension,
+                hello.protocol,
+                self._ms_since_start(),
+                listening,
+            )
+            if not protocol_supported(hello.protocol):
+                log.warning(
+                    "the extension speaks protocol %s, this host %s", hello.protocol, PROTOCOL_VERSION
+                )
         if listening and self._provider_task is None:
-            # Refuse an unsafe providers folder before saying we listen (SPEC §3): the host stays
-            # connected without a port, so the extension shows why instead of restarting it.
-            folder = paths.providers_dir()
-            try:
-                if folder.exists() or folder.is_symlink():
-                    check_providers_folder(folder)
-            except ProvidersFolderError as exc:
-                listening, problem = False, str(exc)
-                log.error("not serving: %s", problem)
-        reply = HelloReply(
-            instance=self.instance, protocol=PROTOCOL_VERSION, listening=listening, problem=problem
-        )
-        await self._writer.send({"type": "result", "id": hello.id, "result": reply.to_wire()})
-        extension = hello.extension.id if hello.extension else "?"
-        log.info(
-            "hello %s from extension %s (protocol %s) answered %.0f ms after start; listening=%s",
-            hello.id,
-            extension,
-            hello.protocol,
-            self._ms_since_start(),
-            listening,
-        )
-        if not protocol_supported(hello.protocol):
-            log.warning("the extension speaks protocol %s, this host %s", hello.protocol, PROTOCOL_VERSION)
-        if listening and self._provider_task is None:
-            self._provider_task = self._spawn(self._start_provider(hello), "start-provider")
-
-    # -- the provider ------------------------------------------------------------------------------
-
-    async def _start_provider(self, hello: Hello) -> None:
-        """Start the MCP endpoint, then write the descriptor (SPEC §1, §3). Raises on failure
-        (fatal: the host exits 1 after removing what it wrote)."""
-        assert self._mcp_module is not None
-        browser = hello.browser
-        identity_future: asyncio.Future[BrowserIdentity] = run_in_daemon_thread(
-            identify_browser, browser.name if browser else None, browser.version if browser else None
-        )
-        module = await self._mcp_module
-        log.info("mcp imported %.0f ms after start", self._ms_since_start())
-        from native_host.provider.profiles.follower_tools import FollowerTools
-        from native_host.provider.profiles.handoff import ProfileHandoff  # websockets: only when serving
-
-        # Several profiles, one provider (SPEC §3): `current`, `location` and page tools also
-        # reach the hosts that follow us; while we stand by, we follow the provider.
-        follower_tools = FollowerTools(deadline_ms=page_tool_deadline_ms())
-        self.handoff = handoff = ProfileHandoff(
-            self.requester, instance=self.instance, tools=follower_tools, on_provider=self._on_provider_port
-        )
-        self.endpoint = endpoint = module.McpEndpoint(
-            handoff.requester, instance=self.instance, page_tool_deadline_ms=page_tool_deadline_ms()
-        )
-        endpoint.follower_tools = follower_tools
-        # Our pushed tree goes on to the provider while we follow it (handoff.py).
-        self.tree_cache.on_change = lambda: handoff.set_tree(self.tree_cache.reply())
-        handoff.set_tree(self.tree_cache.reply())
-        follower_tools.on_change = endpoint.notify_tools_changed
-        if self._page_tools is not None:
-            await endpoint.set_page_tools(self._page_tools.tools)
-            handoff.set_page_tools(self._page_tools.to_wire()["tools"])
-        url = await endpoint.start()
-        handoff_url = await handoff.start(endpoint.token)
-        identity = await identity_future
-        descriptor = Descriptor(
-            protocol=PROTOCOL_VERSION,
-            bundle_id=identity.bundle_id,
-            name=identity.name,
-            version=identity.version,
-            pid=identity.pid,
-            instance=self.instance,
-            endpoint=url,
-            token=endpoint.token,
-            listener_pid=os.getpid(),
-            handoff=handoff_url,  # our addition: where this browser's other native hosts connect
-        )
-        if self._stop.is_set():
-            return
-        # One descriptor per browser process: the publisher takes the browser's provider lock,
-        # keeps the descriptor written (a deleted folder is recreated) and takes over when the
-        # provider host of another profile exits (publisher.py).
-        self._own_port = urlsplit(url).port
-        self.publisher = DescriptorPublisher(
-            paths.providers_dir(), descriptor, on_role_change=self._on_role_change
-        )
-        handoff.descriptor_path = self.publisher.path
-        role = self.publisher.start()
-        self.descriptor_path = self.publisher.path
-        log.info("provider ready %.0f ms after start (%s)", self._ms_since_start(), role)
-
-    def _on_role_change(self, role: str) -> None:
-        """The publisher's role changed: the hand-off follows, and the popup hears our port once we
-        publish (SPEC §3 leaves the popup to us). While we stand by, the port the popup shows is
-        the provider's, sent by `_on_provider_port` once we follow it (docs/protocol.md)."""
-        if self.handoff is not None:
-            self.handoff.on_role_change(role)
-        if role == "provider" and self._own_port is not None:
-            self._send_event(ProviderReady(port=self._own_port).to_wire())
-
-    def _on_provider_port(self, port: int) -> None:
-        """We follow the browser's provider, whose MCP endpoint is on `port`: tell the popup."""
-        self._send_event(ProviderReady(port=port, via_provider=True).to_wire())
+            assert self._mcp_module is not None  # `run` starts the import before any hello
+            self._provider_task = self._spawn(self.serving.start(hello, self._mcp_module), "start-provider")
 
     def _send_event(self, frame: dict[str, Any]) -> None:
         async def send() -> None:
@@ -432,38 +272,18 @@ class NativeHost:
         self._spawn(send(), f"send {frame.get('type')}")
 
     async def shutdown(self) -> None:
-        """Remove the descriptor first, then fail pending requests and stop the MCP endpoint
-        (bounded by STOP_TIMEOUT_S). Never raises."""
+        """Remove the descriptor first, then fail pending requests and stop the hand-off server and
+        the MCP endpoint (bounded by serving.STOP_TIMEOUT_S). Never raises."""
         provider = self._provider_task
         if provider is not None and not provider.done():
             provider.cancel()
             await asyncio.wait({provider}, timeout=0.2)
-        if self.publisher is not None:
-            self.publisher.withdraw()  # only if it still names our instance
-            self.descriptor_path = None
+        self.serving.withdraw()  # only if it still names our instance
         self.bridge.close()
         self.tree_cache.clear()
-        if self.handoff is not None:
-            with contextlib.suppress(Exception):
-                await self.handoff.stop()
-        if self.endpoint is not None:
-            try:
-                await self.endpoint.stop(STOP_TIMEOUT_S)
-            except Exception:
-                log.exception("stopping the MCP endpoint failed")
+        await self.serving.stop()
         for task in list(self._tasks):
             task.cancel()
-
-
-def page_tool_deadline_ms() -> int:
-    """The page-tool call deadline in ms: WEBCTX_PAGE_TOOL_DEADLINE_MS when it is a positive
-    integer, else 60 000 (SPEC §5)."""
-    from native_host.protocol.native import PAGE_TOOL_DEADLINE_MS
-
-    raw = os.environ.get(PAGE_TOOL_DEADLINE_ENV, "")
-    if raw.isdigit() and int(raw) > 0:
-        return int(raw)
-    return PAGE_TOOL_DEADLINE_MS
 
 
 async def run(

@@ -8,14 +8,14 @@ __main__ ─► claim stdout, logging ─► answer_first_hello(stdin fd, frames
          ─► import app (asyncio, pydantic: 0.1-0.4 s on a busy 2-core VM) ─► app.main(early=…)
 ```
 
-The reply is what `app.NativeHost._on_hello` would send (`HelloReply`: instance, protocol,
-listening, problem); app.py then handles the same hello as already answered (starts the provider)
-and parses the bytes in `unread` first, as if they had just arrived.
+The reply is the one `app.NativeHost._on_hello` sends, built by the same function (hello.py:
+instance, protocol, listening, problem); app.py then handles the same hello as already answered
+(starts the provider; logs the problem) and parses the bytes in `unread` first, as if they had
+just arrived.
 """
 
 from __future__ import annotations
 
-import base64
 import json
 import os
 import select
@@ -23,10 +23,7 @@ import struct
 import time
 from typing import Any, BinaryIO, Final
 
-from native_host import paths
-from native_host.errors import ProvidersFolderError
-from native_host.protocol.providers_folder import check_providers_folder
-from native_host.protocol.version import PROTOCOL_VERSION
+from native_host.provider.hello import hello_result, mint_instance
 
 EARLY_MAX_BYTES: Final = 64 << 10
 """A first frame declaring more than this many bytes is left to app.py (a hello is ~300 bytes)."""
@@ -42,19 +39,22 @@ class EarlyHello:
     (`answered_at`, `time.monotonic()`), and the bytes read but not consumed (`unread`).
     (A plain class: `dataclasses` alone costs ~5 ms of import on the path to the reply.)"""
 
-    def __init__(self, instance: str) -> None:
+    def __init__(
+        self,
+        instance: str,
+        *,
+        hello: dict[str, Any] | None = None,
+        listening: bool = False,
+        problem: str | None = None,
+        answered_at: float = 0.0,
+        unread: bytes = b"",
+    ) -> None:
         self.instance = instance
-        self.hello: dict[str, Any] | None = None
-        self.listening = False
-        self.problem: str | None = None
-        self.answered_at = 0.0
-        self.unread = b""
-
-
-def mint_instance() -> str:
-    """A new instance id: 16 random bytes from `os.urandom`, URL-safe base64 without padding (22
-    characters), as `secrets.token_urlsafe(16)` makes it without importing `random` and `hmac`."""
-    return base64.urlsafe_b64encode(os.urandom(16)).rstrip(b"=").decode("ascii")
+        self.hello = hello
+        self.listening = listening
+        self.problem = problem
+        self.answered_at = answered_at
+        self.unread = unread
 
 
 def _read_exactly(fd: int, count: int) -> bytes:
@@ -87,46 +87,33 @@ def answer_first_hello(stdin_fd: int, frames_out: BinaryIO) -> EarlyHello:
     """Read the first frame from `stdin_fd` (waiting at most FIRST_FRAME_WAIT_S for it to start);
     if it is a `hello`, answer it on `frames_out` at once. Never raises for what the browser sent
     (it is left in `unread`); OSError if writing fails."""
-    early = EarlyHello(mint_instance())
+    instance = mint_instance()
     if os.name != "posix":  # select() cannot wait on a Windows pipe: app.py answers instead
-        return early
+        return EarlyHello(instance)
     try:
         ready, _, _ = select.select([stdin_fd], [], [], FIRST_FRAME_WAIT_S)
     except (OSError, ValueError):
-        return early
+        return EarlyHello(instance)
     if not ready:
-        return early
+        return EarlyHello(instance)
     header = _read_exactly(stdin_fd, 4)
     if len(header) < 4:
-        early.unread = header
-        return early
+        return EarlyHello(instance, unread=header)
     (length,) = struct.unpack("=I", header)
     if length > EARLY_MAX_BYTES:
-        early.unread = header
-        return early
+        return EarlyHello(instance, unread=header)
     body = _read_exactly(stdin_fd, length)
     hello = _as_hello(body) if len(body) == length else None
     if hello is None:
-        early.unread = header + body
-        return early
-    listening = hello.get("settings", {}).get("enabled", True) is not False
-    problem = None
-    if listening:
-        # Refuse an unsafe providers folder before saying we listen (SPEC §3), as app.py would.
-        folder = paths.providers_dir()
-        try:
-            if folder.exists() or folder.is_symlink():
-                check_providers_folder(folder)
-        except ProvidersFolderError as exc:
-            listening, problem = False, str(exc)  # app.py logs it
-    result: dict[str, Any] = {
-        "instance": early.instance, "protocol": PROTOCOL_VERSION, "listening": listening
-    }
-    if problem is not None:
-        result["problem"] = problem
+        return EarlyHello(instance, unread=header + body)
+    result = hello_result(instance, enabled=hello.get("settings", {}).get("enabled", True))
     data = json.dumps({"type": "result", "id": hello["id"], "result": result}, separators=(",", ":")).encode()
     frames_out.write(struct.pack("=I", len(data)) + data)
     frames_out.flush()
-    early.hello, early.listening, early.problem = hello, listening, problem
-    early.answered_at = time.monotonic()
-    return early
+    return EarlyHello(
+        instance,
+        hello=hello,
+        listening=result["listening"],
+        problem=result.get("problem"),
+        answered_at=time.monotonic(),
+    )

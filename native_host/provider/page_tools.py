@@ -35,6 +35,7 @@ from native_host.protocol.native import (
     PageTool,
     ToolCallReply,
 )
+from native_host.protocol.tools import tool_error as tool_error  # re-exported: follower_tools.py uses it
 from native_host.provider.bridge import Requester
 
 log = logging.getLogger(__name__)
@@ -53,11 +54,6 @@ PAGE_GONE_SENTENCE: Final = (
     "Page gone: the tab was closed or navigated away while the tool ran. "
     "Call tools/list again and use a tool of the page that is shown now."
 )
-
-
-def tool_error(sentence: str) -> types.CallToolResult:
-    """An `isError: true` result holding only `sentence` (never an internal exception text)."""
-    return types.CallToolResult(content=[types.TextContent(text=sentence)], is_error=True)
 
 
 def map_result(text: str | None) -> types.CallToolResult:

@@ -32,15 +32,15 @@ class TreeCache:
 
     `reply()` is the `current` result the worker would have sent (`{root, windowFocused}`, wire
     shape), the same object until the next push: callers must not change it (handoff.py copies
-    before it edits; mcp_server.py keys its memo on its identity).
+    before it edits; builtin_tools.py keys its memo on its identity). `on_change` is called after
+    every push and every clear (a follower host passes its tree on: handoff.py).
     """
 
-    def __init__(self) -> None:
+    def __init__(self, on_change: Callable[[], None] | None = None) -> None:
         self._reply: dict[str, Any] | None = None
         self.pushes = 0
         """How many `tree` frames arrived (diagnostics and tests)."""
-        self.on_change: Callable[[], None] | None = None
-        """Called after every push and every clear (a follower host passes its tree on: handoff.py)."""
+        self._on_change = on_change
 
     def update(self, push: TreePush, raw: Mapping[str, Any]) -> None:
         """Take a validated `tree` frame (`push`) and the decoded frame it came from (`raw`,
@@ -50,15 +50,15 @@ class TreeCache:
             self._reply = None
         else:
             self._reply = {"root": raw["root"], "windowFocused": push.window_focused}
-        if self.on_change is not None:
-            self.on_change()
+        if self._on_change is not None:
+            self._on_change()
 
     def clear(self) -> None:
         """Forget the tree: a new `hello` (ids may start over) or the port closed."""
         had = self._reply is not None
         self._reply = None
-        if had and self.on_change is not None:
-            self.on_change()
+        if had and self._on_change is not None:
+            self._on_change()
 
     def reply(self) -> dict[str, Any] | None:
         """The cached `current` result, or None when there is no complete tree to answer from."""

@@ -55,7 +55,7 @@ from native_host.host import (
     expected_bundle_id,
     front_app_pid,
 )
-from native_host.provider.mcp_server import NO_ARGUMENTS_SCHEMA, ProviderServer, tool_error
+from native_host.protocol.tools import CURRENT_TOOL, SERVER_NAME, ProviderServer, tool_error
 from native_host.stdio.bad_lines import AnsweringReadStream
 from native_host.stdio.provider_link import CONNECT_GRACE_S, POLL_INTERVAL_S, ProviderLink, Upstream
 
@@ -86,18 +86,7 @@ SERVER_INSTRUCTIONS: Final = (
     f"The same JSON is the resource {RESOURCE_URI}."
 )
 
-FALLBACK_TOOLS: Final = (
-    types.Tool(
-        name="current",
-        title="Current browser context",
-        description=(
-            "What the user has open in the browser and is pointing at: windows, tabs (title, URL), "
-            "the focused tab and the selected text, as a tree of elements. Takes no arguments."
-        ),
-        input_schema=NO_ARGUMENTS_SCHEMA,
-        annotations=types.ToolAnnotations(read_only_hint=True, open_world_hint=False),
-    ),
-)
+FALLBACK_TOOLS: Final = (CURRENT_TOOL,)
 """What `tools/list` shows while no provider is live, so a call reaches the bridge and gets the
 clear NO_PROVIDER_MESSAGE instead of the client hiding the server."""
 
@@ -213,8 +202,8 @@ class StdioBridge:
             contents = types.TextResourceContents(uri=RESOURCE_URI, mime_type="application/json", text=body)
             return types.ReadResourceResult(contents=[contents])
 
-        server = ProviderServer(
-            "webctx",
+        return ProviderServer(
+            SERVER_NAME,
             version=__version__,
             instructions=SERVER_INSTRUCTIONS,
             on_list_tools=on_list_tools,
@@ -222,9 +211,8 @@ class StdioBridge:
             on_list_resources=on_list_resources,
             on_read_resource=on_read_resource,
             on_subscriptions_listen=self._listen,
+            middleware=[self._remember_legacy_session],
         )
-        server.middleware.append(self._remember_legacy_session)
-        return server
 
     async def _remember_legacy_session(
         self, ctx: ServerRequestContext[Any, Any], call_next: CallNext
@@ -356,6 +344,3 @@ class StdioBridge:
             stack.extend(c for c in node.get("children") or [] if isinstance(c, dict))
         while len(self._issued) > MAX_REMEMBERED_IDS:
             self._issued.popitem(last=False)
-
-    # -- supervisor ------------------------------------------------------------------------------
-

@@ -38,7 +38,7 @@ from native_host.host import (
 )
 from native_host.protocol.answers import CurrentAnswer
 from native_host.protocol.descriptor import Descriptor
-from native_host.provider.mcp_server import McpEndpoint
+from native_host.provider.endpoint import McpEndpoint
 from tests.support.asgi import loopback_socket, serving_asgi
 from tests.support.processes import reaped_pid, sleeper
 from tests.support.requester import FakeRequester

@@ -241,7 +241,7 @@ async def test_a_cancelled_call_cancels_in_the_page(table: PageToolTable) -> Non
 def test_the_page_tool_deadline_comes_from_the_environment(
     monkeypatch: pytest.MonkeyPatch, value: str, expected: int
 ) -> None:
-    from native_host.provider.app import PAGE_TOOL_DEADLINE_ENV, page_tool_deadline_ms
+    from native_host.provider.serving import PAGE_TOOL_DEADLINE_ENV, page_tool_deadline_ms
 
     monkeypatch.setenv(PAGE_TOOL_DEADLINE_ENV, value)
     assert page_tool_deadline_ms() == expected

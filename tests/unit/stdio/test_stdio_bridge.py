@@ -23,7 +23,7 @@ from native_host.errors import ProviderUnavailable
 from native_host.host import ProviderInfo
 from native_host.protocol.descriptor import Descriptor
 from native_host.provider.descriptor_files import remove_descriptor, write_descriptor
-from native_host.provider.mcp_server import McpEndpoint
+from native_host.provider.endpoint import McpEndpoint
 from native_host.stdio.provider_link import pick_provider
 from native_host.stdio.server import (
     NO_PROVIDER_MESSAGE,

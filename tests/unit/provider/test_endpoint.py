@@ -1,4 +1,4 @@
-"""mcp_server.py: the MCP endpoint with a fake bridge, through the SDK client in both eras (SPEC §1)."""
+"""endpoint.py: the MCP endpoint with a fake bridge, through the SDK client in both eras (SPEC §1)."""
 
 from __future__ import annotations
 
@@ -17,7 +17,8 @@ from mcp.client.streamable_http import streamable_http_client
 from mcp.shared.exceptions import MCPError
 
 from native_host.errors import DeadlineExceeded, ExtensionError, ProviderUnavailable
-from native_host.provider.mcp_server import EXTENSION_ID, McpEndpoint
+from native_host.protocol.tools import EXTENSION_ID
+from native_host.provider.endpoint import McpEndpoint
 from tests.support.requester import FakeRequester, SentRequest
 
 INSTANCE = "Zm9vYmFyYmF6cXV4cXV1eA"

@@ -5,80 +5,54 @@ desktop host ──HTTP──► uvicorn (pre-bound 127.0.0.1:0 socket, embedded
                        └─ LoopbackGuard (Origin 403 → Host 421 → bearer 401; security.py)
                           └─ ShortErrorBodies (every other error body: one-line JSON-RPC; error_bodies.py)
                           └─ SDK Streamable HTTP app at /mcp/<random> (its own Host allow-list too)
-                             └─ ProviderServer: tools/list, tools/call, subscriptions/listen
-                                ├─ ToolSpec table: `current` → Requester.request("current") → extension
-                                │                  `location` → Requester.request("location", {elementId})
-                                │                               + platform.window_number (OS window id)
+                             └─ ProviderServer (protocol/tools.py): tools/list, tools/call, listen
+                                ├─ ToolSpec table (builtin_tools.py): `current` → Requester.request("current")
+                                │      `location` → Requester.request("location", {elementId})
+                                │                   + platform.window_number (OS window id)
                                 ├─ PageToolTable (page_tools.py): `p<n>_…` → tools.call → page (SPEC §5)
                                 └─ follower_tools (follower_tools.py): `p<n>f<k>_…` → another
                                    profile's host → its page (SPEC §3, handoff.py)
 ```
 
 This module imports `mcp` and `uvicorn` (about a second): `app.py` imports it in a thread while it
-answers the worker's `hello`. The tool table is data (`ToolSpec` rows). Page tools change at run
-time (`set_page_tools`); every change reaches clients of both eras as
-`notifications/tools/list_changed` (list_changed.py).
+answers the worker's `hello` (MCP_MODULE). Page tools change at run time (`set_page_tools`); every
+change reaches clients of both eras as `notifications/tools/list_changed` (list_changed.py).
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
-import functools
-import json
 import logging
 import secrets
 import socket
-from collections.abc import Awaitable, Callable, Generator, Mapping
-from dataclasses import dataclass
+from collections.abc import Generator, Mapping
 from typing import Any, Final, Protocol, cast
 
 import uvicorn
 from mcp import types
-from mcp.server import Server, ServerRequestContext
-from mcp.server.context import CallNext, HandlerResult
-from mcp.server.lowlevel.server import NotificationOptions
+from mcp.server import ServerRequestContext
 from mcp.server.subscriptions import InMemorySubscriptionBus, ListenHandler
 from mcp.server.transport_security import TransportSecuritySettings
 from mcp.shared.exceptions import MCPError
 from mcp_types.jsonrpc import INVALID_PARAMS
-from pydantic import ValidationError
 
 from native_host import __version__
-from native_host.errors import DeadlineExceeded, ExtensionError, ProviderUnavailable
-from native_host.protocol.answers import CurrentAnswer, WindowBounds
-from native_host.protocol.base import ID_PATTERN
 from native_host.protocol.native import (
     CURRENT_DEADLINE_MS,
     LOCATION_DEADLINE_MS,
     PAGE_TOOL_DEADLINE_MS,
-    LocationReply,
     PageTool,
 )
-from native_host.protocol.version import PROTOCOL_VERSION
+from native_host.protocol.tools import EXTENSIONS, SERVER_NAME, ProviderServer, tool_error
 from native_host.provider.bridge import Requester
+from native_host.provider.builtin_tools import BuiltinTools, ToolSpec, WindowFinder, default_window_finder
 from native_host.provider.error_bodies import ShortErrorBodies
 from native_host.provider.list_changed import ListChangedBroadcaster
 from native_host.provider.page_tools import PageToolTable
-from native_host.provider.platform import has_windows, window_number
 from native_host.provider.security import LoopbackGuard
 
 log = logging.getLogger(__name__)
-
-EXTENSION_ID: Final = "dev.context-providers/context"
-"""The provider protocol's MCP extension identifier (SPEC §1 "Server capabilities")."""
-
-EXTENSIONS: Final[dict[str, dict[str, Any]]] = {EXTENSION_ID: {"protocol": PROTOCOL_VERSION}}
-"""`capabilities.extensions`, declared to clients of both eras."""
-
-SERVER_NAME: Final = "webctx"
-
-NO_ARGUMENTS_SCHEMA: Final[dict[str, Any]] = {
-    "type": "object",
-    "properties": {},
-    "additionalProperties": False,
-}
-"""`inputSchema` of tools that take no arguments (`current`)."""
 
 SESSION_IDLE_TIMEOUT_S: Final = 600.0
 """A 2025-era MCP session with no request and no open stream for this long is closed, in seconds."""
@@ -112,108 +86,6 @@ class ToolSource(Protocol):
         ...
 
 
-ToolRunner = Callable[[dict[str, Any]], Awaitable[types.CallToolResult]]
-
-WindowFinder = Callable[[WindowBounds], Awaitable["int | None"]]
-"""Maps the browser window's bounds (points) to the OS window number, or None where there is none."""
-
-LOCATION_SCHEMA: Final[dict[str, Any]] = {
-    "type": "object",
-    "properties": {
-        "id": {
-            "type": "string",
-            "description": "An element id from the `current` answer of this provider instance.",
-        }
-    },
-    "required": ["id"],
-    "additionalProperties": False,
-}
-"""`inputSchema` of `location` (SPEC §1.2)."""
-
-
-def id_error(code: str, sentence: str) -> types.CallToolResult:
-    """The `location` error result: `isError` with `structuredContent: {"error": {code, message}}`
-    (SPEC §1.2; `code` is `unknown_id` or `invalid_id`)."""
-    return tool_error(sentence, error={"code": code, "message": sentence})
-
-
-@functools.cache
-def _browser_pid() -> int:
-    """The browser's main pid (it does not change during the host's life)."""
-    from native_host.protocol.browser_identity import find_browser_process
-
-    return find_browser_process()[0]
-
-
-async def default_window_finder(bounds: WindowBounds) -> int | None:
-    """`platform.window_number` for the browser that started this host, off the event loop; None
-    at once where there can be no window (`platform.has_windows()` false: e.g. no DISPLAY)."""
-    if not has_windows():
-        return None
-    return await asyncio.to_thread(lambda: window_number(bounds, _browser_pid()))
-
-
-@dataclass(frozen=True)
-class ToolSpec:
-    """One MCP tool: its `tools/list` entry and the coroutine that runs a call with the call's
-    `arguments` (never None; `{}` when absent)."""
-
-    tool: types.Tool
-    run: ToolRunner
-
-
-def tool_error(sentence: str, **structured: Any) -> types.CallToolResult:
-    """An `isError: true` tool result whose only content is `sentence` (SPEC §1: never an
-    internal exception text); `structured` becomes `structuredContent` when given."""
-    return types.CallToolResult(
-        content=[types.TextContent(text=sentence)], is_error=True, structured_content=structured or None
-    )
-
-
-def json_result(value: dict[str, Any], text: str | None = None) -> types.CallToolResult:
-    """A tool result with `structuredContent` = `value` and one text block holding the same JSON
-    (compact, UTF-8), as SPEC §1.1 asks of `current`; `text` is that JSON when already made."""
-    if text is None:
-        text = json.dumps(value, ensure_ascii=False, separators=(",", ":"))
-    return types.CallToolResult(content=[types.TextContent(text=text)], structured_content=value)
-
-
-class ProviderServer(Server[Any]):
-    """The low-level SDK server with `tools.listChanged: true` in both eras.
-
-    The SDK derives handshake-era `listChanged` from NotificationOptions, which its runner never
-    passes, so `get_capabilities` sets it; in the 2026-07-28 era it follows from the registered
-    `subscriptions/listen` handler (research/mcp-sdk.md §2.1, §2.4).
-    """
-
-    def get_capabilities(
-        self,
-        notification_options: NotificationOptions | None = None,
-        experimental_capabilities: dict[str, dict[str, Any]] | None = None,
-        extensions: dict[str, dict[str, Any]] | None = None,
-        *,
-        protocol_version: str | None = None,
-    ) -> types.ServerCapabilities:
-        """The SDK's capabilities with `tools.listChanged` forced on (SPEC §1)."""
-        capabilities = super().get_capabilities(
-            notification_options, experimental_capabilities, extensions, protocol_version=protocol_version
-        )
-        if capabilities.tools is not None:
-            capabilities.tools = types.ToolsCapability(list_changed=True)
-        return capabilities
-
-
-async def advertise_extensions(ctx: ServerRequestContext[Any, Any], call_next: CallNext) -> HandlerResult:
-    """ServerMiddleware: put `capabilities.extensions` back into a handshake-era `initialize`
-    result, whose per-version sieve drops it (SPEC §1; research/mcp-sdk.md §6.1)."""
-    result = await call_next(ctx)
-    if ctx.method == "initialize" and isinstance(result, dict):
-        capabilities = result.get("capabilities")
-        if isinstance(capabilities, dict):
-            capabilities.setdefault("extensions", {}).update(EXTENSIONS)
-    return result
-
-
 class _EmbeddedUvicorn(uvicorn.Server):
     """uvicorn inside the host's loop: signals stay the host's, `started` is awaitable."""
 
@@ -236,8 +108,10 @@ class McpEndpoint:
     """The MCP endpoint of one native-host instance (SPEC §1).
 
     `requester` reaches the extension (a `bridge.Bridge`); `instance` is the host's instance
-    (16 random bytes, URL-safe base64); `current_deadline_ms` bounds the `current` request and
-    `page_tool_deadline_ms` one page-tool call (default 60 s, SPEC §5).
+    (16 random bytes, URL-safe base64); `current_deadline_ms` and `location_deadline_ms` bound
+    the built-in tools' requests and `page_tool_deadline_ms` one page-tool call (default 60 s,
+    SPEC §5), in ms; `window_finder` gives `location` its OS window number; `follower_tools`,
+    other profiles' page tools (follower_tools.FollowerTools), are listed after our own.
     `token` (32 random bytes, URL-safe base64) is minted here, published only in the descriptor,
     never logged. Usage: `url = await endpoint.start()` … `await endpoint.stop()`.
     """
@@ -252,134 +126,30 @@ class McpEndpoint:
         page_tool_deadline_ms: int = PAGE_TOOL_DEADLINE_MS,
         graceful_shutdown_s: float = GRACEFUL_SHUTDOWN_S,
         window_finder: WindowFinder = default_window_finder,
+        follower_tools: ToolSource | None = None,
     ) -> None:
         self.token: Final = secrets.token_urlsafe(32)
         self.path: Final = f"/mcp/{secrets.token_urlsafe(16)}"
-        self._requester = requester
-        self._instance = instance
-        self._current_deadline_ms = current_deadline_ms
-        self._current_memo: tuple[object, dict[str, Any], str] | None = None
-        """The last `current` reply object, its checked answer and JSON text: a pushed tree
-        (tree_cache.py) is the same object until the next push, so it is checked and encoded once."""
-        self._location_deadline_ms = location_deadline_ms
-        self._window_finder = window_finder
         self._graceful_shutdown_s = graceful_shutdown_s
         self._bus = InMemorySubscriptionBus()
         self._listen = ListenHandler(self._bus)
         self.list_changed = ListChangedBroadcaster(self._bus)
         self.page_tools = PageToolTable(requester, page_tool_deadline_ms, on_change=self.notify_tools_changed)
-        self.follower_tools: ToolSource | None = None
-        """Other profiles' page tools (follower_tools.FollowerTools), listed after our own."""
-        self._tools: dict[str, ToolSpec] = {spec.tool.name: spec for spec in self._builtin_tools()}
+        self.follower_tools: Final = follower_tools
+        builtin = BuiltinTools(
+            requester,
+            instance=instance,
+            current_deadline_ms=current_deadline_ms,
+            location_deadline_ms=location_deadline_ms,
+            window_finder=window_finder,
+        )
+        self._tools: dict[str, ToolSpec] = {spec.tool.name: spec for spec in builtin.specs}
         self.server = self._build_server()
         self._port: int | None = None
         self._uvicorn: _EmbeddedUvicorn | None = None
         self._task: asyncio.Task[None] | None = None
 
     # -- tools -----------------------------------------------------------------------------------
-
-    def _builtin_tools(self) -> list[ToolSpec]:
-        current = types.Tool(
-            name="current",
-            title="Current browser context",
-            description=(
-                "What the user has open in the browser and is pointing at: windows, tabs (title, URL), "
-                "the focused tab and the selected text, as a tree of elements. Takes no arguments."
-            ),
-            input_schema=NO_ARGUMENTS_SCHEMA,
-            annotations=types.ToolAnnotations(read_only_hint=True, open_world_hint=False),
-        )
-        location = types.Tool(
-            name="location",
-            title="Where an element is on screen",
-            description=(
-                "Where the element with this id (from `current`) is on screen now: `state` visible, "
-                "offscreen or gone; `rects` in global display points (one per line of selected text); "
-                "`window`, the OS window number; `avoid`, a region a popover should not cover."
-            ),
-            input_schema=LOCATION_SCHEMA,
-            annotations=types.ToolAnnotations(read_only_hint=True, open_world_hint=False),
-        )
-        return [ToolSpec(current, self._run_current), ToolSpec(location, self._run_location)]
-
-    async def _run_location(self, arguments: dict[str, Any]) -> types.CallToolResult:
-        """SPEC §1.2: check the id, ask the extension where it is, add the OS window number."""
-        element_id = arguments.get("id")
-        well_formed = isinstance(element_id, str) and ID_PATTERN.fullmatch(element_id) is not None
-        if set(arguments) != {"id"} or not well_formed or not isinstance(element_id, str):
-            return id_error(
-                "invalid_id",
-                "`location` takes {\"id\": \"<element id>\"} with an id from `current` "
-                "(1 to 128 letters, digits, `-` or `_`).",
-            )
-        try:
-            reply = await self._requester.request(
-                "location", {"elementId": element_id}, deadline_ms=self._location_deadline_ms
-            )
-        except DeadlineExceeded:
-            return tool_error(
-                f"The browser did not answer within {self._location_deadline_ms} ms. Try again."
-            )
-        except ExtensionError as exc:
-            if exc.code in ("unknown_id", "invalid_id"):
-                what = "was never issued by" if exc.code == "unknown_id" else "is not a valid id of"
-                return id_error(
-                    exc.code, f"The id {element_id!r} {what} this provider instance; ask `current` again."
-                )
-            return tool_error(f"The browser extension could not locate the element (code {exc.code}).")
-        except ProviderUnavailable:
-            return tool_error(
-                "The browser extension is no longer connected. Reopen the browser and try again."
-            )
-        try:
-            parsed = LocationReply.model_validate(reply)
-        except ValidationError as exc:
-            log.warning("location: the extension's reply failed validation (%d errors)", exc.error_count())
-            return tool_error("The browser extension sent a location of the wrong shape. Update webctx.")
-        answer = parsed.location.to_wire()
-        answer.pop("window", None)
-        if parsed.window_bounds is not None and parsed.location.state != "gone":
-            try:
-                window = await self._window_finder(parsed.window_bounds)
-            except Exception:
-                log.warning("location: finding the OS window failed", exc_info=True)
-                window = None
-            if window is not None:
-                answer["window"] = window
-        return json_result(answer)
-
-    async def _run_current(self, arguments: dict[str, Any]) -> types.CallToolResult:
-        """SPEC §1.1: ask the extension for the tree, wrap it as `{protocol, instance, root}`."""
-        if arguments:
-            return tool_error("The `current` tool takes no arguments; call it with {}.")
-        try:
-            reply = await self._requester.request("current", deadline_ms=self._current_deadline_ms)
-        except DeadlineExceeded:
-            return tool_error(
-                f"The browser did not answer within {self._current_deadline_ms} ms. "
-                "It may be busy; try again in a moment."
-            )
-        except ExtensionError as exc:
-            return tool_error(
-                f"The browser extension could not report the current context (code {exc.code})."
-            )
-        except ProviderUnavailable:
-            return tool_error(
-                "The browser extension is no longer connected. Reopen the browser and try again."
-            )
-        memo = self._current_memo
-        if memo is not None and memo[0] is reply:
-            return json_result(memo[1], memo[2])
-        root = reply.get("root") if isinstance(reply, dict) else None
-        answer = {"protocol": PROTOCOL_VERSION, "instance": self._instance, "root": root}
-        try:
-            CurrentAnswer.model_validate(answer)
-        except ValidationError as exc:
-            log.warning("current: the extension's tree failed validation (%d errors)", exc.error_count())
-            return tool_error("The browser extension sent a context tree of the wrong shape. Update webctx.")
-        text = json.dumps(answer, ensure_ascii=False, separators=(",", ":"))
-        self._current_memo = (reply, answer, text)
-        return json_result(answer, text)
 
     def tool_input_schema(self, name: str) -> Mapping[str, Any] | None:
         """`inputSchema` of tool `name`, or None for an unknown tool (the SDK's header check hook)."""
@@ -445,13 +215,12 @@ class McpEndpoint:
         server = ProviderServer(
             SERVER_NAME,
             version=__version__,
+            extensions=EXTENSIONS,
             on_list_tools=on_list_tools,
             on_call_tool=on_call_tool,
             on_subscriptions_listen=self._listen,
             get_tool_input_schema=self.tool_input_schema,
         )
-        server.extensions.update(EXTENSIONS)
-        server.middleware.append(advertise_extensions)
         server.add_notification_handler(
             "notifications/initialized", types.NotificationParams, self.list_changed.on_initialized
         )

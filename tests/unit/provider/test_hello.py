@@ -1,0 +1,63 @@
+"""hello.py: the one `hello` reply of both paths, equal to the typed HelloReply (SPEC §3, §4)."""
+
+from __future__ import annotations
+
+import os
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from native_host.protocol.native import HelloReply
+from native_host.protocol.version import PROTOCOL_VERSION
+from native_host.provider.hello import hello_result, mint_instance
+
+INSTANCE = "Zm9vYmFyYmF6cXV4cXV1eA"
+
+
+def unsafe_providers_folder() -> Path:
+    folder = Path(os.environ["CONTEXT_PROVIDERS_DIR"])
+    folder.mkdir(mode=0o755)
+    os.chmod(folder, 0o755)
+    return folder
+
+
+@pytest.mark.parametrize("enabled", [True, False])
+def test_the_reply_is_the_hello_reply_model_on_the_wire(enabled: bool) -> None:
+    result = hello_result(INSTANCE, enabled=enabled)
+    assert result == {"instance": INSTANCE, "protocol": PROTOCOL_VERSION, "listening": enabled}
+    assert HelloReply(instance=INSTANCE, listening=enabled).to_wire() == result
+    assert HelloReply.model_validate(result).to_wire() == result
+
+
+@pytest.mark.skipif(os.name != "posix", reason="the folder's mode check is POSIX-only")
+def test_an_unsafe_providers_folder_says_not_listening_with_the_problem() -> None:
+    unsafe_providers_folder()
+    result = hello_result(INSTANCE, enabled=True)
+    assert result["listening"] is False and "chmod 700" in result["problem"]
+    assert HelloReply(instance=INSTANCE, listening=False, problem=result["problem"]).to_wire() == result
+
+
+@pytest.mark.skipif(os.name != "posix", reason="the folder's mode check is POSIX-only")
+def test_the_folder_is_not_checked_when_switched_off_or_told_not_to() -> None:
+    unsafe_providers_folder()
+    assert "problem" not in hello_result(INSTANCE, enabled=False)
+    assert hello_result(INSTANCE, enabled=True, check_folder=False)["listening"] is True
+
+
+def test_an_instance_is_16_random_bytes_in_url_safe_base64() -> None:
+    first, second = mint_instance(), mint_instance()
+    assert re.fullmatch(r"[A-Za-z0-9_-]{22}", first) and first != second
+
+
+def test_the_early_path_imports_the_standard_library_only() -> None:
+    """early_hello.py and hello.py answer before pydantic, mcp and asyncio load (SPEC §4 budget)."""
+    code = (
+        "import sys\n"
+        "import native_host.provider.early_hello\n"
+        "print(sorted(m for m in ('pydantic', 'mcp', 'asyncio', 'platformdirs') if m in sys.modules))\n"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "[]"
