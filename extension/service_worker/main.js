@@ -30,7 +30,8 @@ import { NativePort, RequestError, pickBrowser } from "./native_port.js";
 import { Locator } from "./locator.js";
 import { PAGE_CHANNEL_NAME, PageChannels } from "./page_channel.js";
 import { SelectionStore } from "./selections.js";
-import { TabModel, diffWindows } from "./tab_model.js";
+import { TabModel } from "./tab_model.js";
+import { installDebugHooks } from "./debug_hooks.js";
 import { isExcluded, normalizeSettings } from "./settings.js";
 import { isInternalUrl, tabUrl } from "./tree.js";
 import { Current } from "./current.js";
@@ -93,6 +94,8 @@ const treePusher = new TreePusher({
   send: (body) => port.notify(TREE, body),
 });
 tabModel.onChange = () => treePusher.schedule();
+// Debug checks and counters for tests and benches, reached over the DevTools protocol (debug_hooks.js).
+installDebugHooks(tabModel, treePusher);
 
 /** The user's settings (settings.js), followed live through storage.onChanged. */
 let settings = normalizeSettings(undefined);
@@ -286,28 +289,6 @@ function routeRuntimeMessage(message, sender) {
       return undefined;
   }
 }
-
-// ---- debug hooks ------------------------------------------------------------------------------
-
-/**
- * Debug check for tests (tests/e2e/test_tab_model.py, over the DevTools protocol): where the tab
- * model differs from a fresh windows.getAll({populate: true}), one line each (ids and field
- * names, no page content); empty when they agree. Reached only from the worker's own context.
- * @returns {Promise<string[]>}
- */
-async function tabModelDiff() {
-  const wasSeeded = tabModel.seeded;
-  const [states, fresh] = await Promise.all([api.allWindowsWithoutTabs(), api.allWindowsWithTabs()]);
-  tabModel.noteWindowStates(states);
-  const out = wasSeeded && tabModel.seeded ? [] : ["the model was out of step and seeds again"];
-  return [...out, ...diffWindows(tabModel.windows(), fresh)];
-}
-/** @type {{__webctxTabModelDiff?: () => Promise<string[]>}} */ (globalThis).__webctxTabModelDiff = tabModelDiff;
-/** Debug counters of the pushed tree, for tests and benches (no page content). */
-/** @type {{__webctxTreePushStats?: () => {builds: number, sent: number}}} */ (globalThis).__webctxTreePushStats = () => ({
-  builds: treePusher.builds,
-  sent: treePusher.sent,
-});
 
 // ---- content scripts in tabs that were open before -------------------------------------------
 
