@@ -26,7 +26,8 @@
 
 import * as api from "./browser_api.js";
 import { IdRegistry } from "./ids.js";
-import { NativePort, RequestError, pickBrowser } from "./native_port.js";
+import { NativePort, RequestError } from "./native_port.js";
+import { pickBrowser } from "./browser_identity.js";
 import { Locator } from "./locator.js";
 import { PAGE_CHANNEL_NAME, PageChannels } from "./page_channel.js";
 import { SelectionStore } from "./selections.js";
@@ -138,7 +139,7 @@ const current = new Current({
 /**
  * The provider switch (SPEC §3): on → connect the native port (hello, descriptor, MCP port);
  * off → close it, and the native host removes its descriptor and closes its port as it exits.
- * @param {import("./native_port.js").BrowserIdentity} browser
+ * @param {import("./browser_identity.js").BrowserIdentity} browser
  */
 function applyProviderSwitch(browser) {
   if (settings.enabled) port.start(browser);
