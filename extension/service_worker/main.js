@@ -17,7 +17,7 @@
 //     │ tools.report ─► page_tool_router.js ─► page_tools.js (pure), tool_names.js
 //     │                                 └─► tools.changed to the host; tools.call/cancel from it
 //                                      │
-//   browser_api.js: the only module that calls chrome.*
+//   browser_api.js (its parts in browser_api/): the only code that calls chrome.*
 //
 // Every listener is registered synchronously at the top level, so an event that starts the
 // worker is never missed; handlers await the one `ready` promise. The id registry lives in
