@@ -1,6 +1,6 @@
 // node --test: the service worker's modules import one another without cycles (issue 19: a leaf
 // imports nothing back; e.g. tree.js → pointing.js → text_limits.js, never pointing.js → tree.js),
-// and only browser_api.js (with its parts) touches chrome.*.
+// only browser_api.js (with its parts) touches chrome.*, and the pure modules never reach it.
 import assert from "node:assert/strict";
 import { readdirSync, readFileSync } from "node:fs";
 import { join, relative } from "node:path";
@@ -64,5 +64,39 @@ test("only browser_api.js and its parts call chrome.*", () => {
     if (path === "browser_api.js" || path.startsWith("browser_api/")) continue;
     const code = source.replace(/\/\*[\s\S]*?\*\//g, "").replace(/\/\/.*$/gm, "");
     assert.ok(!/\bchrome\.[a-z]/.test(code), `${path} calls chrome.* (only browser_api.js may)`);
+  }
+});
+
+/** Modules of pure logic (no chrome.*, node-tested), which must not reach browser_api.js at all. */
+const PURE = [
+  "browser_identity.js",
+  "chunks.js",
+  "confirm_gate.js",
+  "ids.js",
+  "location.js",
+  "page_tools.js",
+  "pointing.js",
+  "settings.js",
+  "tab_model.js",
+  "text_limits.js",
+  "tool_names.js",
+  "tree.js",
+  "tree_push.js",
+];
+
+test("the pure modules do not import browser_api.js, directly or through another module", () => {
+  const all = sources();
+  const graph = new Map([...all].map(([path, source]) => [path, importsOf(path, source)]));
+  for (const start of PURE) {
+    assert.ok(graph.has(start), `${start} is gone: update PURE`);
+    const seen = new Set([start]);
+    const queue = [start];
+    while (queue.length > 0) {
+      const node = /** @type {string} */ (queue.shift());
+      for (const next of graph.get(node) ?? []) {
+        assert.ok(!next.startsWith("browser_api"), `${start} reaches ${next} through ${node}`);
+        if (!seen.has(next)) queue.push(next), seen.add(next);
+      }
+    }
   }
 });
