@@ -2,7 +2,7 @@
 // main_world/native_errors.js sends a page tool's error texts down (docs/extension.md "The page's
 // error text under native WebMCP").
 //
-//   here: MessageChannel ── port1 kept for webmcp_bridge.js (globalThis.__webctxErrorsPort)
+//   here: MessageChannel ── port1 kept for webmcp_errors.js (globalThis.__webctxErrorsPort)
 //         port2 ──► synchronous, cancelable MessageEvent "webctx-errors-port" on window
 //                   ──► native_errors.js takes it (preventDefault says so)
 //

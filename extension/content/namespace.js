@@ -10,10 +10,13 @@
 //                  (on a port, or by message where there is none) and posts events up
 //   locate.js      `location.get`: rects in CSS px; `location.frame`: an <iframe>'s box for a child
 //   webmcp_frames.js  the origins of the tab's cross-origin frames, for getTools({fromOrigins})
+//   webmcp_errors.js  the page's error texts under native WebMCP (records from native_errors.js)
 //   webmcp_bridge.js  the page's WebMCP tools → `tools.report`; runs `tools.run` (top frame only)
 //
-// The main world has one script of ours, main_world/polyfill.js (document_start), which provides
-// document.modelContext where the browser has none; webmcp_bridge.js talks to it by postMessage.
+// The main world has two scripts of ours (document_start): main_world/polyfill.js provides
+// document.modelContext where the browser has none, and webmcp_bridge.js talks to it by
+// postMessage; main_world/native_errors.js (top frame) records what tools threw under native
+// WebMCP, for webmcp_errors.js.
 //
 // Thin on purpose: these scripts collect facts and keep the live Ranges; the tree, budgets, caps
 // and ids are built by the service worker (STYLE "Layout"). The worker injects these files again
@@ -46,6 +49,8 @@
  * @property {{mode: "native" | "polyfill"}} [webmcp]  webmcp_bridge.js: where the page's tools come from
  * @property {{origins: () => string[], onChange: (listener: () => void) => void}} [webmcpFrames]
  *   webmcp_frames.js: the trustworthy origins of the tab's cross-origin frames (top frame; empty elsewhere)
+ * @property {{listen: () => void, pageErrorFor: (name: string, input: Record<string, unknown>, error: unknown) => Promise<string | null>}} [webmcpErrors]
+ *   webmcp_errors.js (top frame): what a tool's execute threw under native WebMCP, once `listen()`ed
  */
 
 /** @typedef {import("../protocol.js").FrameReport} FrameReport */

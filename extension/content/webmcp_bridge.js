@@ -3,6 +3,7 @@
 //   native WebMCP (document.modelContext visible here, Chromium --enable-features=WebMCP):
 //     toolchange ──► getTools() ──► tools.report ──► worker
 //     tools.run ──► executeTool(tool, input, {signal}) ──► {ok, text} | {ok:false, error}
+//     (a rejection's generic UnknownError gives way to the page's own text: webmcp_errors.js)
 //   polyfill (no native API; main_world/polyfill.js owns document.modelContext in the main world):
 //     window.postMessage channel "webctx.webmcp": to-ext {kind: "tools" | "result"} is page input:
 //     only event.source === window, checked shape and size; to-page {kind: "hello" | "call" | "cancel"}
@@ -201,8 +202,9 @@
       return { ok: true, text };
     } catch (error) {
       if (controller.signal.aborted) return { ok: false, error: "The call was cancelled." };
-      const thrown = await pageErrorFor(name, input, error);
-      return { ok: false, error: thrown ?? errorText(error) };
+      // The text the page's execute threw, where the main world recorded it (webmcp_errors.js).
+      const thrown = (await ns?.webmcpErrors?.pageErrorFor(name, input, error)) ?? null;
+      return { ok: false, error: thrown === null ? errorText(error) : cap(thrown, MAX_ERROR_CHARS) };
     } finally {
       calls.delete(callId);
     }
@@ -216,70 +218,6 @@
       return cap(typeof name === "string" && name !== "Error" ? `${name}: ${text}` : text, MAX_ERROR_CHARS);
     }
     return cap(String(error), MAX_ERROR_CHARS);
-  }
-
-  // ---- the page's error texts under native WebMCP (main_world/native_errors.js) -------------
-
-  /** How long a failed call waits for its record (it normally arrives before the rejection). */
-  const ERROR_RECORD_WAIT_MS = 50;
-  /** Records no call has taken are dropped after this many ms (the page's own executeTool calls). */
-  const ERROR_RECORD_TTL_MS = 5000;
-  /** @type {{name: string, input: string, message: string, at: number}[]} */
-  let errorRecords = [];
-  /** @type {(() => void)[]} */
-  let errorWaiters = [];
-
-  /** @param {MessageEvent} event */
-  function onErrorRecord(event) {
-    const { name, input, message } = /** @type {Record<string, unknown>} */ (event.data ?? {});
-    if (typeof name !== "string" || typeof input !== "string" || typeof message !== "string") return;
-    const now = Date.now();
-    errorRecords = errorRecords.filter((r) => now - r.at < ERROR_RECORD_TTL_MS).slice(-63);
-    errorRecords.push({ name, input, message: cap(message, MAX_ERROR_CHARS), at: now });
-    for (const wake of errorWaiters.splice(0)) wake();
-  }
-
-  /** Read the private port content/errors_port.js opened at document_start (top frame). */
-  function listenForErrorRecords() {
-    const holder = /** @type {{__webctxErrorsPort?: MessagePort}} */ (/** @type {unknown} */ (globalThis));
-    const errorsPort = holder.__webctxErrorsPort;
-    if (!errorsPort) return; // injected into an open tab: texts stay generic
-    errorsPort.onmessage = onErrorRecord;
-    ns?.onStop(() => {
-      errorsPort.onmessage = null;
-    });
-  }
-
-  /**
-   * What the page's execute threw for this call, if the main world recorded it: the first record
-   * of the same tool with the same input (identical calls have interchangeable errors).
-   * @param {string} name
-   * @param {Record<string, unknown>} input
-   * @param {unknown} error what executeTool rejected with (only UnknownError is worth a wait)
-   * @returns {Promise<string | null>}
-   */
-  async function pageErrorFor(name, input, error) {
-    if (!(error instanceof DOMException) || error.name !== "UnknownError") return null;
-    let key;
-    try {
-      key = JSON.stringify(input);
-    } catch {
-      return null;
-    }
-    const deadline = Date.now() + ERROR_RECORD_WAIT_MS;
-    for (;;) {
-      const index = errorRecords.findIndex((r) => r.name === name && r.input === key);
-      if (index >= 0) return errorRecords.splice(index, 1)[0].message;
-      const left = deadline - Date.now();
-      if (left <= 0) return null;
-      await new Promise((resolve) => {
-        const timer = setTimeout(resolve, left);
-        errorWaiters.push(() => {
-          clearTimeout(timer);
-          resolve(undefined);
-        });
-      });
-    }
   }
 
   // ---- polyfill channel -----------------------------------------------------------------------
@@ -402,7 +340,7 @@
   window.addEventListener("pageshow", onPageShow);
   ns.onStop(() => window.removeEventListener("pageshow", onPageShow));
   if (isNative) {
-    listenForErrorRecords();
+    ns.webmcpErrors?.listen();
     native.addEventListener("toolchange", scheduleRefresh);
     ns.onStop(() => native.removeEventListener("toolchange", scheduleRefresh));
   } else {

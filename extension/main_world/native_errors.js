@@ -10,7 +10,7 @@
 //   Chromium calls execute'(input, client) ──► page's execute ── throws/rejects ──► record
 //     {tool name, input as JSON, message} ──► every MessagePort handed to the bridge ──► rethrow
 //   the MessagePort: from content/errors_port.js (isolated world, document_start), handed over by
-//     a synchronous event before any page script runs; its other end is read by webmcp_bridge.js
+//     a synchronous event before any page script runs; its other end is read by webmcp_errors.js
 //
 // Invisible to the page: registerTool keeps its name, length and toString() (a Proxy, and
 // Function.prototype.toString answers for it as for the native function); results, errors, timing

@@ -16,18 +16,44 @@
 //
 // Everything here runs beside page code, so the built-ins it uses are saved first. Whatever the
 // page posts on the channel can only describe or run the page's own tools.
+//
+// Why one file of ~1,100 lines: it must run in the page's MAIN world at document_start, before any
+// page script, and a manifest content script cannot be an ES module (w3c/webextensions#156), so
+// there is no import. Several classic files would have to share the registry, the saved
+// built-ins and the channels through a global of the page's own world, where page script could
+// read or replace them; one closure keeps them out of its reach. So the file is one IIFE in
+// sections, in this order:
+//
+//   registry and same-origin frames   visibleTools, changed/toolchange, postTools, validate, run
+//   Permissions Policy, document.      trustworthyOrigin, allowPermits, the policy, frameEntries,
+//     domain, cross-origin frames      runInFrame, postToTop, the "webctx.webmcp.frames" listener
+//   ModelContext                       registerTool, getTools, executeTool, on<event> attributes
+//   declarative forms                  formSchema, fillForm, invokeForm, submit/reset, syncForms
+//   the bridge                         the "webctx.webmcp" listener (hello, call, cancel)
+//
+// The pure rules (trustworthyOrigin, allowPermits, annotationsOf, frameEntries) are node-tested
+// (extension/test/polyfill.test.js): the test runs this file where there is no `document`, and the
+// guard below hands it those functions and stops. A page always has a `document`, so the browser
+// never takes that path.
 
 (function webctxWebmcpPolyfill() {
-  if ("modelContext" in Document.prototype || "modelContext" in document) return;
-  // Chromium has no document.modelContext in an insecure context (webmcp.md §1.3); neither do we.
-  if (!window.isSecureContext) return;
-
   const CHANNEL = "webctx.webmcp";
   const NAME_PATTERN = /^[A-Za-z0-9_.-]{1,128}$/;
   /** Most tools posted to the bridge; the bridge is told the total. */
   const MAX_POSTED_TOOLS = 128;
   /** Coalesce registry changes into one post per this many ms. */
   const POST_THROTTLE_MS = 20;
+  // Saved before page code can replace it, like the built-ins below; the pure rules use it.
+  const URLCtor = URL;
+
+  if (typeof document === "undefined") {
+    // node --test only (see the top of this file): the pure rules, and nothing else runs.
+    /** @type {any} */ (globalThis).webctxPolyfillRules = { trustworthyOrigin, allowPermits, annotationsOf, frameEntries };
+    return;
+  }
+  if ("modelContext" in Document.prototype || "modelContext" in document) return;
+  // Chromium has no document.modelContext in an insecure context (webmcp.md §1.3); neither do we.
+  if (!window.isSecureContext) return;
 
   // Built-ins saved before page code can replace them (STYLE "Content scripts and the polyfill").
   const stringify = JSON.stringify;
@@ -40,7 +66,6 @@
   const DOMExceptionCtor = DOMException;
   const EventCtor = Event;
   const AbortControllerCtor = AbortController;
-  const URLCtor = URL;
 
   /**
    * @typedef {object} Entry

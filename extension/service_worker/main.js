@@ -1,4 +1,4 @@
-// webctx service worker: the entry module (STYLE "Service worker").
+// webctx service worker: the entry module (STYLE "Service worker"): listeners and routers only.
 //
 //   chrome.runtime.connectNative ⇄ native_port.js ── hello, chunk reassembly, reconnect, status
 //                                      │ host requests (`current` when the host's pushed tree is
@@ -6,9 +6,10 @@
 //                                      │ every change (TabModel.onChange, frame.changed, page tools,
 //                                      │ settings, the window-state poll)
 //                                      ▼
-//   main.js: routers ───────────► tree.js (pure) ◄── ids.js (pure, per-instance id registry)
-//     ▲ runtime.onMessage              ▲  └─ pointing.js (pure: frame Groups, textbox, hover)
-//     │ (frame.changed)                │ windows, tabs, frame reports
+//   main.js: routers ───────────► current.js ──► tree.js (pure) ◄── ids.js (pure, per-instance ids)
+//     ▲ runtime.onMessage              ▲            └─ pointing.js (pure: frame Groups, textbox, hover)
+//     │ (frame.changed)                │ windows, tabs      └─ text_limits.js (pure: caps, cutting)
+//     │                                │ (tab_model.js), frame reports
 //   content scripts ──────────► selections.js (pushed + pulled frame reports)
 //     │ (location.offset)
 //     └──────────────────────────► locator.js ── location.js (pure: CSS px → points, lines)
@@ -16,7 +17,7 @@
 //     │ tools.report ─► page_tool_router.js ─► page_tools.js (pure), tool_names.js
 //     │                                 └─► tools.changed to the host; tools.call/cancel from it
 //                                      │
-//   browser_api.js: the only module that calls chrome.*
+//   browser_api.js (its parts in browser_api/): the only code that calls chrome.*
 //
 // Every listener is registered synchronously at the top level, so an event that starts the
 // worker is never missed; handlers await the one `ready` promise. The id registry lives in
@@ -25,13 +26,16 @@
 
 import * as api from "./browser_api.js";
 import { IdRegistry } from "./ids.js";
-import { NativePort, RequestError, pickBrowser } from "./native_port.js";
+import { NativePort, RequestError } from "./native_port.js";
+import { pickBrowser } from "./browser_identity.js";
 import { Locator } from "./locator.js";
 import { PAGE_CHANNEL_NAME, PageChannels } from "./page_channel.js";
 import { SelectionStore } from "./selections.js";
-import { TabModel, diffWindows } from "./tab_model.js";
-import { countPagesWithTools, isExcluded, normalizeSettings } from "./settings.js";
-import { buildTree, isInternalUrl } from "./tree.js";
+import { TabModel } from "./tab_model.js";
+import { installDebugHooks } from "./debug_hooks.js";
+import { isExcluded, normalizeSettings } from "./settings.js";
+import { isInternalUrl, tabUrl } from "./tree.js";
+import { Current } from "./current.js";
 import { WINDOW_STATE_POLL_MS, windowStatePollMs } from "./page_tools.js";
 import { PageToolRouter } from "./page_tool_router.js";
 import { TreePusher } from "./tree_push.js";
@@ -52,7 +56,6 @@ import {
 } from "../protocol.js";
 
 /** @typedef {import("../protocol.js").NativeMessage} NativeMessage */
-/** @typedef {import("../protocol.js").Element} Element */
 
 const ids = new IdRegistry();
 const selections = new SelectionStore();
@@ -88,10 +91,12 @@ const port = new NativePort({
 // The pushed tree (tree_push.js): whatever the tree shows may have changed → one build, and a
 // `tree` message to the host when it differs from the last, so `current` needs no round trip.
 const treePusher = new TreePusher({
-  build: buildPushedTree,
+  build: () => current.pushedTree(),
   send: (body) => port.notify(TREE, body),
 });
 tabModel.onChange = () => treePusher.schedule();
+// Debug checks and counters for tests and benches, reached over the DevTools protocol (debug_hooks.js).
+installDebugHooks(tabModel, treePusher);
 
 /** The user's settings (settings.js), followed live through storage.onChanged. */
 let settings = normalizeSettings(undefined);
@@ -116,11 +121,25 @@ const pageTools = new PageToolRouter({
   }),
   onMayChange: () => treePusher.schedule(), // Pages list their tools in the tree
 });
+// `current` (current.js): built from the tab model, the frame reports and the exposed page tools,
+// for the host's pull and for every pushed tree.
+const current = new Current({
+  ids,
+  tabModel,
+  seed: seedTabModel,
+  selections,
+  pageTools,
+  ready,
+  settings: () => settings,
+  connected: () => port.connected,
+  noteStatus: (fields) => port.noteStatus(fields),
+  schedulePush: () => treePusher.schedule(),
+});
 
 /**
  * The provider switch (SPEC §3): on → connect the native port (hello, descriptor, MCP port);
  * off → close it, and the native host removes its descriptor and closes its port as it exits.
- * @param {import("./native_port.js").BrowserIdentity} browser
+ * @param {import("./browser_identity.js").BrowserIdentity} browser
  */
 function applyProviderSwitch(browser) {
   if (settings.enabled) port.start(browser);
@@ -201,8 +220,7 @@ async function pollWindowStates() {
 async function routeNativeRequest(message) {
   switch (message.type) {
     case CURRENT:
-      // windowFocused: for the native host that merges several profiles' trees (SPEC §3).
-      return answerCurrent();
+      return current.answer();
     case LOCATION:
       await ready;
       return locator.locate(message.elementId);
@@ -227,7 +245,7 @@ async function pingPage() {
   const tab = tabModel
     .windows()
     .flatMap((win) => win.tabs)
-    .find((t) => t.active && !isInternalUrl(t.url || t.pendingUrl || ""));
+    .find((t) => t.active && !isInternalUrl(tabUrl(t)));
   if (!tab) return { pageMs: null };
   const start = performance.now();
   await channels.request(tab.id, null, { type: PING }, { timeoutMs: 1000 });
@@ -272,99 +290,6 @@ function routeRuntimeMessage(message, sender) {
       return undefined;
   }
 }
-
-// ---- current ----------------------------------------------------------------------------------
-
-/**
- * The Application element (docs/protocol.md "The tree"), and whether one of this profile's windows
- * has the browser's focus now: `current` from the host, which asks only when it has no complete
- * pushed tree. A pull may bring frame reports the last push lacked: the pushed tree follows.
- * @returns {Promise<{root: Element, windowFocused: boolean}>}
- */
-async function answerCurrent() {
-  const built = await buildCurrent(true);
-  treePusher.schedule();
-  if (!built.complete) throw new Error("a pulled tree is always complete"); // (for the type checker)
-  return { root: built.root, windowFocused: built.windowFocused };
-}
-
-/**
- * The tree to push (tree_push.js): built from the model and the pushed frame reports, without
- * asking a page; `complete: false` while some active tab's report must be pulled (selections.js
- * `needsPull`: a value still settling, a large field's pending text, a page never heard from —
- * which is pulled once in the background, so its tree completes soon after it loads).
- * @returns {Promise<import("./tree_push.js").BuiltTree | null>} null while there is no instance
- */
-async function buildPushedTree() {
-  if (!port.connected) return null;
-  const built = await buildCurrent(false);
-  if (built.complete) return { complete: true, root: built.root, windowFocused: built.windowFocused };
-  void selections.pullUnseen(built.activeTabIds).then((pulled) => pulled && treePusher.schedule(), () => undefined);
-  return built.retryInMs === undefined ? { complete: false } : { complete: false, retryInMs: built.retryInMs };
-}
-
-/**
- * The tree from the tab model, the window states and focus (read now: minimize has no event in
- * headless Chromium), the frame reports and the exposed page tools; notes the popup's "N pages
- * with tools". With `pull`, active tabs that `needsPull` are pulled first; without, the pushed
- * reports are used, and when some active tab needs a pull no tree is built (`complete: false`,
- * with `retryInMs` when that tab only has to settle: selections.js `pushedComplete`).
- * @param {boolean} pull
- * @returns {Promise<({complete: true, root: Element, windowFocused: boolean} | {complete: false, retryInMs?: number}) & {activeTabIds: number[]}>}
- */
-async function buildCurrent(pull) {
-  const [{ browser }, , states, lastFocused] = await Promise.all([
-    ready,
-    seedTabModel(),
-    api.allWindowsWithoutTabs(),
-    api.lastFocusedWindow(),
-  ]);
-  // If that read shows the model out of step (a window it does not know), seed again.
-  tabModel.noteWindowStates(states);
-  await seedTabModel();
-  const windows = tabModel.windows({ normalOnly: true });
-  const lastFocusedWindowId = lastFocused.id;
-  const shown = windows
-    .filter((win) => settings.incognito || !win.incognito)
-    .map((win) => ({ ...win, tabs: (win.tabs ?? []).filter((tab) => !isExcluded(tab.url || tab.pendingUrl || "", settings.excludedSites)) }));
-  const activeTabIds = shown.flatMap((win) =>
-    (win.tabs ?? [])
-      .filter((tab) => tab.active && tab.id !== undefined && !isInternalUrl(tab.url || tab.pendingUrl || ""))
-      .map((tab) => /** @type {number} */ (tab.id)),
-  );
-  let frames;
-  if (pull) frames = await selections.collect(activeTabIds);
-  else {
-    const pushed = selections.pushedComplete(activeTabIds);
-    if (!pushed.complete) return { ...pushed, complete: false, activeTabIds };
-    frames = selections.pushed();
-  }
-  const pages = pageTools.exposedPages(shown);
-  const snapshot = { browser, windows: shown, lastFocusedWindowId, selections: new Map(), frames, pageTools: pages };
-  const root = buildTree(snapshot, ids, { includeIncognito: settings.incognito }); // SPEC §2: opt-in
-  void port.noteStatus({ pagesWithTools: countPagesWithTools(root) }); // the popup shows it
-  return { complete: true, root, windowFocused: lastFocused.focused, activeTabIds };
-}
-
-/**
- * Debug check for tests (tests/e2e/test_tab_model.py, over the DevTools protocol): where the tab
- * model differs from a fresh windows.getAll({populate: true}), one line each (ids and field
- * names, no page content); empty when they agree. Reached only from the worker's own context.
- * @returns {Promise<string[]>}
- */
-async function tabModelDiff() {
-  const wasSeeded = tabModel.seeded;
-  const [states, fresh] = await Promise.all([api.allWindowsWithoutTabs(), api.allWindowsWithTabs()]);
-  tabModel.noteWindowStates(states);
-  const out = wasSeeded && tabModel.seeded ? [] : ["the model was out of step and seeds again"];
-  return [...out, ...diffWindows(tabModel.windows(), fresh)];
-}
-/** @type {{__webctxTabModelDiff?: () => Promise<string[]>}} */ (globalThis).__webctxTabModelDiff = tabModelDiff;
-/** Debug counters of the pushed tree, for tests and benches (no page content). */
-/** @type {{__webctxTreePushStats?: () => {builds: number, sent: number}}} */ (globalThis).__webctxTreePushStats = () => ({
-  builds: treePusher.builds,
-  sent: treePusher.sent,
-});
 
 // ---- content scripts in tabs that were open before -------------------------------------------
 

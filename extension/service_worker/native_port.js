@@ -1,16 +1,19 @@
 // The native messaging port to webctx.native_host (SPEC §4, docs/protocol.md).
 //
 // connect → hello (w-<n>) → result {instance} → "connected"; host requests go to `onRequest`;
-// replies are routed to pending requests by id; `chunk` frames are reassembled first; a dropped
-// port is retried with backoff. The status the popup shows goes to chrome.storage.session.
+// replies are routed to pending requests by id; `chunk` frames are reassembled first (chunks.js);
+// a dropped port is retried with backoff. The status the popup shows goes to
+// chrome.storage.session, with the command that fixes a dropped port (`fixFor`).
 
 import * as api from "./browser_api.js";
+import { installName } from "./browser_identity.js";
+import { ChunkGroups } from "./chunks.js";
 import { CHUNK, ERROR, ERROR_CODES, HELLO, NATIVE_HOST_NAME, PROTOCOL_VERSION, PROVIDER_READY, RESULT } from "../protocol.js";
 
 /** @typedef {import("../protocol.js").NativeMessage} NativeMessage */
 /** @typedef {import("../protocol.js").HelloResult} HelloResult */
 /** @typedef {import("../protocol.js").ConnectionStatus} ConnectionStatus */
-/** @typedef {{name: string, version: string, userAgent: string}} BrowserIdentity */
+/** @typedef {import("./browser_identity.js").BrowserIdentity} BrowserIdentity */
 
 /** How long the host may take to answer hello (it answers before its slow imports). */
 export const HELLO_TIMEOUT_MS = 5000;
@@ -19,10 +22,6 @@ export const RECONNECT_INITIAL_MS = 500;
 export const RECONNECT_MAX_MS = 30_000;
 /** … and back to 0.5 s after a connection that stayed up this long. */
 export const STABLE_CONNECTION_MS = 10_000;
-/** A chunk group that is not complete within this time is dropped (its sender gave up). */
-export const CHUNK_GROUP_TIMEOUT_MS = 30_000;
-/** Most chunks in one group: 64 × 1 MiB matches the 64 MiB frame limit the other way. */
-export const MAX_CHUNKS = 64;
 
 /**
  * The fix to show beside a dropped port's chrome.runtime.lastError.message. Messages as Chromium
@@ -35,38 +34,6 @@ const FIXES = [
   { error: "Error when communicating with the native messaging host.", fix: "doctor" },
 ];
 
-/** `webctx install --browser <name>` names, by the brand the browser reports. */
-const INSTALL_BROWSER_NAMES = /** @type {Record<string, string>} */ ({
-  "Chromium": "chromium",
-  "Google Chrome": "chrome",
-  "Microsoft Edge": "edge",
-  "Brave": "brave",
-  "Firefox": "firefox",
-});
-
-/** Brands in order of preference: the most specific product first, the engine last. */
-const BRAND_PREFERENCE = ["Microsoft Edge", "Brave", "Google Chrome", "Chromium"];
-
-/**
- * Name and full version of the browser from UA Client Hints' `fullVersionList`. Headless Chromium
- * says `HeadlessChrome` in its UA string; that is Chromium.
- * @param {{brand: string, version: string}[]} brands
- * @param {string} userAgent
- * @returns {BrowserIdentity}
- */
-export function pickBrowser(brands, userAgent) {
-  for (const name of BRAND_PREFERENCE) {
-    const found = brands.find((b) => b.brand === name);
-    if (found) return { name, version: found.version, userAgent };
-  }
-  const firefox = /Firefox\/([\d.]+)/.exec(userAgent); // no UA Client Hints in Firefox
-  if (firefox && brands.length === 0) return { name: "Firefox", version: firefox[1], userAgent };
-  const headless = brands.find((b) => b.brand === "HeadlessChrome");
-  if (headless) return { name: "Chromium", version: headless.version, userAgent };
-  const match = /(?:HeadlessChrome|Chrome|Chromium)\/([\d.]+)/.exec(userAgent);
-  return { name: "Chromium", version: match ? match[1] : "", userAgent };
-}
-
 /**
  * The command that fixes a dropped port: `webctx install` when the browser cannot find or may not
  * start the host, else `webctx doctor`, which checks every link of the chain (SPEC §6).
@@ -77,7 +44,7 @@ export function pickBrowser(brands, userAgent) {
 export function fixFor(error, browserName) {
   const known = FIXES.find((entry) => entry.error === error);
   if (!known || known.fix === "doctor") return "webctx doctor";
-  return `webctx install --browser ${INSTALL_BROWSER_NAMES[browserName] ?? "chromium"}`;
+  return `webctx install --browser ${installName(browserName)}`;
 }
 
 /** An error a request handler throws to answer with a specific `error.code`. */
@@ -114,8 +81,7 @@ export class NativePort {
   /** @type {BrowserIdentity} */ #browser = { name: "Chromium", version: "", userAgent: "" };
   #nextId = 1;
   /** @type {Map<string, Pending>} */ #pending = new Map();
-  /** @type {Map<string, {count: number, parts: string[], received: number, timer: ReturnType<typeof setTimeout>}>} */
-  #chunks = new Map();
+  #chunks = new ChunkGroups();
   #connectedAt = 0;
   #retryMs = RECONNECT_INITIAL_MS;
   #stopped = true;
@@ -158,7 +124,6 @@ export class NativePort {
       pending.reject(new RequestError(ERROR_CODES.portClosed, "the native port closed"));
     }
     this.#pending.clear();
-    for (const [, group] of this.#chunks) clearTimeout(group.timer);
     this.#chunks.clear();
   }
 
@@ -277,9 +242,12 @@ export class NativePort {
       case ERROR:
         this.#settle(message);
         return;
-      case CHUNK:
-        this.#onChunk(message);
+      case CHUNK: {
+        // A completed group is handled as if it had arrived whole.
+        const completed = this.#chunks.add(message);
+        if (completed) this.#onMessage(completed.whole);
         return;
+      }
       case PROVIDER_READY:
         void this.#onProviderReady(message);
         return;
@@ -351,61 +319,6 @@ export class NativePort {
       if (!(error instanceof RequestError)) console.error("webctx: %s %s failed", type, id, error);
       this.#send({ type: ERROR, id, error: { code, message: text } });
     }
-  }
-
-  /**
-   * Collect one `chunk`; the reassembled message is handled as if it had arrived whole.
-   * @param {NativeMessage} message
-   */
-  #onChunk(message) {
-    const { of, index, count, data } = /** @type {Record<string, unknown>} */ (message);
-    const valid =
-      (typeof of === "string" || typeof of === "number") &&
-      typeof count === "number" && Number.isInteger(count) && count >= 1 && count <= MAX_CHUNKS &&
-      typeof index === "number" && Number.isInteger(index) && index >= 0 && index < count &&
-      typeof data === "string";
-    if (!valid) {
-      console.warn("webctx: dropped a malformed chunk");
-      return;
-    }
-    const key = String(of);
-    const group = this.#chunks.get(key) ?? this.#newChunkGroup(key, count);
-    const i = index;
-    if (group.count !== count || group.parts[i] !== undefined) {
-      console.warn("webctx: dropped an inconsistent chunk of group %s", key);
-      return;
-    }
-    group.parts[i] = data;
-    group.received += 1;
-    if (group.received < group.count) return;
-    clearTimeout(group.timer);
-    this.#chunks.delete(key);
-    let whole;
-    try {
-      whole = JSON.parse(group.parts.join(""));
-    } catch {
-      console.warn("webctx: dropped chunk group %s: not JSON", key);
-      return;
-    }
-    if (whole?.type === CHUNK) {
-      console.warn("webctx: dropped chunk group %s: chunks inside chunks", key);
-      return;
-    }
-    this.#onMessage(whole);
-  }
-
-  /**
-   * @param {string} key the chunk-group id (`of`)
-   * @param {number} count
-   */
-  #newChunkGroup(key, count) {
-    // A group whose sender gave up would otherwise stay in memory for the port's lifetime.
-    const timer = setTimeout(() => this.#chunks.delete(key), CHUNK_GROUP_TIMEOUT_MS);
-    /** @type {string[]} */
-    const parts = new Array(count);
-    const group = { count, parts, received: 0, timer };
-    this.#chunks.set(key, group);
-    return group;
   }
 
   /**

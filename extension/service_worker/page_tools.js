@@ -9,7 +9,8 @@
 // window) are exposed, each under a name from tool_names.js.
 
 import { ToolNameRegistry } from "./tool_names.js";
-import { firstChars, isInternalUrl, wellFormed } from "./tree.js";
+import { MAX_URL_CHARS, firstChars, wellFormed } from "./text_limits.js";
+import { isInternalUrl, tabUrl } from "./tree.js";
 
 /** Most tools listed per page; the rest are counted in the Page's `attributes.toolsOmitted`. */
 export const MAX_TOOLS_PER_PAGE = 128;
@@ -338,7 +339,7 @@ export class PageToolStore {
       const tab = (win.tabs ?? []).find((t) => t.active);
       if (!tab || tab.id === undefined || tab.incognito) continue;
       const reported = this.#tabs.get(tab.id);
-      const url = tab.url || tab.pendingUrl || "";
+      const url = tabUrl(tab);
       if (!reported || isInternalUrl(url) || policy.isExcluded?.(url)) continue;
       const pageId = ids.tabId(tab.id);
       const pageNumber = Number(pageId.slice("tab-".length));
@@ -358,14 +359,14 @@ export class PageToolStore {
           description: tool.description,
           pageTitle: firstChars(wellFormed(tab.title ?? ""), 256),
           origin: reported.origin,
-          url: firstChars(wellFormed(url), 4096),
+          url: firstChars(wellFormed(url), MAX_URL_CHARS),
         };
         if (tool.title) exposed.title = tool.title;
         if (tool.inputSchema) exposed.inputSchema = tool.inputSchema;
         if (tool.annotations) exposed.annotations = tool.annotations;
         if (frameOrigin && frame) {
           exposed.frameOrigin = frameOrigin;
-          if (frame.url !== undefined) exposed.frameUrl = firstChars(wellFormed(frame.url), 4096);
+          if (frame.url !== undefined) exposed.frameUrl = firstChars(wellFormed(frame.url), MAX_URL_CHARS);
         }
         tools.push(exposed);
       });

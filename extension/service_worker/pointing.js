@@ -14,13 +14,35 @@
 // postMessage, content/report.js), so a Group sits in its parent frame's Group, and the focus path
 // marks every Group from the Page down to the focused frame. A frame whose parent is not known (its
 // parent has no content script, or has not answered yet) sits directly in the Page.
+//
+// tree.js imports this module (and `textElement`, the selected Text, for a tab without frame
+// reports); this one imports only text_limits.js, never tree.js.
 
-import { capUtf8, DEFAULT_MAX_SELECTION_BYTES, firstChars, MAX_TITLE_CHARS, MAX_URL_CHARS, textElement, wellFormed } from "./tree.js";
+import {
+  DEFAULT_MAX_SELECTION_BYTES,
+  MAX_CONTEXT_CHARS,
+  MAX_TITLE_CHARS,
+  MAX_URL_CHARS,
+  capUtf8,
+  firstChars,
+  lastChars,
+  wellFormed,
+} from "./text_limits.js";
 
 /** @typedef {import("../protocol.js").Element} Element */
 /** @typedef {import("../protocol.js").FrameReport} FrameReport */
-/** @typedef {import("./tree.js").StoredFrame} StoredFrame */
+/** @typedef {import("../protocol.js").Selection} Selection */
 /** @typedef {import("./ids.js").IdRegistry} IdRegistry */
+
+/**
+ * One frame's last report, with the browser's ids for the frame and its document.
+ * @typedef {{frameId: number, documentId: string, report: FrameReport}} StoredFrame
+ */
+
+/**
+ * The selection reported by a tab's top document.
+ * @typedef {{documentId: string, selection: Selection}} TabSelection
+ */
 
 /**
  * What one tab points at, chosen among its frames.
@@ -221,4 +243,40 @@ export function pointingChildren(tabId, frames, options, ids) {
 
   for (const group of groups.values()) if (group.children?.length === 0) delete group.children;
   return children;
+}
+
+/**
+ * The selected Text element, or null when there is nothing to report.
+ * @param {number} tabId
+ * @param {TabSelection} reported
+ * @param {IdRegistry} ids
+ * @param {number} maxBytes
+ * @returns {Element | null}
+ */
+export function textElement(tabId, reported, ids, maxBytes = DEFAULT_MAX_SELECTION_BYTES) {
+  const { selection, documentId } = reported;
+  const full = wellFormed(selection.text);
+  if (full.length === 0) return null;
+  const capped = capUtf8(full, maxBytes);
+  // The content script pre-caps at 64 Ki code units; `length` is the length before that cap.
+  const length = Number.isSafeInteger(selection.length) && selection.length > full.length ? selection.length : full.length;
+  /** @type {Record<string, unknown>} */
+  const attributes = {};
+  const before = lastChars(wellFormed(selection.before ?? ""), MAX_CONTEXT_CHARS);
+  const after = firstChars(wellFormed(selection.after ?? ""), MAX_CONTEXT_CHARS);
+  if (before) attributes.before = before;
+  if (after) attributes.after = after;
+  if (capped.length < length) {
+    attributes.truncated = true;
+    attributes.length = length;
+  }
+  /** @type {Element} */
+  const element = {
+    id: ids.selectionId(tabId, documentId, selection.key),
+    role: "Text",
+    selected: true,
+    content: [{ type: "text", text: capped }],
+  };
+  if (Object.keys(attributes).length > 0) element.attributes = attributes;
+  return element;
 }

@@ -17,10 +17,11 @@
 // script checks the token, so a navigated frame still answers "gone".
 
 import * as api from "./browser_api.js";
+import { MAX_TITLE_CHARS, MAX_URL_CHARS } from "./text_limits.js";
 
 /** @typedef {import("../protocol.js").Selection} Selection */
 /** @typedef {import("../protocol.js").FrameReport} FrameReport */
-/** @typedef {import("./tree.js").StoredFrame} StoredFrame */
+/** @typedef {import("./pointing.js").StoredFrame} StoredFrame */
 
 /** How long the worker waits for one tab's pull (docs/protocol.md). */
 export const SELECTION_PULL_TIMEOUT_MS = 300;
@@ -31,11 +32,10 @@ export const PUSH_SETTLED_MS = 250;
 /** Frame levels `lineage` follows at most (the content scripts count depth up to 64). */
 const MAX_FRAME_LEVELS = 64;
 
-/** Size limits on what a content script may send (it relays the page: check shape and size). */
+/** Size limits on what a content script may send (it relays the page: check shape and size).
+ * Text and context are pre-caps, looser than the tree's; titles and urls get the tree's caps. */
 const MAX_TEXT_CHARS = 65536;
 const MAX_CONTEXT_CHARS = 1024;
-const MAX_TITLE_CHARS = 1024;
-const MAX_URL_CHARS = 4096;
 const FIELD_KINDS = new Set(["input", "textarea", "contenteditable"]);
 
 /** A content script's document token: 128 bits in hex (content/report.js). */

@@ -1,6 +1,6 @@
 // The user's settings (SPEC §3 "switched off", §2 "Never reported", §5 "User control"), kept in
 // chrome.storage.local under SETTINGS_KEY by the popup and the options page, and applied live by
-// main.js through chrome.storage.onChanged. Pure helpers here; storage calls in browser_api.js.
+// main.js through chrome.storage.onChanged. Pure helpers here; storage calls in browser_api.js (browser_api/storage.js).
 
 /** The chrome.storage.local key holding the settings object. */
 export const SETTINGS_KEY = "settings";

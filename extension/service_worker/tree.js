@@ -3,22 +3,20 @@
 // Pure: it takes a snapshot of windows, tabs and selections plus the id registry, and returns
 // plain JSON. No chrome.* here, so node tests cover every rule: focus path, visible, budgets,
 // caps, valid Unicode.
+//
+//   tree.js (windows, tabs, Pages) ──► pointing.js (what a Page points at: frames, text, hover)
+//        └──────────────┬──────────────────┘
+//                       ▼
+//                text_limits.js (the caps and how text is cut; imports nothing)
 
 /** @typedef {import("../protocol.js").Element} Element */
-/** @typedef {import("../protocol.js").Selection} Selection */
 /** @typedef {import("./ids.js").IdRegistry} IdRegistry */
 
-import { latestHover, pickPointing, pointingChildren } from "./pointing.js";
+import { latestHover, pickPointing, pointingChildren, textElement } from "./pointing.js";
+import { DEFAULT_MAX_SELECTION_BYTES, MAX_LANG_CHARS, MAX_TITLE_CHARS, MAX_URL_CHARS, firstChars, wellFormed } from "./text_limits.js";
 
 /** Tabs listed per window before the rest are counted in `tabsOmitted` (SPEC §2). */
 export const DEFAULT_MAX_TABS_PER_WINDOW = 100;
-/** Cap on a selection's text, in bytes of UTF-8 (SPEC §2 "Small content"). */
-export const DEFAULT_MAX_SELECTION_BYTES = 16 * 1024;
-/** Cap on `before` / `after`, in UTF-16 code units (SPEC §2: "up to ~200 characters"). */
-export const MAX_CONTEXT_CHARS = 200;
-/** Caps on a tab's title and url, in UTF-16 code units: a data: URL can be megabytes long. */
-export const MAX_TITLE_CHARS = 1024;
-export const MAX_URL_CHARS = 4096;
 
 /**
  * URL prefixes of browser-internal pages: their title and url are listed, their content never
@@ -61,15 +59,8 @@ export const INTERNAL_URL_PREFIXES = [
  * @property {TabInfo[]} [tabs]
  */
 
-/**
- * The selection reported by a tab's top document.
- * @typedef {{documentId: string, selection: Selection}} TabSelection
- */
-
-/**
- * One frame's last report, with the browser's ids for the frame and its document.
- * @typedef {{frameId: number, documentId: string, report: import("../protocol.js").FrameReport}} StoredFrame
- */
+/** @typedef {import("./pointing.js").TabSelection} TabSelection */
+/** @typedef {import("./pointing.js").StoredFrame} StoredFrame */
 
 /**
  * Everything `current` is built from.
@@ -185,7 +176,7 @@ function pageElement(tab, win, snapshot, ids, maxBytes, showHover) {
   const page = { id: ids.tabId(tabId), role: "Page", subrole: "tab" };
   const title = tab.title ? firstChars(wellFormed(tab.title), MAX_TITLE_CHARS) : "";
   if (title) page.title = title;
-  const rawUrl = tab.url || tab.pendingUrl || "";
+  const rawUrl = tabUrl(tab);
   const url = rawUrl ? firstChars(wellFormed(rawUrl), MAX_URL_CHARS) : "";
   if (url) page.url = url;
   if (win.focused && tab.active) page.focused = true;
@@ -195,7 +186,7 @@ function pageElement(tab, win, snapshot, ids, maxBytes, showHover) {
   const frames = snapshot.frames?.get(tabId);
   if (frames && !isInternalUrl(rawUrl)) {
     const lang = pickPointing(frames).lang;
-    if (lang) page.attributes = { ...page.attributes, lang: firstChars(wellFormed(lang), 64) };
+    if (lang) page.attributes = { ...page.attributes, lang: firstChars(wellFormed(lang), MAX_LANG_CHARS) };
     const options = { pageFocused: Boolean(page.focused), showHover, maxBytes, title: page.title };
     const children = pointingChildren(tabId, frames, options, ids);
     if (children.length > 0) page.children = children;
@@ -210,39 +201,12 @@ function pageElement(tab, win, snapshot, ids, maxBytes, showHover) {
 }
 
 /**
- * The selected Text element, or null when there is nothing to report.
- * @param {number} tabId
- * @param {TabSelection} reported
- * @param {IdRegistry} ids
- * @param {number} maxBytes
- * @returns {Element | null}
+ * A tab's address: its url, or while it has none yet, the one it is loading (`pendingUrl`).
+ * @param {{url?: string, pendingUrl?: string}} tab
+ * @returns {string} "" when it has neither
  */
-export function textElement(tabId, reported, ids, maxBytes = DEFAULT_MAX_SELECTION_BYTES) {
-  const { selection, documentId } = reported;
-  const full = wellFormed(selection.text);
-  if (full.length === 0) return null;
-  const capped = capUtf8(full, maxBytes);
-  // The content script pre-caps at 64 Ki code units; `length` is the length before that cap.
-  const length = Number.isSafeInteger(selection.length) && selection.length > full.length ? selection.length : full.length;
-  /** @type {Record<string, unknown>} */
-  const attributes = {};
-  const before = lastChars(wellFormed(selection.before ?? ""), MAX_CONTEXT_CHARS);
-  const after = firstChars(wellFormed(selection.after ?? ""), MAX_CONTEXT_CHARS);
-  if (before) attributes.before = before;
-  if (after) attributes.after = after;
-  if (capped.length < length) {
-    attributes.truncated = true;
-    attributes.length = length;
-  }
-  /** @type {Element} */
-  const element = {
-    id: ids.selectionId(tabId, documentId, selection.key),
-    role: "Text",
-    selected: true,
-    content: [{ type: "text", text: capped }],
-  };
-  if (Object.keys(attributes).length > 0) element.attributes = attributes;
-  return element;
+export function tabUrl(tab) {
+  return tab.url || tab.pendingUrl || "";
 }
 
 /**
@@ -253,68 +217,4 @@ export function textElement(tabId, reported, ids, maxBytes = DEFAULT_MAX_SELECTI
 export function isInternalUrl(url) {
   if (url === "about:blank" || url.startsWith("about:blank#") || url.startsWith("about:blank?")) return false;
   return INTERNAL_URL_PREFIXES.some((prefix) => url.startsWith(prefix));
-}
-
-/**
- * Replace lone surrogates with U+FFFD so the text is valid Unicode (SPEC §2).
- * @param {string} text
- * @returns {string}
- */
-export function wellFormed(text) {
-  return typeof text === "string" ? text.toWellFormed() : "";
-}
-
-/**
- * Cut well-formed `text` to at most `maxBytes` bytes of UTF-8, on a code-point boundary.
- * @param {string} text must be well-formed (no lone surrogates)
- * @param {number} maxBytes
- * @returns {string}
- */
-export function capUtf8(text, maxBytes) {
-  // Every UTF-16 code unit encodes to at most 3 bytes, so short strings need no walk.
-  if (text.length * 3 <= maxBytes) return text;
-  let bytes = 0;
-  let i = 0;
-  while (i < text.length) {
-    const cp = /** @type {number} */ (text.codePointAt(i));
-    const size = cp < 0x80 ? 1 : cp < 0x800 ? 2 : cp < 0x10000 ? 3 : 4;
-    if (bytes + size > maxBytes) break;
-    bytes += size;
-    i += cp > 0xffff ? 2 : 1;
-  }
-  return text.slice(0, i);
-}
-
-/**
- * The first `max` code units of `text`, not splitting a surrogate pair.
- * @param {string} text
- * @param {number} max
- * @returns {string}
- */
-export function firstChars(text, max) {
-  if (text.length <= max) return text;
-  const end = isHighSurrogate(text.charCodeAt(max - 1)) ? max - 1 : max;
-  return text.slice(0, end);
-}
-
-/**
- * The last `max` code units of `text`, not splitting a surrogate pair.
- * @param {string} text
- * @param {number} max
- * @returns {string}
- */
-export function lastChars(text, max) {
-  if (text.length <= max) return text;
-  const start = text.length - max;
-  return text.slice(isLowSurrogate(text.charCodeAt(start)) ? start + 1 : start);
-}
-
-/** @param {number} unit */
-function isHighSurrogate(unit) {
-  return unit >= 0xd800 && unit <= 0xdbff;
-}
-
-/** @param {number} unit */
-function isLowSurrogate(unit) {
-  return unit >= 0xdc00 && unit <= 0xdfff;
 }

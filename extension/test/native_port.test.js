@@ -4,7 +4,8 @@ import { readFileSync } from "node:fs";
 import test from "node:test";
 
 import { NATIVE_MESSAGE_TYPES } from "../protocol.js";
-import { fixFor, pickBrowser } from "../service_worker/native_port.js";
+import { pickBrowser } from "../service_worker/browser_identity.js";
+import { fixFor } from "../service_worker/native_port.js";
 import { parseSelection } from "../service_worker/selections.js";
 
 const UA = "Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) HeadlessChrome/156.0.0.0 Safari/537.36";

@@ -2,7 +2,8 @@
 import assert from "node:assert/strict";
 import test from "node:test";
 
-import { TabModel, WINDOW_ID_NONE, diffWindows } from "../service_worker/tab_model.js";
+import { diffWindows } from "../service_worker/debug_hooks.js";
+import { TabModel, WINDOW_ID_NONE } from "../service_worker/tab_model.js";
 
 /**
  * @param {number} id

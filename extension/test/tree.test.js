@@ -3,15 +3,8 @@ import assert from "node:assert/strict";
 import test from "node:test";
 
 import { IdRegistry } from "../service_worker/ids.js";
-import {
-  DEFAULT_MAX_SELECTION_BYTES,
-  buildTree,
-  capUtf8,
-  firstChars,
-  isInternalUrl,
-  keepTabs,
-  lastChars,
-} from "../service_worker/tree.js";
+import { DEFAULT_MAX_SELECTION_BYTES, capUtf8, firstChars, lastChars } from "../service_worker/text_limits.js";
+import { buildTree, isInternalUrl, keepTabs } from "../service_worker/tree.js";
 
 const BROWSER = { name: "Chromium", version: "156.0.8078.114" };
 const utf8Bytes = (/** @type {string} */ s) => Buffer.byteLength(s, "utf8");

@@ -1,0 +1,221 @@
+// browser_api part: pages: messages and ports to and from the content scripts (by tab, frame or
+// document), the content scripts' injection into open tabs and the pulled frame reports, and the
+// ports this extension's own pages open (confirm.js).
+
+import { IS_FIREFOX } from "./engine.js";
+
+/**
+ * Send `message` to the content script in a tab's top frame and return its reply.
+ * @param {number} tabId
+ * @param {object} message
+ * @returns {Promise<unknown>} rejects when no content script answers
+ */
+export function sendToTopFrame(tabId, message) {
+  return chrome.tabs.sendMessage(tabId, message, { frameId: 0 });
+}
+
+/**
+ * Send `message` to the content script of one frame, whatever document it holds now (Firefox
+ * has no documentId; the content script checks a token instead: selections.js `documentKey`).
+ * @param {number} tabId
+ * @param {number} frameId
+ * @param {object} message
+ * @returns {Promise<unknown>} rejects when no content script answers
+ */
+export function sendToFrame(tabId, frameId, message) {
+  return chrome.tabs.sendMessage(tabId, message, { frameId });
+}
+
+/**
+ * Send `message` to the content script of one document (any frame of the tab) and return its
+ * reply. Rejects when the document is gone (tab closed, navigated, put in the back/forward cache)
+ * or has no content script.
+ * @param {number} tabId
+ * @param {string} documentId
+ * @param {object} message
+ * @returns {Promise<unknown>}
+ */
+export function sendToDocument(tabId, documentId, message) {
+  return chrome.tabs.sendMessage(tabId, message, { documentId });
+}
+
+/**
+ * Every frame's report (content/report.js) in one injection; results name each frame's frameId
+ * and documentId. Frames without the content scripts give null results.
+ * @param {number} tabId
+ * @returns {Promise<{frameId: number, documentId: string | undefined, result: unknown}[]>}
+ */
+export async function frameReports(tabId) {
+  const results = await chrome.scripting.executeScript({
+    target: { tabId, allFrames: true },
+    // Runs in the isolated world, which the content scripts share.
+    func: () => /** @type {any} */ (globalThis).__webctx?.report?.() ?? null,
+  });
+  return results.map((r) => ({ frameId: r.frameId, documentId: r.documentId, result: r.result }));
+}
+
+/**
+ * Inject the manifest's content scripts into every open tab (all frames). Tabs where injection is
+ * not allowed (chrome://, the Web Store, …) fail quietly. The scripts guard against running twice.
+ * @returns {Promise<void>}
+ */
+export async function injectContentScriptsIntoOpenTabs() {
+  // Each manifest entry keeps its world: the main-world polyfill must not land in the isolated world.
+  const entries = (chrome.runtime.getManifest().content_scripts ?? [])
+    .map((entry) => ({
+      files: entry.js ?? [],
+      world: /** @type {chrome.scripting.ExecutionWorld} */ (/** @type {{world?: string}} */ (entry).world === "MAIN" ? "MAIN" : "ISOLATED"),
+    }))
+    .filter((entry) => entry.files.length > 0)
+    // The main world first, as at document_start.
+    .sort((a, b) => (a.world === b.world ? 0 : a.world === "MAIN" ? -1 : 1));
+  if (entries.length === 0) return;
+  const tabs = await chrome.tabs.query({});
+  await Promise.all(
+    tabs.map(async (tab) => {
+      if (tab.id === undefined || tab.incognito) return;
+      for (const { files, world } of entries) {
+        try {
+          await chrome.scripting.executeScript({ target: { tabId: tab.id, allFrames: true }, files, world });
+        } catch {
+          // Not injectable (internal page, discarded tab, no access): nothing to report there anyway.
+        }
+      }
+    }),
+  );
+}
+
+/**
+ * Open a port to the content script of `documentId`, or of the tab's top frame when null
+ * (chrome.tabs.connect; page_channel.js). `onDisconnect` also runs when nothing answers the
+ * connection (no such document, no content script). Null in Firefox (no `documentId` in
+ * tabs.connect) or when the browser refuses the options: the caller sends one message instead.
+ * @param {number} tabId
+ * @param {string | null} documentId
+ * @param {string} name
+ * @param {{onMessage: (message: unknown) => void, onDisconnect: () => void}} listeners
+ * @returns {import("../page_channel.js").PagePort | null}
+ */
+export function connectToDocument(tabId, documentId, name, listeners) {
+  if (IS_FIREFOX) return null;
+  let port;
+  try {
+    port = chrome.tabs.connect(tabId, documentId === null ? { name, frameId: 0 } : { name, documentId });
+  } catch {
+    return null;
+  }
+  port.onMessage.addListener((message) => listeners.onMessage(message));
+  port.onDisconnect.addListener(() => {
+    void chrome.runtime.lastError; // read, so the browser does not log it as unchecked
+    listeners.onDisconnect();
+  });
+  return wrapPort(port);
+}
+
+/**
+ * @param {chrome.runtime.Port} port
+ * @returns {import("../page_channel.js").PagePort}
+ */
+function wrapPort(port) {
+  return {
+    post(message) {
+      try {
+        port.postMessage(message);
+        return true;
+      } catch {
+        return false; // disconnected
+      }
+    },
+    disconnect: () => port.disconnect(),
+  };
+}
+
+/**
+ * A message from one of our content scripts or pages, with what the browser says about its sender.
+ * @typedef {object} RuntimeMessageSender
+ * @property {number} [tabId]
+ * @property {number} [frameId]
+ * @property {string} [documentId]
+ * @property {string} [url]
+ * @property {boolean} fromOwnPage   sent by one of this extension's own pages (popup)
+ * @property {boolean} incognito
+ */
+
+/**
+ * Listen to chrome.runtime.onMessage. `listener` answers synchronously (or not at all); the
+ * worker needs no asynchronous replies on this channel yet.
+ * @param {(message: unknown, sender: RuntimeMessageSender) => unknown} listener
+ */
+export function onRuntimeMessage(listener) {
+  chrome.runtime.onMessage.addListener((message, sender, sendResponse) => {
+    if (sender.id !== chrome.runtime.id) return false;
+    const reply = listener(message, {
+      tabId: sender.tab?.id,
+      frameId: sender.frameId,
+      documentId: sender.documentId,
+      url: sender.url,
+      fromOwnPage: sender.tab === undefined && (sender.url ?? "").startsWith(chrome.runtime.getURL("")),
+      incognito: sender.tab?.incognito ?? false,
+    });
+    if (reply !== undefined) sendResponse(reply);
+    return false;
+  });
+}
+
+/**
+ * A long-lived port one of this extension's content scripts opened from a tab.
+ * @typedef {object} ContentPort
+ * @property {RuntimeMessageSender} sender
+ * @property {(message: object) => boolean} post  false when the port is gone
+ * @property {() => void} disconnect  close it (its onDisconnect listener does not run)
+ * @property {(listener: (message: unknown) => void) => void} onMessage
+ * @property {(listener: () => void) => void} onDisconnect  the document went away (closed,
+ *   navigated, put in the back/forward cache) or the content script closed it
+ */
+
+/**
+ * Listen to chrome.runtime.onConnect for ports named `name` from this extension's content scripts
+ * in tabs (other ports are left alone).
+ * @param {string} name
+ * @param {(port: ContentPort) => void} listener
+ */
+export function onContentPort(name, listener) {
+  chrome.runtime.onConnect.addListener((port) => {
+    const sender = port.sender;
+    if (port.name !== name || !sender || sender.id !== chrome.runtime.id || !sender.tab) return;
+    listener({
+      sender: {
+        tabId: sender.tab.id,
+        frameId: sender.frameId,
+        documentId: sender.documentId,
+        url: sender.url,
+        fromOwnPage: false,
+        incognito: sender.tab.incognito,
+      },
+      ...wrapPort(port),
+      onMessage: (handler) => port.onMessage.addListener((message) => handler(message)),
+      onDisconnect: (handler) =>
+        port.onDisconnect.addListener(() => {
+          void chrome.runtime.lastError;
+          handler();
+        }),
+    });
+  });
+}
+
+/**
+ * Ports opened by this extension's own page `path` (never by a content script: those carry the
+ * web page's URL as `sender.url`), named `<prefix><rest>`; `listener` gets `rest` and the port.
+ * @param {string} path  e.g. "confirm/confirm.html"
+ * @param {string} prefix
+ * @param {(rest: string, port: chrome.runtime.Port) => void} listener
+ */
+export function onOwnPagePort(path, prefix, listener) {
+  const pageUrl = chrome.runtime.getURL(path);
+  chrome.runtime.onConnect.addListener((port) => {
+    const { id, url } = port.sender ?? {};
+    const fromPage = id === chrome.runtime.id && (url === pageUrl || (url ?? "").startsWith(`${pageUrl}?`));
+    if (!fromPage || !port.name.startsWith(prefix)) return;
+    listener(port.name.slice(prefix.length), port);
+  });
+}
