@@ -49,7 +49,7 @@
  * @property {(timer: unknown) => void} [clearTimer]
  */
 
-/** The host's default page-tool deadline (native_host/wire.py PAGE_TOOL_DEADLINE_MS), in ms. */
+/** The host's default page-tool deadline (native_host/protocol/native.py PAGE_TOOL_DEADLINE_MS), in ms. */
 export const DEFAULT_CALL_DEADLINE_MS = 60_000;
 export const MAX_PROMPT_ARGUMENTS_CHARS = 2000;
 export const MAX_PROMPT_DESCRIPTION_CHARS = 600;

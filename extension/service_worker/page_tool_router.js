@@ -153,7 +153,7 @@ export class PageToolRouter {
   /**
    * `tools.call {id, pageId, name, input}`: run the page's tool in that tab's top document.
    * @param {NativeMessage} message
-   * @returns {Promise<unknown>} `{ok, text}` or `{ok: false, error}` (native_host/wire.py ToolCallReply)
+   * @returns {Promise<unknown>} `{ok, text}` or `{ok: false, error}` (native_host/protocol/native.py ToolCallReply)
    */
   async call(message) {
     const { id, pageId, name, input } = /** @type {Record<string, unknown>} */ (message);

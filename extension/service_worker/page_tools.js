@@ -69,7 +69,7 @@ export const MAX_RESULT_CHARS = 48 * 1024 * 1024;
  */
 
 /**
- * One exposed tool, as `tools.changed` carries it (native_host/wire.py `PageTool`).
+ * One exposed tool, as `tools.changed` carries it (native_host/protocol/native.py `PageTool`).
  * @typedef {object} ExposedTool
  * @property {string} name       `p<n>_…`
  * @property {string} toolName   the page's original name
