@@ -154,7 +154,6 @@ class Serving:
         self.publisher = DescriptorPublisher(
             paths.providers_dir(), descriptor, on_role_change=self._on_role_change
         )
-        handoff.descriptor_path = self.publisher.path
         role = self.publisher.start()
         self.descriptor_path = self.publisher.path
         log.info("provider ready %.0f ms after start (%s)", self._ms_since_start(), role)
@@ -184,7 +183,7 @@ class Serving:
         publish (SPEC §3 leaves the popup to us). While we stand by, the port the popup shows is
         the provider's, sent by `_on_provider_port` once we follow it (docs/protocol.md)."""
         if self.handoff is not None:
-            self.handoff.on_role_change(role)
+            self.handoff.on_role_change(role, self.publisher.path if self.publisher is not None else None)
         if role == "provider" and self._own_port is not None:
             self._send_event(ProviderReady(port=self._own_port).to_wire())
 

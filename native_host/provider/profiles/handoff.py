@@ -41,8 +41,8 @@ class ProfileHandoff:
 
     Usage (app.py): `McpEndpoint(handoff.requester, …)`; `tools` is the endpoint's
     `follower_tools`; `url = await handoff.start(token)` goes into the descriptor as `handoff`;
-    the publisher's `on_role_change` is `handoff.on_role_change` and `handoff.descriptor_path` is
-    the publisher's path; `handoff.set_page_tools(…)` on every `tools.changed` of our extension;
+    the publisher's role changes reach `handoff.on_role_change(role, publisher.path)`;
+    `handoff.set_page_tools(…)` on every `tools.changed` of our extension;
     `on_provider(port)` hears the provider's MCP port while we stand by (the popup shows it);
     `handoff.set_tree(…)` on every change of our pushed tree (tree_cache.py), passed on while we follow;
     `await handoff.stop()` at exit. `deadline_ms` bounds a `current` the provider asks us for
@@ -65,7 +65,6 @@ class ProfileHandoff:
         self.server = HandoffServer(tools)
         self.role = "starting"
         self.requester = MergingRequester(own, self.server, lambda: self.role == "provider")
-        self.descriptor_path: Path | None = None
         """The descriptor the publisher keeps written (publisher.py): where a standby host reads
         the provider's `handoff` URL and token. Set by app.py once the publisher exists, which
         needs our `start` URL first."""
@@ -89,13 +88,15 @@ class ProfileHandoff:
         if self._link is not None:
             self._link.set_tools(tools)
 
-    def on_role_change(self, role: str) -> None:
-        """Follow the published provider while standing by; stop following once we publish."""
+    def on_role_change(self, role: str, descriptor_path: Path | None = None) -> None:
+        """Follow the published provider while standing by; stop following once we publish.
+        `descriptor_path` is the browser's descriptor (the publisher's `path`), which names the
+        provider to follow; without it a standby host does not follow."""
         self.role = role
-        if role == "standby" and self.descriptor_path is not None:
+        if role == "standby" and descriptor_path is not None:
             if self._link is None:
                 self._link = FollowerLink(
-                    self.descriptor_path, self._instance, self._own, deadline_ms=self._deadline_ms,
+                    descriptor_path, self._instance, self._own, deadline_ms=self._deadline_ms,
                     on_provider=self._on_provider, tools=self._page_tools, tree=self._tree,
                 )
             self._link.start()

@@ -102,9 +102,8 @@ async def pair(tmp_path: Path, *, deadline_ms: int = 5000) -> AsyncIterator[Pair
         "instance": "A", "token": "token-A", "handoff": url, "endpoint": "http://127.0.0.1:4321/mcp/x",
     }))
     provider.on_role_change("provider")
-    follower.descriptor_path = descriptor
     follower.set_page_tools([page_tool()])
-    follower.on_role_change("standby")
+    follower.on_role_change("standby", descriptor)
     result = Pair(provider, follower, tools, own, other, changes)
     result.ports = ports
     try:

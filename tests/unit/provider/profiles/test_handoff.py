@@ -230,8 +230,7 @@ async def test_a_standby_host_follows_the_provider_and_its_windows_join_current(
     await follower.start("token-B")
     descriptor.write_text(json.dumps({"instance": "A", "token": "token-A", "handoff": url}))
     provider.on_role_change("provider")
-    follower.descriptor_path = descriptor
-    follower.on_role_change("standby")
+    follower.on_role_change("standby", descriptor)
     try:
         async with asyncio.timeout(5):
             while not provider.server.followers:
@@ -280,10 +279,9 @@ async def test_a_follower_pushes_its_tree_and_the_provider_merges_it_without_ask
     await follower.start("token-B")
     descriptor.write_text(json.dumps({"instance": "A", "token": "token-A", "handoff": url}))
     provider.on_role_change("provider")
-    follower.descriptor_path = descriptor
     pushed = {"root": {"id": "app", "role": "Application", "children": [window("win-9", tab="tab-9")]}}
     follower.set_tree({**pushed, "windowFocused": False})  # before it follows: sent at connect
-    follower.on_role_change("standby")
+    follower.on_role_change("standby", descriptor)
 
     async def wait_for(predicate: Any) -> None:
         async with asyncio.timeout(5):
