@@ -155,3 +155,14 @@ def test_every_native_host_reference_in_the_docs_resolves() -> None:
             unresolved += [f"{rel(doc)}:{number}: {m}" for m in dotted_ref.findall(line)
                            if not m.endswith((".json", ".log")) and not resolves(m)]
     assert not unresolved, "references to what no longer exists:\n" + "\n".join(unresolved)
+
+
+def test_every_test_bench_and_script_path_in_the_docs_exists() -> None:
+    """The docs' `tests/…`, `bench/…` and `scripts/…` paths, and bench/README.md's scripts (the
+    "how to run" parts; the rest of that file is history, quoted as it was)."""
+    repo_ref = re.compile(r"(?<![\w/.-])((?:tests|bench|scripts)/[\w/.-]*?\.(?:py|sh|html|js))\b")
+    bench_script = re.compile(r"(?<![\w/.-])(bench/\w+\.py)\b")
+    found = [(doc, repo_ref) for doc in CHECKED_DOCS] + [(REPO / "bench" / "README.md", bench_script)]
+    gone = sorted({f"{rel(doc)}: {m}" for doc, pattern in found
+                   for m in pattern.findall(doc.read_text(encoding="utf-8")) if not (REPO / m).is_file()})
+    assert not gone, f"the docs name files that do not exist: {gone}"
