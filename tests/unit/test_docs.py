@@ -166,3 +166,19 @@ def test_every_test_bench_and_script_path_in_the_docs_exists() -> None:
     gone = sorted({f"{rel(doc)}: {m}" for doc, pattern in found
                    for m in pattern.findall(doc.read_text(encoding="utf-8")) if not (REPO / m).is_file()})
     assert not gone, f"the docs name files that do not exist: {gone}"
+
+
+def test_every_package_docstring_names_its_modules() -> None:
+    """A package's `__init__.py` docstring says what it holds (STYLE.md: one concern per module):
+    each module by name (`session`, `session.py`), or by a family wildcard (`doctor_*`)."""
+    unnamed = []
+    for init in sorted(NATIVE_HOST.rglob("__init__.py")):
+        docstring = ast.get_docstring(ast.parse(init.read_text(encoding="utf-8"))) or ""
+        words = set(re.findall(r"\w+", docstring))
+        families = re.findall(r"(\w+_)\*", docstring)
+        unnamed += [rel(module) for module in sorted(init.parent.glob("*.py"))
+                    if module.name != "__init__.py" and module.stem not in words
+                    and not module.stem.startswith(tuple(families))]
+        unnamed += [f"{rel(sub)}/" for sub in sorted(init.parent.iterdir())
+                    if (sub / "__init__.py").is_file() and sub.name not in words]
+    assert not unnamed, f"the package docstring (its __init__.py) does not name {unnamed}"
