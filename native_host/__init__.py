@@ -3,6 +3,10 @@
 The browser starts `python -m native_host` (through the launcher `webctx install` writes); the
 desktop side lives in `host/`, `stdio/` and the `webctx` CLI (`cli/`). What both share is in
 `protocol/`.
+
+Modules: `__main__` (what the browser runs), `errors` (the error tree), `paths` (where webctx keeps
+things); packages: `protocol`, `provider`, `host`, `stdio`, `cli`, `install`, `conformance`, `demo`
+(docs/native-host.md has a row for every module).
 """
 
 NATIVE_HOST_NAME = "webctx.native_host"

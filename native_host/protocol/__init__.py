@@ -2,6 +2,10 @@
 the `current`/`location` answer models, native-port and hand-off message models, the MCP tool
 definitions, and who the browser is. Nothing here imports `provider/`, `host/` or `stdio/`.
 
+Modules: `version`, `base` (WireModel), `descriptor`, `providers_folder`, `answers`, `native`
+(native-port frames), `handoff` (hand-off messages), `tools` (MCP tools), `processes`
+(`process_alive`), `browser_identity`.
+
 This `__init__` stays empty so that `early_hello` can import `protocol.version` and
 `protocol.providers_folder` (standard library only) before pydantic and mcp are loaded.
 """

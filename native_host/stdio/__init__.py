@@ -1,2 +1,6 @@
 """`webctx mcp`: a stdio MCP server for clients that cannot reach the provider's HTTP endpoint
-(SPEC §1, §5, §7). It finds and follows the provider through `host/`, never `provider/`."""
+(SPEC §1, §5, §7). It finds and follows the provider through `host/`, never `provider/`.
+
+Modules: `server` (StdioBridge, the MCP server), `provider_link` (which provider, kept connected),
+`bad_lines` (answers stdin lines that are not JSON-RPC), `clients` (DATA: client configurations).
+"""

@@ -1,2 +1,7 @@
 """Several browser profiles, one provider (SPEC §3): the hand-off server on the provider, the
-follower link on each standby host, the followers' page tools and the merged tree."""
+follower link on each standby host, the followers' page tools and the merged tree.
+
+Modules: `handoff` (ProfileHandoff: one host's side, whatever its role), `handoff_server`,
+`follower_link`, `merge` (the merged tree), `merging_requester`, `follower_tools`; the messages
+are `protocol/handoff.py`.
+"""
