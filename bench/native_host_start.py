@@ -42,12 +42,17 @@ from typing import Any, Final
 import psutil
 
 REPO: Final = Path(__file__).resolve().parent.parent
-ORIGIN: Final = "chrome-extension://kbmgfelnojabkebealaikmhmkcjnbgpl/"
+sys.path.insert(0, str(REPO))
+
+from bench.browser import EXTENSION_ID  # noqa: E402
+from bench.environment import isolated_env  # noqa: E402
+
+ORIGIN: Final = f"chrome-extension://{EXTENSION_ID}/"
 HELLO: Final = {
     "type": "hello",
     "id": "w-1",
     "protocol": "0.2.0",
-    "extension": {"id": "kbmgfelnojabkebealaikmhmkcjnbgpl", "version": "0.1.0"},
+    "extension": {"id": EXTENSION_ID, "version": "0.1.0"},
     "browser": {"name": "Chromium", "version": "156.0.8078.114", "userAgent": "bench"},
     "settings": {"enabled": True},
 }
@@ -92,19 +97,18 @@ async def floor_run() -> float:
 
 async def one_run(root: Path, idle_s: float) -> dict[str, float]:
     providers = root / "providers"
-    env = {
-        **os.environ,
-        "HOME": str(root / "home"),
-        "XDG_STATE_HOME": str(root / "state"),
-        "XDG_CONFIG_HOME": str(root / "config"),
-        "XDG_CACHE_HOME": str(root / "cache"),
-        "CONTEXT_PROVIDERS_DIR": str(providers),
-    }
-    env.pop("XDG_RUNTIME_DIR", None)
+    env = isolated_env(root)
     spawned = time.monotonic()
     process = await asyncio.create_subprocess_exec(
-        sys.executable, "-m", "native_host", ORIGIN,
-        stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, env=env, cwd=REPO,
+        sys.executable,
+        "-m",
+        "native_host",
+        ORIGIN,
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.DEVNULL,
+        env=env,
+        cwd=REPO,
     )
     assert process.stdin is not None and process.stdout is not None
     try:
@@ -124,8 +128,12 @@ async def one_run(root: Path, idle_s: float) -> dict[str, float]:
         await answer_one_current(descriptor, process.stdin, process.stdout)
         await asyncio.sleep(0.5)
         rss_after = psutil.Process(process.pid).memory_info().rss / (1 << 20)
-        return {"hello_ms": hello_ms, "descriptor_ms": descriptor_ms, "rss_idle_mib": rss_idle,
-                "rss_after_current_mib": rss_after}
+        return {
+            "hello_ms": hello_ms,
+            "descriptor_ms": descriptor_ms,
+            "rss_idle_mib": rss_idle,
+            "rss_after_current_mib": rss_after,
+        }
     finally:
         process.stdin.close()
         try:
@@ -140,7 +148,6 @@ async def answer_one_current(
     descriptor: dict[str, Any], stdin: asyncio.StreamWriter, stdout: asyncio.StreamReader
 ) -> None:
     """Call `current` over MCP while answering the host's `current` frame as the worker would."""
-    sys.path.insert(0, str(REPO))
     from native_host.host import open_session
     from native_host.protocol.descriptor import Descriptor
 
@@ -174,8 +181,11 @@ async def main() -> None:
             floor_ms = await floor_run()
             runs.append({"python_floor_ms": floor_ms, **await one_run(Path(temp), args.idle_s)})
         if not args.json:
-            print(f"bench: run {n + 1}: " + ", ".join(f"{k} {v:.1f}" for k, v in runs[-1].items()),
-                  file=sys.stderr, flush=True)
+            print(
+                f"bench: run {n + 1}: " + ", ".join(f"{k} {v:.1f}" for k, v in runs[-1].items()),
+                file=sys.stderr,
+                flush=True,
+            )
     result = {
         "runs": args.runs,
         "python": platform.python_version(),
@@ -186,8 +196,11 @@ async def main() -> None:
     }
     if not args.json:
         targets = {
-            "python_floor_ms": 0, "hello_ms": 100, "descriptor_ms": 1500,
-            "rss_idle_mib": 80, "rss_after_current_mib": 80,
+            "python_floor_ms": 0,
+            "hello_ms": 100,
+            "descriptor_ms": 1500,
+            "rss_idle_mib": 80,
+            "rss_after_current_mib": 80,
         }
         print(f"{'metric':<24}{'median':>9}{'min':>9}{'max':>9}  target")
         for key, target in targets.items():

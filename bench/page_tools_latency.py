@@ -2,9 +2,9 @@
 
 What it measures (times in ms; median and p99 by nearest rank over `--calls` calls after 20 warm-up)
 -----------------------------------------------------------------------------------------------
-- **floor**: `native_host.provider.endpoint.McpEndpoint` in a subprocess whose requester answers
-  `tools.call` at once with `{"ok": true, "text": "42"}`: a constant page tool on a bare server
-  (HTTP + MCP + input check + result mapping, no browser).
+- **floor**: `native_host.provider.endpoint.McpEndpoint` in a subprocess (bench/floor.py) whose
+  requester answers `tools.call` at once with `{"ok": true, "text": "42"}`: a constant page tool
+  on a bare server (HTTP + MCP + input check + result mapping, no browser).
 - **page tool**: the same call to a real page tool (`execute: () => 42`) in headless Chromium with
   the real extension and native host, in each WebMCP mode (`native`: `--enable-features=WebMCP`;
   `polyfill`: the extension's main-world polyfill). On top of the floor it adds the native port
@@ -33,7 +33,6 @@ import contextlib
 import functools
 import json
 import os
-import subprocess
 import sys
 import tempfile
 import time
@@ -48,30 +47,13 @@ from mcp.client.streamable_http import streamable_http_client
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
 
+from bench.floor import PAGE_TOOL_NAME, floor_provider  # noqa: E402
+from bench.stats import Summary  # noqa: E402
 from tests.e2e.page_tools_harness import launch  # noqa: E402
 from tests.support.pages import served_pages  # noqa: E402
 
 WARMUP = 20
 BLOCK_CALLS = 10
-
-FLOOR_SERVER = r"""
-import asyncio, json, sys
-from native_host.provider.endpoint import McpEndpoint
-from native_host.protocol.native import PageTool
-from tests.support.requester import FakeRequester  # the cwd is the repo root
-
-async def main():
-    endpoint = McpEndpoint(FakeRequester(default={"ok": True, "text": "42"}), instance="floor")
-    await endpoint.set_page_tools([PageTool(name="p1_const", tool_name="const", page_id="tab-1",
-                                            description="A constant.", page_title="floor", origin="http://127.0.0.1",
-                                            url="http://127.0.0.1/", input_schema={"type": "object"})])
-    url = await endpoint.start()
-    print(json.dumps({"url": url, "token": endpoint.token}), flush=True)
-    await asyncio.get_running_loop().run_in_executor(None, sys.stdin.read)
-    await endpoint.stop()
-
-asyncio.run(main())
-"""
 
 PAGE = """<!doctype html><meta charset="utf-8"><title>bench</title><script>
 const mc = document.modelContext;
@@ -98,10 +80,9 @@ IN_PAGE = """async (n) => {
 
 
 def stats(times_ms: list[float]) -> dict[str, float]:
-    """Median and p99 (nearest rank) of `times_ms`, in ms, rounded to 0.01."""
-    ordered = sorted(times_ms)
-    p99 = ordered[max(0, min(len(ordered) - 1, round(0.99 * len(ordered)) - 1))]
-    return {"median": round(ordered[len(ordered) // 2], 2), "p99": round(p99, 2), "n": len(ordered)}
+    """Median and p99 (nearest rank, bench/stats.py) of `times_ms`, in ms, rounded to 0.01; `n`."""
+    summary = Summary.of_ms(times_ms)
+    return {"median": round(summary.median, 2), "p99": round(summary.p99, 2), "n": summary.n}
 
 
 @contextlib.asynccontextmanager
@@ -139,19 +120,19 @@ async def run_mode(mode: str, calls: int, floor: Client, root: Path, base: str) 
                         await asyncio.sleep(0.05)
             for _ in range(WARMUP):
                 await client.call_tool(name, {})
-                await floor.call_tool("p1_const", {})
+                await floor.call_tool(PAGE_TOOL_NAME, {})
             page_times: list[float] = []
             floor_times: list[float] = []
             while len(page_times) < calls:
                 for _ in range(BLOCK_CALLS):
                     page_times.append(await timed(functools.partial(client.call_tool, name, {})))
                 for _ in range(BLOCK_CALLS):
-                    floor_times.append(await timed(functools.partial(floor.call_tool, "p1_const", {})))
+                    floor_times.append(await timed(functools.partial(floor.call_tool, PAGE_TOOL_NAME, {})))
             list_times = [await timed(client.list_tools) for _ in range(max(50, calls // 3))]
             listed = len((await client.list_tools()).tools)
         in_page = await page.evaluate(IN_PAGE, calls)
         await page.close()
-    result = {
+    result: dict[str, Any] = {
         "mode": mode,
         "floor": stats(floor_times),
         "page_tool": stats(page_times),
@@ -161,6 +142,11 @@ async def run_mode(mode: str, calls: int, floor: Client, root: Path, base: str) 
     }
     result["overhead_over_floor_ms"] = round(result["page_tool"]["median"] - result["floor"]["median"], 2)
     return result
+
+
+def cell(figures: dict[str, float]) -> str:
+    """`median / p99` of a stats() dict, for the table."""
+    return f"{figures['median']:6.2f} / {figures['p99']:6.2f}"
 
 
 async def main() -> None:
@@ -173,34 +159,16 @@ async def main() -> None:
         root = Path(tmp)
         (root / "pages").mkdir()
         (root / "pages" / "bench.html").write_text(PAGE, encoding="utf-8")
-        floor_proc = subprocess.Popen(
-            [sys.executable, "-c", FLOOR_SERVER],
-            stdin=subprocess.PIPE,
-            stdout=subprocess.PIPE,
-            cwd=REPO,
-            text=True,
-        )
-        try:
-            assert floor_proc.stdout is not None
-            info = json.loads(floor_proc.stdout.readline())
-            results = []
-            with served_pages(root / "pages") as base:
-                async with sdk_client(info["url"], info["token"]) as floor:
-                    for mode in args.modes.split(","):
-                        results.append(await run_mode(mode, args.calls, floor, root, base))
-        finally:
-            if floor_proc.stdin:
-                floor_proc.stdin.close()
-            try:
-                floor_proc.wait(timeout=5)
-            except subprocess.TimeoutExpired:
-                floor_proc.kill()
+        results = []
+        with floor_provider(page_tool=True) as floor_descriptor, served_pages(root / "pages") as base:
+            async with sdk_client(floor_descriptor.endpoint, floor_descriptor.token) as floor:
+                for mode in args.modes.split(","):
+                    results.append(await run_mode(mode, args.calls, floor, root, base))
     if not args.json:
         print(
             f"{'mode':9} {'floor':>15} {'page tool':>15} {'overhead':>9} {'in page':>15} {'tools/list':>17}"
         )
         for r in results:
-            cell = lambda s: f"{s['median']:6.2f} / {s['p99']:6.2f}"  # noqa: E731
             print(
                 f"{r['mode']:9} {cell(r['floor']):>15} {cell(r['page_tool']):>15} "
                 f"{r['overhead_over_floor_ms']:9.2f} {cell(r['in_page_executeTool']):>15} "

@@ -2,13 +2,13 @@
 
 What it does
 ------------
-The same set-up as bench/current_latency.py (whose pieces it reuses): the **floor** (a bare
-`McpEndpoint` answering the 142-byte constant), a headless Chromium with `--tabs` tabs and the real
-extension and native host, and the **floor (same size)** answering the browser's own tree
-(captured once it is ready). After 20 warm-up calls, `--calls` `current` calls per provider in
-one MCP era (`--mode`), alternating in blocks of 10, with a `cProfile.Profile` enabled in this
-process (the reference client) around each provider's blocks only, and one in each floor server
-(started by SIGUSR1 after the warm-up, stopped and written by SIGUSR2).
+The same set-up as bench/current_latency.py (from bench/floor.py, browser.py, interleaved.py):
+the **floor** (a bare `McpEndpoint` answering the 142-byte constant), a headless Chromium with
+`--tabs` tabs and the real extension and native host, and the **floor (same size)** answering the
+browser's own tree (captured once it is ready). After 20 warm-up calls, `--calls` `current` calls
+per provider in one MCP era (`--mode`), alternating in blocks of 10, with a `cProfile.Profile`
+enabled in this process (the reference client) around each provider's blocks only, and one in each
+floor server (started by SIGUSR1 after the warm-up, stopped and written by SIGUSR2).
 
 The profiles use cProfile's own wall clock (a `time.process_time` clock would count only CPU
 but costs 0.6 µs a reading, which made a profiled call 10 times slower). Waiting is then the own time
@@ -38,22 +38,25 @@ import pstats
 import re
 import shutil
 import signal
-import statistics
 import sys
 import tempfile
 import time
 from pathlib import Path
 from typing import Any, Final
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+REPO: Final = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(REPO))
 
-import current_latency as cl
+from bench.browser import capture_root, launched_browser  # noqa: E402
+from bench.environment import isolate, progress  # noqa: E402
+from bench.floor import floor_provider  # noqa: E402
+from bench.interleaved import MODES, SAME_SIZE, WARMUP_CALLS, Target, measure_interleaved  # noqa: E402
+from bench.stats import median_ms  # noqa: E402
 
 DUMP_TIMEOUT_S: Final = 10.0
 WAIT_FUNCS: Final = frozenset({"<method 'poll' of 'select.epoll' objects>"})
 """Own time here is the event loop blocking for I/O (Linux; the selector is epoll)."""
-PREFIXES: Final = (r"site-packages/", r"/python3\.\d+/", re.escape(str(cl.REPO)) + "/")
+PREFIXES: Final = (r"site-packages/", r"/python3\.\d+/", re.escape(str(REPO)) + "/")
 """Where a source path's interesting part starts: an installed package, the standard library,
 this repository (tried in this order: the venv lies inside the repository)."""
 FuncKey = tuple[str, int, str]
@@ -130,9 +133,9 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--calls", type=int, default=200, help="profiled calls per provider (200)")
     parser.add_argument("--tabs", type=int, default=1, help="tabs in the browser (1)")
-    parser.add_argument("--mode", choices=cl.MODES, default="auto", help="MCP era: auto (2026-07-28)")
+    parser.add_argument("--mode", choices=MODES, default="auto", help="MCP era: auto (2026-07-28)")
     parser.add_argument("--top", type=int, default=12, help="functions listed per profile (12)")
-    parser.add_argument("--warmup", type=int, default=cl.WARMUP_CALLS)
+    parser.add_argument("--warmup", type=int, default=WARMUP_CALLS)
     parser.add_argument("--browser", help="browser executable (default: as `webctx demo` finds it)")
     parser.add_argument("--save", type=Path, help="keep the .pstats files in this folder")
     args = parser.parse_args(argv)
@@ -144,23 +147,23 @@ def main(argv: list[str] | None = None) -> int:
     out = args.save or workdir
     out.mkdir(parents=True, exist_ok=True)
     try:
-        cl.isolate(workdir)
+        isolate(workdir)
         from native_host.demo.browsers import find_browser
 
         browser = args.browser or find_browser()
-        names = ("floor", cl.SAME_SIZE, f"{args.tabs} tab(s)")
+        names = ("floor", SAME_SIZE, f"{args.tabs} tab(s)")
         stems = dict(zip(names, ("floor", "floor-same", "browser"), strict=True))
         server_files = {name: out / f"server-{stems[name]}.pstats" for name in names[:2]}
         for path in server_files.values():
             path.unlink(missing_ok=True)  # wait_for must not find an old one
         with (
-            cl.floor_provider(profile_out=server_files[names[0]]) as floor,
-            cl.launched_browser(browser, args.tabs, workdir) as running,
+            floor_provider(profile_out=server_files[names[0]]) as floor,
+            launched_browser(browser, args.tabs, workdir) as running,
         ):
             tree_file = workdir / "tree.json"
-            cl.capture_root(running.descriptor, tree_file)
-            with cl.floor_provider(tree_file, profile_out=server_files[names[1]]) as same:
-                targets = [cl.Target(floor), cl.Target(same), cl.Target(running.descriptor, running.pid)]
+            capture_root(running.descriptor, tree_file)
+            with floor_provider(tree_file, profile_out=server_files[names[1]]) as same:
+                targets = [Target(floor), Target(same), Target(running.descriptor, running.pid)]
                 servers = [floor.pid, same.pid]
                 profiles = [cProfile.Profile() for _ in targets]
 
@@ -168,8 +171,8 @@ def main(argv: list[str] | None = None) -> int:
                     for pid in servers:
                         os.kill(pid, signal.SIGUSR1)
 
-                cl.progress(f"profiling {args.calls} calls per provider")
-                cl.measure_interleaved(targets, args.mode, args.calls, args.warmup, profiles, start_servers)
+                progress(f"profiling {args.calls} calls per provider")
+                measure_interleaved(targets, args.mode, args.calls, args.warmup, profiles, start_servers)
                 for pid in servers:
                     os.kill(pid, signal.SIGUSR2)
                 for path in server_files.values():
@@ -180,7 +183,7 @@ def main(argv: list[str] | None = None) -> int:
             f"load average {load_before:.1f} -> {load_after:.1f}; own times per call in µs, profiler on"
         )
         for name, target, profile in zip(names, targets, profiles, strict=True):
-            median = statistics.median(target.seconds) * 1e3
+            median = median_ms(target.seconds)
             print(f"\n== {name}: median {median:.2f} ms (profiled), answer {target.tree_bytes} B")
             profile.dump_stats(str(out / f"client-{stems[name]}.pstats"))
             print("client (this process):")

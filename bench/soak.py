@@ -3,10 +3,10 @@
 What it measures
 ----------------
 A headless Chromium with the real extension and native host (started as
-`bench/current_latency.py` starts it: fresh profile, host manifest, 3 tabs of tests/pages, the
-first one holding a selection). For `--minutes` (default 10) the reference desktop host calls
-`current` every `--interval-ms` (default 50) over one 2026-07-28 session, and every second the
-active tab navigates (DevTools `Page.navigate` over the browser's loopback DevTools socket,
+`bench/current_latency.py` starts it, bench/browser.py: fresh profile, host manifest, 3 tabs of
+tests/pages, the first one holding a selection). For `--minutes` (default 10) the reference
+desktop host calls `current` every `--interval-ms` (default 50) over one 2026-07-28 session, and
+every second the active tab navigates (DevTools `Page.navigate` over the browser's loopback DevTools socket,
 alternating tests/pages/index.html and other.html). Every `--sample-s` seconds (default 10) the
 native host's RSS (MiB) and open file descriptors are sampled.
 
@@ -21,10 +21,10 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
 import itertools
 import json
 import os
-import statistics
 import sys
 import tempfile
 import time
@@ -34,27 +34,26 @@ from typing import Any, Final
 import psutil
 import websockets
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-import contextlib
-
-import current_latency as cl
+from bench.browser import LaunchedBrowser, devtools, launched_browser, page_server
+from bench.environment import isolate, progress
+from bench.stats import Summary
 
 TABS: Final = 3
 
 
 async def navigate_forever(port: int, base: str, stop: asyncio.Event) -> int:
     """Navigate the active tab every second until `stop`; return the number of navigations."""
-    targets = cl.devtools(port, "GET", "/json/list")
+    targets = devtools(port, "GET", "/json/list")
     page = next(t for t in targets if t.get("type") == "page" and "?select" in str(t.get("url")))
     count = 0
     async with websockets.connect(page["webSocketDebuggerUrl"], max_size=None) as socket:
         for n, name in enumerate(itertools.cycle(("other.html", "index.html?select"))):
             if stop.is_set():
                 break
-            await socket.send(json.dumps({"id": n + 1, "method": "Page.navigate",
-                                          "params": {"url": f"{base}/{name}"}}))
+            navigate = {"id": n + 1, "method": "Page.navigate", "params": {"url": f"{base}/{name}"}}
+            await socket.send(json.dumps(navigate))
             while json.loads(await socket.recv()).get("id") != n + 1:
                 pass
             count += 1
@@ -63,7 +62,9 @@ async def navigate_forever(port: int, base: str, stop: asyncio.Event) -> int:
     return count
 
 
-async def soak(args: argparse.Namespace, running: cl.LaunchedBrowser, port: int, base: str) -> dict[str, Any]:
+async def soak(args: argparse.Namespace, running: LaunchedBrowser, base: str) -> dict[str, Any]:
+    """Call `current` every `--interval-ms` for `--minutes` while the active tab navigates every
+    second; sample the native host's RSS and fds every `--sample-s`; return the JSON report."""
     from native_host.host import open_session
 
     assert running.descriptor.listener_pid is not None
@@ -72,7 +73,7 @@ async def soak(args: argparse.Namespace, running: cl.LaunchedBrowser, port: int,
     latencies: list[float] = []
     failures = 0
     stop = asyncio.Event()
-    navigator = asyncio.create_task(navigate_forever(port, base, stop))
+    navigator = asyncio.create_task(navigate_forever(running.devtools_port, base, stop))
     started = time.monotonic()
     end = started + args.minutes * 60
     next_sample = started
@@ -84,26 +85,26 @@ async def soak(args: argparse.Namespace, running: cl.LaunchedBrowser, port: int,
                 latencies.append((time.perf_counter() - t0) * 1e3)
             except Exception as exc:
                 failures += 1
-                cl.progress(f"call failed: {type(exc).__name__}: {exc}")
+                progress(f"call failed: {type(exc).__name__}: {exc}")
             now = time.monotonic()
             if now >= next_sample:
                 samples.append((now - started, host.memory_info().rss / (1 << 20), host.num_fds()))
                 next_sample = now + args.sample_s
                 if not args.json:
-                    cl.progress(f"t={samples[-1][0]:.0f} s rss {samples[-1][1]:.1f} MiB fds {samples[-1][2]}")
+                    progress(f"t={samples[-1][0]:.0f} s rss {samples[-1][1]:.1f} MiB fds {samples[-1][2]}")
             await asyncio.sleep(max(0.0, args.interval_ms / 1e3 - (time.perf_counter() - t0)))
     stop.set()
     navigations = await navigator
     after_warmup = [s for s in samples if s[0] >= args.warmup_s] or samples
     first, last = after_warmup[0], samples[-1]
-    ordered = sorted(latencies)
+    timed = Summary.of_ms(latencies)
     return {
         "minutes": args.minutes,
         "calls": len(latencies),
         "failures": failures,
         "navigations": navigations,
-        "p50_ms": statistics.median(ordered),
-        "p99_ms": cl.nearest_rank(ordered, 0.99),
+        "p50_ms": timed.median,
+        "p99_ms": timed.p99,
         "rss_first_mib": first[1],
         "rss_last_mib": last[1],
         "rss_max_mib": max(s[1] for s in after_warmup),
@@ -125,13 +126,12 @@ def main() -> int:
     args = parser.parse_args()
     with tempfile.TemporaryDirectory(prefix="webctx-soak-") as temp:
         root = Path(temp)
-        cl.isolate(root)
+        isolate(root)
         from native_host.demo.browsers import find_browser
 
         browser = args.browser or find_browser()
-        with cl.page_server() as base, cl.launched_browser(browser, TABS, root) as running:
-            port = cl.devtools_port(root / f"udd-{TABS}", time.monotonic() + 30, lambda: None)
-            result = asyncio.run(soak(args, running, port, base))
+        with page_server() as base, launched_browser(browser, TABS, root) as running:
+            result = asyncio.run(soak(args, running, base))
     if not args.json:
         print(
             f"{result['calls']} calls in {result['minutes']:g} min, {result['failures']} failed, "

@@ -20,9 +20,10 @@ text, cut to 64 Ki chars, pushed on every change, at most every 20 ms). After ty
 must report the field's full length (`attributes.length` = size + keys): throttling the pushes
 must not make `current` stale.
 
-The browser is launched as bench/current_latency.py launches it; Playwright connects over CDP to
-open the page and type (the same for both builds). HOME, XDG_* and CONTEXT_PROVIDERS_DIR point
-into a temporary folder; only processes this script started are ended, by pid.
+The browser is launched as bench/current_latency.py launches it (bench/browser.py); Playwright
+connects over CDP to open the page and type (the same for both builds). HOME, XDG_* and
+CONTEXT_PROVIDERS_DIR point into a temporary folder; only processes this script started are
+ended, by pid.
 
     .venv/bin/python bench/typing_bench.py [--keys 100] [--interval-ms 50] [--size 1000000]
                                            [--rounds 3] [--json]
@@ -38,12 +39,15 @@ import shutil
 import statistics
 import sys
 import tempfile
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
-sys.path.insert(0, str(ROOT / "bench"))
+
+from bench.browser import EXTENSION_ID, cdp_browser, two_origins, walk  # noqa: E402
+from bench.environment import isolate  # noqa: E402
 
 COST_JS = """async (reset) => {
   const tabs = await chrome.tabs.query({url: "http://127.0.0.1/*"});
@@ -56,7 +60,6 @@ COST_JS = """async (reset) => {
   return result?.result ?? null;
 }"""
 """Run in the service worker: the content scripts' handler time in the field page (and reset it)."""
-EXTENSION_ID = "kbmgfelnojabkebealaikmhmkcjnbgpl"
 PAGE = """<!doctype html><html lang=en><title>field</title><body>
 <textarea id=big cols=80 rows=20 aria-label="Big field"></textarea>
 <script>const n = SIZE;
@@ -76,28 +79,23 @@ def unthrottled_copy(dest: Path) -> Path:
     return dest
 
 
-def find_textbox(element: dict[str, Any]) -> dict[str, Any] | None:
-    if element.get("subrole") == "textbox":
-        return element
-    for child in element.get("children", []) or []:
-        found = find_textbox(child)
-        if found:
-            return found
-    return None
+def find_textbox(element: Mapping[str, Any]) -> Mapping[str, Any] | None:
+    """The first element with subrole `textbox` at or below `element`, depth first."""
+    return next((e for e in walk(element) if e.get("subrole") == "textbox"), None)
 
 
 async def measure_build(args: argparse.Namespace, name: str, extension: Path, base: str) -> dict[str, Any]:
     """Type into the big field with `extension` loaded; return this build's row."""
-    import pointing_bench
     from playwright.async_api import async_playwright
 
     from native_host import paths
     from native_host.host import HostClient
 
     original = paths.extension_dir
-    paths.extension_dir = lambda: extension  # current_latency.launched_browser loads this folder
+    paths.extension_dir = lambda: extension  # bench.browser.launched_browser loads this folder
     try:
-        async with pointing_bench.cdp_browser(args.browser, Path(tempfile.mkdtemp())) as (descriptor, port):
+        async with cdp_browser(args.browser, Path(tempfile.mkdtemp())) as running:
+            descriptor, port = running.descriptor, running.devtools_port
             host = HostClient(folder=paths.providers_dir(), timeout_s=10.0)
             async with async_playwright() as pw:
                 browser = await pw.chromium.connect_over_cdp(f"http://127.0.0.1:{port}")
@@ -145,8 +143,6 @@ async def measure_build(args: argparse.Namespace, name: str, extension: Path, ba
 
 
 async def measure(args: argparse.Namespace) -> dict[str, Any]:
-    import pointing_bench
-
     from native_host import paths
 
     folder = Path(tempfile.mkdtemp())
@@ -158,7 +154,7 @@ async def measure(args: argparse.Namespace) -> dict[str, Any]:
     }
     rows = []
     unthrottled = unthrottled_copy(folder / "unthrottled")
-    async with pointing_bench.serve(folder) as (base, _):
+    async with two_origins(folder) as (base, _):
         for _ in range(args.rounds):  # alternate, so the machine's changing load hits both alike
             rows.append(await measure_build(args, "throttled", paths.extension_dir(), base))
             rows.append(await measure_build(args, "unthrottled", unthrottled, base))
@@ -180,9 +176,7 @@ def main() -> None:
     parser.add_argument("--json", action="store_true")
     parser.add_argument("--browser", help="the Chromium-family browser (default: as `webctx demo` finds it)")
     args = parser.parse_args()
-    import current_latency
-
-    current_latency.isolate(Path(tempfile.mkdtemp(prefix="webctx-bench-")))
+    isolate(Path(tempfile.mkdtemp(prefix="webctx-bench-")))
     report = asyncio.run(measure(args))
     if not args.json:
         for row in report["rows"]:
