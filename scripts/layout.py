@@ -105,12 +105,19 @@ def package_role(init: Path, root: Path) -> str:
 
 
 def visible_dirs(folder: Path) -> list[Path]:
-    """The subfolders of `folder` worth showing, sorted by name."""
+    """The subfolders of `folder` worth showing, sorted by name. A folder holding only ignored
+    ones (a `__pycache__` left behind where a package moved away) is not shown."""
     return sorted(
         p for p in folder.iterdir()
         if p.is_dir() and not p.name.startswith(".") and p.name not in IGNORED
         and not p.name.endswith(".egg-info")
+        and not _only_generated(p)
     )
+
+
+def _only_generated(folder: Path) -> bool:
+    entries = list(folder.iterdir())
+    return bool(entries) and all(q.is_dir() and q.name in IGNORED for q in entries)
 
 
 def table_role(path: str) -> str:

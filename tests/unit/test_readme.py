@@ -120,6 +120,14 @@ def test_a_folder_without_a_role_is_an_error_naming_it(tmp_path: Path) -> None:
         layout.layout_block(repo)
 
 
+def test_a_folder_holding_only_a_pycache_is_not_shown(tmp_path: Path) -> None:
+    """A package moved away leaves `__pycache__` behind in a checkout that ran the tests before."""
+    repo = make_tree(tmp_path, {"": "The package.", "kept": "Kept."})
+    (repo / "native_host" / "moved" / "__pycache__").mkdir(parents=True)
+    rows = [" ".join(line.split()) for line in layout.layout_block(repo).splitlines()[1:-1]]
+    assert rows == ["native_host/ The package", "kept/ Kept"]
+
+
 def test_write_readme_replaces_only_the_text_between_the_markers(tmp_path: Path) -> None:
     repo = make_tree(tmp_path, {"": "The package."})
     readme = repo / "README.md"
