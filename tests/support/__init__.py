@@ -8,4 +8,5 @@ dependencies (never pytest), so a bench can use it outside a test run:
   asgi.py        loopback_socket, serving_asgi: an ASGI app on a real uvicorn at 127.0.0.1
   pages.py       served_pages, served_http: a folder (or a handler) over http from a thread
   processes.py   sleeper, reaped_pid: a live child process, the pid of a gone one
+  fake_provider.py  FakeProvider, fake_provider: a real MCP server + its descriptor, for host/ tests
 """
