@@ -10,4 +10,5 @@ dependencies (never pytest), so a bench can use it outside a test run:
   processes.py      sleeper, reaped_pid: a live child process, the pid of a gone one
   fake_provider.py  FakeProvider, fake_provider: a real MCP server and its descriptor (host/ tests)
   host_process.py   Host: a real `python -m native_host` driven over its stdin/stdout (provider/ tests)
+  profiles.py       window, FakeExtension, RecordingConnection: fakes for the profiles hand-off
 """
