@@ -41,6 +41,19 @@ DEADLINE_MS = 5000
 the never-answering page costs 5 s. Too short for a 32 MiB result at high load (several seconds at
 load 20+), so test_page_tools_large.py launches with the product default instead (`launch(deadline_ms=)`)."""
 
+TOOLS_PAGE = "/tools.html"
+"""tests/pages/tools.html: tools for every result shape, odd names, errors, slow and never-answering
+calls, navigation mid-call."""
+SCRIPTS = Path(__file__).parent / "scripts"
+"""The page scripts the suite evaluates (the imperative API probe, floods, fake bridge messages)."""
+REGISTER = (
+    "name => { const at = Date.now();"
+    " document.modelContext.registerTool({name, description: 'added', execute: () => name}); return at; }"
+)
+"""Register one more tool in the page (a `toolchange`); return the page's `Date.now()` just before,
+so a list_changed latency is timed from the change itself (`ChangeWatcher.wall_after`), not from
+before the test's Playwright round trip to the page."""
+
 
 @dataclass
 class ToolsBrowser:

@@ -4,7 +4,7 @@
 arguments, one `slow` call the client cancels, one `never` call that runs into the page-tool
 deadline (WEBCTX_PAGE_TOOL_DEADLINE_MS, 5 s here). Every other call returns its own result.
 Polyfill mode only (the native-WebMCP path is the same code from the content script on;
-tests/e2e/test_page_tools.py covers both modes one call at a time).
+tests/e2e/test_page_tools_calls.py covers both modes one call at a time).
 """
 
 from __future__ import annotations

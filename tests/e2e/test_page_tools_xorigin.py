@@ -1,6 +1,6 @@
 """Cross-origin iframe tools end to end (SPEC §5; research/webmcp.md §1.3, §1.7, §5 scenario 11).
 
-Runs twice, like test_page_tools.py: against native WebMCP (`--enable-features=WebMCP`) and
+Runs twice, like test_page_tools_calls.py: against native WebMCP (`--enable-features=WebMCP`) and
 against the extension's polyfill. The top page is served from 127.0.0.1 (`page_server`), its
 frames from localhost on another port (`other_origin`): tests/pages/xorigin.html embeds a frame
 without `allow="tools"`, one with it whose tool is private, and one with it whose tools are

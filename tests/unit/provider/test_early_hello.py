@@ -1,4 +1,5 @@
-"""early_hello.py: the worker's hello is answered before the slow imports (SPEC §4)."""
+"""early_hello.py: the worker's hello is answered before the slow imports (SPEC §4): on a pipe, and
+in the real `python -m native_host` (tests/support/host_process.py) before `mcp` is imported."""
 
 from __future__ import annotations
 
@@ -6,14 +7,17 @@ import contextlib
 import io
 import json
 import os
+import re
 import struct
-from collections.abc import Iterator
+import time
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
 
 from native_host.provider.early_hello import EARLY_MAX_BYTES, answer_first_hello
+from tests.support.host_process import Host, log_text, ready_descriptor
 
 pytestmark = pytest.mark.skipif(os.name != "posix", reason="the early path needs select() on a pipe")
 
@@ -104,3 +108,20 @@ def test_nothing_arriving_leaves_everything_to_app_py(pipe: tuple[int, int]) -> 
     out = io.BytesIO()
     early = answer_first_hello(read_fd, out)
     assert out.getvalue() == b"" and early.hello is None and early.unread == b""
+
+
+async def test_hello_is_answered_before_mcp_is_imported(spawn: Callable[[], Any]) -> None:
+    host: Host = await spawn()
+    result = await host.hello()
+    hello_ms = (time.monotonic() - host.spawned_at) * 1e3
+    assert set(result) == {"instance", "protocol", "listening"}
+    assert re.fullmatch(r"[A-Za-z0-9_-]{22}", result["instance"])
+    assert result["protocol"] == "0.2.0" and result["listening"] is True
+    await ready_descriptor(host)
+    ready_ms = (time.monotonic() - host.spawned_at) * 1e3
+    print(f"spawn → hello reply {hello_ms:.0f} ms; spawn → descriptor {ready_ms:.0f} ms")
+    assert hello_ms < ready_ms
+    answered = re.search(r"hello w-1 .* answered (\d+) ms after start", log_text())
+    imported = re.search(r"mcp imported (\d+) ms after start", log_text())
+    assert answered and imported, log_text()
+    assert int(answered.group(1)) < int(imported.group(1))

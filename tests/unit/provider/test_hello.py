@@ -1,4 +1,6 @@
-"""hello.py: the one `hello` reply of both paths, equal to the typed HelloReply (SPEC §3, §4)."""
+"""hello.py: the one `hello` reply of both paths, equal to the typed HelloReply (SPEC §3, §4); and
+through the real `python -m native_host` (tests/support/host_process.py), an unsafe providers
+folder said in the reply instead of listening."""
 
 from __future__ import annotations
 
@@ -6,13 +8,17 @@ import os
 import re
 import subprocess
 import sys
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
+import psutil
 import pytest
 
 from native_host.protocol.native import HelloReply
 from native_host.protocol.version import PROTOCOL_VERSION
 from native_host.provider.hello import hello_result, mint_instance
+from tests.support.host_process import Host, providers_dir
 
 INSTANCE = "Zm9vYmFyYmF6cXV4cXV1eA"
 
@@ -61,3 +67,32 @@ def test_the_early_path_imports_the_standard_library_only() -> None:
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "[]"
+
+
+@pytest.mark.skipif(os.name != "posix", reason="drives the host over POSIX pipes and signals")
+@pytest.mark.parametrize("unsafe", ["mode 0755", "symlink", "another user's"])
+async def test_an_unsafe_providers_folder_is_refused_in_the_hello_reply_and_nothing_is_written(
+    spawn: Callable[[], Any], tmp_path: Path, unsafe: str
+) -> None:
+    folder = providers_dir()
+    if unsafe == "symlink":
+        real = tmp_path / "elsewhere"
+        real.mkdir(mode=0o700)
+        folder.symlink_to(real, target_is_directory=True)
+        looked_at = real
+    else:
+        folder.mkdir(mode=0o700)
+        looked_at = folder
+        if unsafe == "mode 0755":
+            os.chmod(folder, 0o755)
+        else:
+            os.chown(folder, 65534, 65534)
+    host: Host = await spawn()
+    result = await host.hello()
+    # It says why instead of listening, and stays connected (no exit, so no restart loop).
+    assert result["listening"] is False
+    assert "providers folder" in result["problem"] and "restart the browser" in result["problem"]
+    assert psutil.Process(host.process.pid).net_connections("tcp") == []
+    host.close_stdin()
+    assert await host.wait_exit(5) == 0
+    assert list(looked_at.iterdir()) == []

@@ -1,4 +1,4 @@
-"""stdio_bridge.py: the `webctx mcp` bridge against a real provider endpoint (McpEndpoint with a fake
+"""server.py: the `webctx mcp` bridge against a real provider endpoint (McpEndpoint with a fake
 extension, real HTTP, real token) and an in-process MCP client of either era (issue #8)."""
 
 from __future__ import annotations
@@ -19,12 +19,9 @@ from mcp.client._memory import InMemoryTransport
 from mcp.shared.exceptions import MCPError
 
 from native_host import paths
-from native_host.errors import ProviderUnavailable
-from native_host.host import ProviderInfo
 from native_host.protocol.descriptor import Descriptor
 from native_host.provider.descriptor_files import remove_descriptor, write_descriptor
 from native_host.provider.endpoint import McpEndpoint
-from native_host.stdio.provider_link import pick_provider
 from native_host.stdio.server import (
     NO_PROVIDER_MESSAGE,
     RESOURCE_URI,
@@ -291,31 +288,3 @@ def test_only_client_safe_tool_names_are_exposed() -> None:
     names = ["current", "p1_search", "bad.name", "x" * 49, "", "p2_ok_" + "y" * 42, "with-dash"]
     kept = exposable([types.Tool(name=name, input_schema=schema) for name in names])
     assert [tool.name for tool in kept] == ["current", "p1_search", "p2_ok_" + "y" * 42]
-
-
-def _info(pid: int, bundle_id: str = BUNDLE) -> ProviderInfo:
-    descriptor = make_descriptor(
-        bundle_id=bundle_id, name=f"B{pid}", pid=pid, instance=f"i{pid}", listener_pid=None
-    )
-    return ProviderInfo(Path(f"{pid}.json"), descriptor)
-
-
-def test_the_front_browser_wins_else_the_most_recently_started() -> None:
-    providers = [_info(10), _info(20), _info(30)]
-    started = {10: 100.0, 20: 300.0, 30: 200.0}
-    newest = pick_provider(providers, front_pid=lambda: 4242, started=lambda d: started[d.pid])
-    front = pick_provider(providers, front_pid=lambda: 30, started=lambda d: started[d.pid])
-    pinned = pick_provider(providers, 10, front_pid=lambda: 30, started=lambda d: started[d.pid])
-    assert (newest.pid, front.pid, pinned.pid) == (20, 30, 10)
-    assert pick_provider([_info(7)], front_pid=lambda: None).pid == 7
-    # While the MCP client is in front, the browser last seen in front keeps serving.
-    last = pick_provider(providers, front_pid=lambda: 4242, started=lambda d: started[d.pid], last_front=10)
-    assert last.pid == 10
-
-
-def test_only_browser_providers_are_considered() -> None:
-    """The providers folder is shared with native apps; the bridge serves the browser's context."""
-    editor = _info(50, bundle_id="com.example.Editor")
-    assert pick_provider([editor, _info(10)], front_pid=lambda: 50).pid == 10
-    with pytest.raises(ProviderUnavailable):
-        pick_provider([editor], front_pid=lambda: None)

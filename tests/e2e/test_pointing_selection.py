@@ -1,87 +1,28 @@
-"""What the user points at, in a real browser: selections in every kind of place, the focused field,
-hover, `lang` (SPEC §2), and where it all is on screen (`location`, SPEC §1.2), held to exact values.
+"""What the user points at, in a real browser: selections in every kind of place (frames two deep,
+fields, contenteditable, shadow roots), sensitive fields, the focused field and the focus path,
+hover, the PDF viewer (SPEC §2), each located where that is the point (`location`, SPEC §1.2).
 
-One browser serves the whole module (launching one costs seconds): a headless Chromium without
-Playwright's viewport emulation, its window at (100, 50) points, so pages see the real window
-geometry. Headless Chromium draws no toolbars but reports its viewport 87 points below the window's
-top (chromium-recipe.md §3: inner height = outer height - 87), so the viewport's screen origin is
-(100, 137) points. Each test opens its own tab and closes it.
+Geometry and fixtures: tests/e2e/pointing_harness.py (one browser for the module, its window at
+(100, 50) points; each test opens its own tab and closes it).
 """
 
 from __future__ import annotations
 
 import asyncio
-from collections.abc import AsyncIterator
 from typing import Any
 from urllib.parse import quote
 
 import pytest
-import pytest_asyncio
 from playwright.async_api import Page
 
 from native_host.host import HostClient
-from native_host.protocol.descriptor import Descriptor
-from tests.e2e.conftest import launched_browser
-from tests.e2e.harness import RunningBrowser, isolated_environment
+from tests.e2e.pointing_harness import ORIGIN, Shared, ask, close, locate, our_page, pointing_fixtures
 from tests.e2e.tree import find_all, find_one, selected_texts
 
 pytestmark = pytest.mark.asyncio(loop_scope="module")
 
-Shared = tuple[RunningBrowser, Descriptor]
-"""The module's browser and its provider's descriptor."""
-
-WINDOW_X, WINDOW_Y = 100, 50
-"""Where `--window-position` puts the window, in points."""
-HEADLESS_TOOLBAR_PT = 87
-"""Headless Chromium's viewport sits this far below the window's top (chromium-recipe.md §3)."""
-ORIGIN = (WINDOW_X, WINDOW_Y + HEADLESS_TOOLBAR_PT)
-"""The top viewport's screen origin, in points."""
-TOLERANCE_PT = 1.0
-
-
-@pytest_asyncio.fixture(scope="module", loop_scope="module")
-async def shared(tmp_path_factory: pytest.TempPathFactory) -> AsyncIterator[Shared]:
-    """The module's browser and its provider's descriptor."""
-    udd = tmp_path_factory.mktemp("pointing") / "udd"
-    args = (f"--window-position={WINDOW_X},{WINDOW_Y}", "--window-size=900,700")
-    with isolated_environment(udd.parent):  # the module's browser starts before any test's HOME
-        async with launched_browser(udd, extra_args=args, real_window=True) as running:
-            descriptor = await running.descriptor()
-            yield running, descriptor
-
-
-@pytest_asyncio.fixture(loop_scope="module")
-async def tab(shared: Shared) -> AsyncIterator[Page]:
-    """A new tab of the module's browser, closed after the test."""
-    page = await shared[0].context.new_page()
-    try:
-        yield page
-    finally:
-        if not page.is_closed():
-            await page.close()
-
-
-@pytest_asyncio.fixture(loop_scope="module")
-async def host(shared: Shared) -> HostClient:
-    """The reference desktop host, reading the module browser's providers folder."""
-    return HostClient(folder=shared[0].providers, timeout_s=10.0)
-
-
-async def ask(host: HostClient, shared: Shared) -> dict[str, Any]:
-    """`current` through the reference host, after the 50 ms the SPEC allows (§4 freshness)."""
-    await asyncio.sleep(0.06)
-    result = await host.current(shared[1].pid)
-    return result.raw
-
-
-async def locate(host: HostClient, element_id: str) -> dict[str, Any]:
-    """`location` through the reference host (the id goes to the provider that issued it)."""
-    return (await host.location(element_id)).to_wire()
-
-
-def our_page(answer: dict[str, Any], url_part: str) -> dict[str, Any]:
-    """The Page element whose url contains `url_part`."""
-    return find_one(answer["root"], lambda e: e["role"] == "Page" and url_part in e.get("url", ""))
+# One browser for the module, a new tab per test, the reference host reading its providers folder.
+shared, tab, host = pointing_fixtures("pointing-selection")
 
 
 async def select_in_field(page: Page, element_id: str, start: int, end: int) -> None:
@@ -101,193 +42,6 @@ async def box_css(page: Page, element_id: str) -> list[float]:
             element_id,
         )
     )
-
-
-def close(actual: dict[str, float], expected: dict[str, float]) -> bool:
-    return all(abs(actual[k] - expected[k]) <= TOLERANCE_PT for k in ("x", "y", "w", "h"))
-
-
-SELECT_BOTH_LINES = """() => { const r = document.createRange();
-  r.setStart(document.getElementById('line1').firstChild, 0);
-  r.setEnd(document.getElementById('line2').firstChild, 3);
-  const s = getSelection(); s.removeAllRanges(); s.addRange(r);
-  return [...r.getClientRects()].map(q => q.width); }"""
-
-
-async def line_widths_css(page: Page) -> tuple[float, float]:
-    """The CSS px widths of line 1 and of `for` on line 2, measured by the page itself."""
-    return tuple(  # type: ignore[return-value]
-        await page.evaluate(
-            """() => { const w = (node, a, b) => { const r = document.createRange();
-              r.setStart(node, a); r.setEnd(node, b); return r.getBoundingClientRect().width; };
-              const l1 = document.getElementById('line1').firstChild;
-              const l2 = document.getElementById('line2').firstChild;
-              return [w(l1, 0, l1.length), w(l2, 0, 3)]; }"""
-        )
-    )
-
-
-async def test_a_two_line_selection_is_located_one_rect_per_line_in_points(
-    tab: Page, page_server: str, host: HostClient, shared: Shared
-) -> None:
-    await tab.goto(f"{page_server}/pointing.html")
-    await tab.evaluate(SELECT_BOTH_LINES)
-    w1, w2 = await line_widths_css(tab)
-    page = our_page(await ask(host, shared), "pointing.html")
-    assert page["attributes"]["lang"] == "de"
-    [text] = [c for c in page["children"] if c["role"] == "Text"]
-    assert text["content"][0]["text"] == "Ada wrote the first programfor"  # absolutely placed: no line break
-    where = await locate(host, text["id"])
-    print(where)
-    x0, y0 = ORIGIN
-    assert where["state"] == "visible"
-    assert len(where["rects"]) == 2
-    assert close(where["rects"][0], {"x": x0 + 100, "y": y0 + 50, "w": w1, "h": 20}), where
-    assert close(where["rects"][1], {"x": x0 + 100, "y": y0 + 70, "w": w2, "h": 20}), where
-    assert close(where["avoid"], {"x": x0 + 100, "y": y0 + 50, "w": max(w1, w2), "h": 40}), where
-    # After a pointer event the origin comes from `screenX - clientX·zoom`: the same place.
-    await tab.mouse.move(400, 300)
-    await tab.mouse.move(420, 310)
-    assert await locate(host, text["id"]) == where
-
-
-async def set_zoom(shared: Shared, factor: float) -> None:
-    """chrome.tabs.setZoom on the active tab (the way the user's Ctrl+/- does it)."""
-    await shared[0].worker_eval(
-        """async (f) => { const [t] = await chrome.tabs.query({active: true, lastFocusedWindow: true});
-           await chrome.tabs.setZoom(t.id, f); }""",
-        factor,
-    )
-
-
-async def test_at_150_percent_zoom_css_px_become_one_and_a_half_points(
-    tab: Page, page_server: str, host: HostClient, shared: Shared
-) -> None:
-    await tab.goto(f"{page_server}/pointing.html?zoom")
-    await tab.bring_to_front()
-    await set_zoom(shared, 1.5)
-    try:
-        async with asyncio.timeout(5):
-            while await tab.evaluate("() => devicePixelRatio") != 1.5:
-                await asyncio.sleep(0.05)
-        await tab.evaluate(SELECT_BOTH_LINES)
-        w1, w2 = await line_widths_css(tab)
-        page = our_page(await ask(host, shared), "pointing.html?zoom")
-        [text] = [c for c in page["children"] if c["role"] == "Text"]
-        where = await locate(host, text["id"])
-        x0, y0 = ORIGIN
-        assert where["state"] == "visible"
-        assert close(where["rects"][0], {"x": x0 + 150, "y": y0 + 75, "w": w1 * 1.5, "h": 28.5}), where
-        assert close(where["rects"][1], {"x": x0 + 150, "y": y0 + 105, "w": w2 * 1.5, "h": 28.5}), where
-    finally:
-        await set_zoom(shared, 1.0)
-
-
-async def test_scrolled_out_offscreen_back_visible_background_tab_offscreen(
-    tab: Page, page_server: str, host: HostClient, shared: Shared
-) -> None:
-    await tab.goto(f"{page_server}/pointing.html?states")
-    await tab.bring_to_front()
-    await tab.evaluate(SELECT_BOTH_LINES)
-    [text] = [c for c in our_page(await ask(host, shared), "?states")["children"] if c["role"] == "Text"]
-    await tab.evaluate("() => document.getElementById('far').scrollIntoView()")
-    where = await locate(host, text["id"])
-    assert where["state"] == "offscreen"
-    assert where["rects"][0]["y"] < ORIGIN[1], "scrolled up and out: above the viewport"
-    await tab.evaluate("() => scrollTo(0, 0)")
-    assert (await locate(host, text["id"]))["state"] == "visible"
-
-    other = await shared[0].context.new_page()
-    try:
-        await other.goto(f"{page_server}/index.html")
-        await other.bring_to_front()
-        assert (await locate(host, text["id"]))["state"] == "offscreen"
-        page_id = our_page(await ask(host, shared), "?states")["id"]
-        assert (await locate(host, page_id))["state"] == "offscreen"
-    finally:
-        await other.close()
-
-
-async def test_ids_follow_their_passage_through_edits_and_are_gone_when_it_is(
-    tab: Page, page_server: str, host: HostClient, shared: Shared
-) -> None:
-    await tab.goto(f"{page_server}/pointing.html?edits")
-    await tab.bring_to_front()
-    await tab.evaluate(
-        """() => { const t = document.getElementById('line2').firstChild;
-           const r = document.createRange(); r.setStart(t, 4); r.setEnd(t, 7);
-           getSelection().removeAllRanges(); getSelection().addRange(r); }"""
-    )
-    [first] = selected_texts(await ask(host, shared))
-    assert first["content"][0]["text"] == "the"
-    before = (await locate(host, first["id"]))["rects"][0]
-
-    # The user selects something else: the old id still names the old passage.
-    await tab.evaluate(SELECT_BOTH_LINES)
-    [second] = selected_texts(await ask(host, shared))
-    assert second["id"] != first["id"]
-    assert close((await locate(host, first["id"]))["rects"][0], before)
-
-    # Text inserted before the passage: its rect moves right by the inserted text's width.
-    shift = await tab.evaluate(
-        """() => { const t = document.getElementById('line2').firstChild; t.insertData(0, 'XXXX');
-           const r = document.createRange(); r.setStart(t, 0); r.setEnd(t, 4);
-           return r.getBoundingClientRect().width; }"""
-    )
-    moved = (await locate(host, first["id"]))["rects"][0]
-    assert close(moved, {**before, "x": before["x"] + shift}), (before, moved, shift)
-
-    # The passage deleted: gone, no rects.
-    await tab.evaluate("() => document.getElementById('line2').firstChild.deleteData(0, 12)")
-    assert await locate(host, first["id"]) == {"state": "gone", "rects": []}
-
-
-async def test_closed_tab_and_navigated_document_are_gone(
-    page_server: str, host: HostClient, shared: Shared
-) -> None:
-    page = await shared[0].context.new_page()
-    await page.goto(f"{page_server}/pointing.html?gone")
-    await page.evaluate(SELECT_BOTH_LINES)
-    answer = await ask(host, shared)
-    page_id = our_page(answer, "?gone")["id"]
-    [text] = selected_texts(answer)
-    await page.goto(f"{page_server}/index.html")
-    assert (await locate(host, text["id"]))["state"] == "gone"
-    assert (await locate(host, page_id))["state"] == "visible", "the tab itself is still there"
-    await page.close()
-    assert await locate(host, page_id) == {"state": "gone", "rects": []}
-
-
-async def test_unknown_and_malformed_ids_are_errors(
-    host: HostClient, shared: Shared
-) -> None:
-    from native_host.host import open_session
-
-    async with open_session(shared[1], timeout_s=10.0) as session:
-        unknown = await session.call_tool("location", {"id": "sel-987654"})
-        malformed = await session.call_tool("location", {"id": "not an id!"})
-    assert unknown.is_error and unknown.structured_content == {
-        "error": {"code": "unknown_id", "message": unknown.structured_content["error"]["message"]}
-    }
-    assert malformed.is_error and malformed.structured_content is not None
-    assert malformed.structured_content["error"]["code"] == "invalid_id"
-
-
-async def test_window_and_page_locations(
-    tab: Page, page_server: str, host: HostClient, shared: Shared
-) -> None:
-    await tab.goto(f"{page_server}/pointing.html?window")
-    await tab.bring_to_front()
-    answer = await ask(host, shared)
-    window = find_one(answer["root"], lambda e: e["role"] == "Window")
-    page = our_page(answer, "?window")
-    where = await locate(host, window["id"])
-    assert where == {"state": "visible", "rects": [{"x": WINDOW_X, "y": WINDOW_Y, "w": 900, "h": 700}]}
-    inner = await tab.evaluate("() => [innerWidth, innerHeight]")
-    where = await locate(host, page["id"])
-    assert where["state"] == "visible"
-    assert close(where["rects"][0], {"x": ORIGIN[0], "y": ORIGIN[1], "w": inner[0], "h": inner[1]}), where
-    assert "window" not in where, "headless: no OS window"
 
 
 async def wait_for_content_scripts(
@@ -536,31 +290,6 @@ async def test_focus_inside_a_same_origin_frame_is_a_focused_frame_group_without
     assert focused[2]["subrole"] == "frame" and focused[2]["url"] == f"{page_server}/frame.html"
 
 
-async def test_a_page_in_a_minimized_window_is_offscreen(
-    page_server: str, host: HostClient, shared: Shared
-) -> None:
-    browser = shared[0]
-    window_id = await browser.worker_eval(
-        "async (url) => (await chrome.windows.create({url, focused: true})).id",
-        f"{page_server}/index.html?min",
-    )
-    try:
-        async with asyncio.timeout(10):
-            while True:
-                answer = await ask(host, shared)
-                found = find_all(answer["root"], lambda e: "index.html?min" in e.get("url", ""))
-                if found:
-                    break
-        page_id = found[0]["id"]
-        assert (await locate(host, page_id))["state"] == "visible"
-        await browser.worker_eval("(id) => chrome.windows.update(id, {state: 'minimized'})", window_id)
-        async with asyncio.timeout(5):
-            while (await locate(host, page_id))["state"] != "offscreen":
-                await asyncio.sleep(0.1)
-    finally:
-        await browser.worker_eval("(id) => chrome.windows.remove(id)", window_id)
-
-
 async def test_a_removed_iframe_takes_its_selection_with_it(
     tab: Page, page_server: str, other_origin: str, host: HostClient, shared: Shared
 ) -> None:
@@ -633,33 +362,3 @@ async def test_a_selection_two_iframes_deep_is_located_through_both(
     inner_where = await locate(host, inner_group["id"])
     assert inner_where["state"] == "visible"
     assert close(inner_where["rects"][0], {"x": x0 + 320, "y": y0 + 210, "w": 300, "h": 120}), inner_where
-
-
-async def test_a_long_selection_sends_only_rects_near_the_viewport_and_avoid_is_what_shows(
-    tab: Page, page_server: str, host: HostClient, shared: Shared
-) -> None:
-    """A selection of 6000 lines (108,000 CSS px tall), scrolled to its middle: `location` sends the
-    lines within one viewport of the viewport and `avoid` is the selection as far as the viewport
-    shows it (docs/protocol.md "location": long selections), not the whole 108,000 px."""
-    await tab.goto(f"{page_server}/pointing.html")
-    inner_w, inner_h = await tab.evaluate(
-        """() => { document.body.innerHTML = '<div id="long" style="font: 16px/18px monospace; margin: 0">'
-             + Array.from({length: 6000}, (_, i) => 'line ' + i).join('<br>') + '</div>';
-           document.body.style.margin = '0';
-           window.scrollTo(0, 54000);
-           const r = document.createRange(); r.selectNodeContents(document.getElementById('long'));
-           const s = getSelection(); s.removeAllRanges(); s.addRange(r);
-           return [innerWidth, innerHeight]; }"""
-    )
-    page = our_page(await ask(host, shared), "pointing.html")
-    [text] = [c for c in page["children"] if c["role"] == "Text"]
-    where = await locate(host, text["id"])
-    x0, y0 = ORIGIN
-    assert where["state"] == "visible"
-    assert 0 < len(where["rects"]) <= 3 * inner_h / 18 + 4, len(where["rects"])
-    for rect in where["rects"]:
-        assert y0 - inner_h - 18 <= rect["y"] <= y0 + 2 * inner_h, rect
-    avoid = where["avoid"]
-    print(len(where["rects"]), "rects; avoid", avoid, "viewport", inner_w, inner_h)
-    assert abs(avoid["y"] - y0) <= TOLERANCE_PT and abs(avoid["h"] - inner_h) <= TOLERANCE_PT, avoid
-    assert abs(avoid["x"] - x0) <= TOLERANCE_PT and 0 < avoid["w"] <= inner_w, avoid

@@ -1,18 +1,28 @@
-"""The one listener check (native_host/host/processes.py) against a real socket and real processes:
-the reference host's `check_descriptor`, the conformance kit's `descriptor.listener_*` rules and the
-demo all ask `listening_sockets` / `is_same_or_descendant` (concepts page, "Security"; SPEC §7)."""
+"""The OS facts the reference host reads (native_host/host/processes.py), against a real socket
+and real processes.
+
+The one listener check: the reference host's `check_descriptor`, the conformance kit's
+`descriptor.listener_*` rules and the demo all ask `listening_sockets` / `is_same_or_descendant`
+(concepts page, "Security"; SPEC §7). The bundle id a process is expected to publish comes from its
+executable (`expected_bundle_id`).
+"""
 
 from __future__ import annotations
 
 import os
+import shutil
 import socket
 import subprocess
 import sys
 from collections.abc import Iterator
+from pathlib import Path
 
+import psutil
 import pytest
 
+from native_host import host as host_client
 from native_host.host import UNKNOWN_PID, is_same_or_descendant, listener_pids, listening_sockets
+from tests.support.processes import sleeper
 
 
 @pytest.fixture
@@ -47,3 +57,17 @@ def test_same_or_descendant_holds_for_the_process_and_its_children_only() -> Non
         child.kill()
         child.wait()
     assert not is_same_or_descendant(child.pid, os.getpid())  # gone (reaped): never raises
+
+
+def test_the_bundle_id_of_this_process_is_not_a_browser_s() -> None:
+    assert host_client.expected_bundle_id(psutil.Process()) is None
+
+
+def test_a_chromium_process_is_expected_to_publish_the_chromium_bundle_id(tmp_path: Path) -> None:
+    sleep = shutil.which("sleep")
+    if sleep is None:
+        pytest.skip("no `sleep` binary to pose as a browser")
+    exe = tmp_path / "chromium"
+    shutil.copy(sleep, exe)
+    with sleeper(30, program=exe) as proc:
+        assert host_client.expected_bundle_id(psutil.Process(proc.pid)) == "org.chromium.Chromium"

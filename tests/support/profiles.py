@@ -1,0 +1,46 @@
+"""Fakes for the hand-off between native hosts of one browser's profiles (SPEC §3 "Several
+profiles, one provider"; native_host/provider/profiles/).
+
+  window(id_)          a Window element holding one Page, optionally on the focus path
+  FakeExtension        one profile's extension: answers `current` with its windows
+  RecordingConnection  stands in for a hand-off WebSocket connection: records what is sent
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from tests.support.requester import FakeRequester, SentRequest
+
+
+def window(id_: str, *, focused: bool = False, tab: str = "tab-1") -> dict[str, Any]:
+    """A Window element `id_` holding the Page `tab`; with `focused`, both are on the focus path."""
+    element: dict[str, Any] = {"id": id_, "role": "Window", "children": [{"id": tab, "role": "Page"}]}
+    if focused:
+        element["focused"] = True
+        element["children"][0]["focused"] = True
+    return element
+
+
+class FakeExtension(FakeRequester):
+    """Answers `current` with a root holding `windows`; `focused` is its `windowFocused`."""
+
+    def __init__(self, *windows: dict[str, Any], focused: bool = False) -> None:
+        super().__init__()
+        self.windows = list(windows)
+        self.focused = focused
+
+    async def answer(self, sent: SentRequest) -> Any:
+        assert sent.type == "current"
+        root = {"id": "app", "role": "Application", "children": self.windows}
+        return {"root": root, "windowFocused": self.focused}
+
+
+class RecordingConnection:
+    """Stands in for a WebSocket connection: records what is sent."""
+
+    def __init__(self) -> None:
+        self.sent: list[bytes] = []
+
+    async def send(self, data: bytes) -> None:
+        self.sent.append(data)
