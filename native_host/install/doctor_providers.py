@@ -18,7 +18,7 @@ from native_host.errors import ProvidersFolderError
 from native_host.install.doctor_check import Check, broken, ok
 from native_host.protocol.descriptor import Descriptor
 from native_host.protocol.processes import process_alive
-from native_host.protocol.providers_folder import check_providers_folder
+from native_host.protocol.providers_folder import check_providers_folder, folder_problem
 
 
 def check_providers_dir(folder: Path | None = None) -> Check:
@@ -44,13 +44,14 @@ def _providers_folder_problem(folder: Path, fallback: str) -> tuple[str, str]:
         info = folder.lstat()
     except OSError:
         return fallback, "check the folder's path and permissions, then restart the browser"
-    if stat.S_ISLNK(info.st_mode):
+    problem = folder_problem(info)  # the provider's own rules (protocol/providers_folder.py)
+    if problem == "symlink":
         return (f"The providers folder {folder} is a symlink, which the native host refuses.",
                 f"rm {quoted} (removes the link only; the folder is recreated), then restart the browser")
-    if not stat.S_ISDIR(info.st_mode):
+    if problem == "wrong_type":
         return (f"The providers folder {folder} is not a folder.",
                 f"rm {quoted} (it is recreated as a folder), then restart the browser")
-    if hasattr(os, "geteuid") and info.st_uid != os.geteuid():
+    if problem == "other_owner":
         return (f"The providers folder {folder} belongs to user id {info.st_uid}, not to you.",
                 f"remove it as that user or root (`rm -r {quoted}`; it is recreated), then restart "
                 "the browser")
