@@ -22,7 +22,6 @@ import asyncio
 import json
 import os
 import shutil
-import stat
 import subprocess
 import sys
 import tempfile
@@ -42,6 +41,7 @@ from native_host.errors import ProvidersFolderError, ProviderUnavailable, Webctx
 from native_host.host import CurrentResult, HostClient, ProviderInfo, is_same_or_descendant, iter_elements
 from native_host.install.installer import install
 from native_host.protocol.descriptor import Descriptor
+from native_host.protocol.providers_folder import folder_problem
 
 DEFAULT_DEMO_TIMEOUT_S: Final = 30.0
 """How long the demo waits for the provider and the selection, in seconds."""
@@ -99,12 +99,13 @@ def _prepare_providers_folder() -> Path:
             f"Cannot create the providers folder {folder}: {exc.strerror}. "
             "Set CONTEXT_PROVIDERS_DIR to a folder you own."
         ) from None
-    if stat.S_ISLNK(info.st_mode) or (hasattr(os, "getuid") and info.st_uid != os.getuid()):
+    problem = folder_problem(info)  # the native host's own rules (protocol/providers_folder.py)
+    if problem in ("symlink", "wrong_type", "other_owner"):
         raise ProvidersFolderError(
             f"The providers folder {folder} is a symlink or another user's; the native host will not "
             "use it. Remove it, or set CONTEXT_PROVIDERS_DIR to a folder you own."
         )
-    if info.st_mode & 0o077:
+    if problem is not None:
         raise ProvidersFolderError(
             f"The providers folder {folder} is readable by other users; the native host will not use "
             f"it. Run `chmod 700 {folder}`."
