@@ -42,7 +42,7 @@ ROLES: Final[dict[str, str]] = {
     "manifests": "host-manifest templates (Chromium, Firefox) and the Firefox manifest overlay",
     "extension": "the MV3 extension (its Firefox build: `webctx extension-path --firefox`)",
     "extension/service_worker": "ES modules: main.js has the listeners and routers; browser_api.js "
-    "is the only caller of chrome.*",
+    "and browser_api/ alone call chrome.*",
     "extension/content": "content scripts: isolated world, classic scripts",
     "extension/main_world": "MAIN world: the WebMCP polyfill",
     "extension/popup": "popup: provider switch, connection state, MCP port",
