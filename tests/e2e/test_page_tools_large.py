@@ -15,6 +15,7 @@ import pytest
 from playwright.async_api import Page
 
 from tests.e2e.page_tools_harness import (
+    TOOLS_PAGE,
     ToolsBrowser,
     browser_per_mode,
     page_in_new_tab,
@@ -24,8 +25,6 @@ from tests.e2e.page_tools_harness import (
 )
 
 pytestmark = pytest.mark.asyncio(loop_scope="module")
-
-TOOLS_PAGE = "/tools.html"
 
 
 # One browser per WebMCP mode, its native host on the default page-tool deadline.

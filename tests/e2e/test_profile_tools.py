@@ -26,13 +26,12 @@ from mcp import types
 from native_host import paths
 from native_host.host import HostClient, ProviderSession
 from tests.e2e.devtools_http import DEVTOOLS_PORT_ARG, DevTools
-from tests.e2e.page_tools_harness import watch_list_changed
+from tests.e2e.page_tools_harness import TOOLS_PAGE, watch_list_changed
 from tests.e2e.test_profiles import display, read_descriptors, two_profiles, until  # noqa: F401
 from tests.e2e.tree import walk
 
 pytestmark = pytest.mark.skipif(shutil.which("Xvfb") is None, reason="needs Xvfb (apt-get install xvfb)")
 
-TOOLS_PAGE = "/tools.html"
 FOLLOWER_TOOL = re.compile(r"p\d+f\d+_(.+)")
 """The provider's name of a follower's page tool (follower_tools.py): `p<n>f<k>_<toolName>`."""
 
