@@ -54,11 +54,13 @@ Headers = Sequence[tuple[bytes, bytes]]
 @dataclass(frozen=True)
 class Refusal:
     """Why a request is refused: the HTTP `status` (403, 421 or 401), a one-line `message` for the
-    body and the log (never the token), and `headers` to add to the response."""
+    body and the log (never the token), `headers` to add to the response, and for a 403 the refused
+    `origin` (its first value, cut to MAX_ECHOED_CHARS characters)."""
 
     status: int
     message: str
     headers: tuple[tuple[bytes, bytes], ...] = ()
+    origin: str | None = None
 
 
 def loopback_hosts(port: int) -> tuple[bytes, bytes]:
@@ -83,6 +85,7 @@ def refusal(headers: Headers, *, allowed_hosts: Sequence[bytes], token: bytes) -
             403,
             f"Forbidden: requests with an Origin header are refused (Origin: {shown}). "
             "MCP clients must not send Origin to this endpoint.",
+            origin=shown,
         )
     hosts = [value for name, value in headers if name == b"host"]
     if len(hosts) != 1 or hosts[0] not in allowed_hosts:
@@ -137,40 +140,23 @@ class LoopbackGuard:
         if scope["type"] not in ("http", "websocket"):
             await self.app(scope, receive, send)
             return
-        refused = self.check(scope.get("headers") or [])
+        refused = refusal(scope.get("headers") or [], allowed_hosts=self.allowed_hosts, token=self._token)
         if refused is None:
             await self.app(scope, receive, send)
             return
-        status, message, extra_headers = refused
+        status, message = refused.status, refused.message
         log.info("refused %s %s with %d: %s", scope.get("method", "WS"), scope["type"], status, message)
         if scope["type"] == "websocket":
             await send({"type": "websocket.close", "code": 1008, "reason": message[:120]})
             return
         error: dict[str, Any] = {"code": INVALID_REQUEST, "message": message}
-        if status == 403:
-            error["data"] = {"header": "Origin", "value": _first_origin(scope.get("headers") or [])}
+        if refused.origin is not None:
+            error["data"] = {"header": "Origin", "value": refused.origin}
         body = json.dumps({"jsonrpc": "2.0", "id": None, "error": error}, separators=(",", ":")).encode()
         headers = [
             (b"content-type", b"application/json"),
             (b"content-length", str(len(body)).encode()),
-            *extra_headers,
+            *refused.headers,
         ]
         await send({"type": "http.response.start", "status": status, "headers": headers})
         await send({"type": "http.response.body", "body": body})
-
-    def check(self, headers: Headers) -> tuple[int, str, list[tuple[bytes, bytes]]] | None:
-        """Return `(status, message, extra headers)` for a request to refuse, None to let it in
-        (`refusal` with this guard's hosts and token). `headers` are ASGI headers (lower-case
-        names, raw bytes)."""
-        refused = refusal(headers, allowed_hosts=self.allowed_hosts, token=self._token)
-        if refused is None:
-            return None
-        return refused.status, refused.message, list(refused.headers)
-
-
-def _first_origin(headers: Headers) -> str:
-    """The first `Origin` header's value, cut to MAX_ECHOED_CHARS characters."""
-    for name, value in headers:
-        if name == b"origin":
-            return value.decode("latin-1")[:MAX_ECHOED_CHARS]
-    return ""

@@ -26,7 +26,6 @@ import logging
 import os
 import time
 from collections.abc import Awaitable, Callable
-from pathlib import Path
 from types import ModuleType
 from typing import TYPE_CHECKING, Any, Final
 from urllib.parse import urlsplit
@@ -69,7 +68,7 @@ class Serving:
     instance; `tree` gives the pushed `current` reply (TreeCache.reply); `send_event` writes an
     event frame to the worker without waiting; `stopping` is set once the host shuts down;
     `started_at` is the process start on the `time.monotonic()` clock (for the log's timings).
-    `endpoint`, `handoff`, `publisher` and `descriptor_path` are None until `start` made them.
+    `endpoint`, `handoff` and `publisher` are None until `start` made them.
     """
 
     def __init__(
@@ -91,7 +90,6 @@ class Serving:
         self.endpoint: McpEndpoint | None = None
         self.handoff: ProfileHandoff | None = None
         self.publisher: DescriptorPublisher | None = None
-        self.descriptor_path: Path | None = None
         self._page_tools: ToolsChanged | None = None
         self._own_port: int | None = None
 
@@ -155,7 +153,6 @@ class Serving:
             paths.providers_dir(), descriptor, on_role_change=self._on_role_change
         )
         role = self.publisher.start()
-        self.descriptor_path = self.publisher.path
         log.info("provider ready %.0f ms after start (%s)", self._ms_since_start(), role)
 
     async def set_page_tools(self, changed: ToolsChanged) -> None:
@@ -196,7 +193,6 @@ class Serving:
         SPEC §3). Never raises."""
         if self.publisher is not None:
             self.publisher.withdraw()
-            self.descriptor_path = None
 
     async def stop(self) -> None:
         """Stop the hand-off server, then the MCP endpoint (bounded by STOP_TIMEOUT_S). Never raises."""
