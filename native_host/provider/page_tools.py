@@ -35,7 +35,7 @@ from native_host.protocol.native import (
     PageTool,
     ToolCallReply,
 )
-from native_host.protocol.tools import tool_error as tool_error  # re-exported: follower_tools.py uses it
+from native_host.protocol.tools import tool_error
 from native_host.provider.bridge import Requester
 
 log = logging.getLogger(__name__)
