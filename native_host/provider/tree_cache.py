@@ -31,9 +31,9 @@ class TreeCache:
     """The latest pushed tree of one native port (one worker connection).
 
     `reply()` is the `current` result the worker would have sent (`{root, windowFocused}`, wire
-    shape), the same object until the next push: callers must not change it (handoff.py copies
+    shape), the same object until the next push: callers must not change it (profiles/merge.py copies
     before it edits; builtin_tools.py keys its memo on its identity). `on_change` is called after
-    every push and every clear (a follower host passes its tree on: handoff.py).
+    every push and every clear (a follower host passes its tree on: profiles/handoff.py).
     """
 
     def __init__(self, on_change: Callable[[], None] | None = None) -> None:
