@@ -3,9 +3,10 @@ the `current`/`location` answer models, native-port and hand-off message models,
 definitions, and who the browser is. Nothing here imports `provider/`, `host/` or `stdio/`.
 
 Modules: `version`, `base` (WireModel), `descriptor`, `providers_folder`, `answers`, `native`
-(native-port frames), `handoff` (hand-off messages), `tools` (MCP tools), `processes`
-(`process_alive`), `browser_identity`.
+(native-port frames), `json_text` (their text rule: UTF-8, lone surrogates → U+FFFD), `handoff`
+(hand-off messages), `tools` (MCP tools), `processes` (`process_alive`), `browser_identity`.
 
-This `__init__` stays empty so that `early_hello` can import `protocol.version` and
-`protocol.providers_folder` (standard library only) before pydantic and mcp are loaded.
+This `__init__` stays empty so that `early_hello` can import `protocol.version`,
+`protocol.providers_folder` and `protocol.json_text` (standard library only) before pydantic and
+mcp are loaded.
 """

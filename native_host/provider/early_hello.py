@@ -9,20 +9,22 @@ __main__ ─► claim stdout, logging ─► answer_first_hello(stdin fd, frames
 ```
 
 The reply is the one `app.NativeHost._on_hello` sends, built by the same function (hello.py:
-instance, protocol, listening, problem); app.py then handles the same hello as already answered
-(starts the provider; logs the problem) and parses the bytes in `unread` first, as if they had
-just arrived.
+instance, protocol, listening, problem), read and written by the same text rule (protocol/
+json_text.py: UTF-8, lone surrogates → U+FFFD; issue 13 item 4); app.py then handles the same
+hello as already answered (starts the provider; logs the problem) and parses the bytes in
+`unread` first, as if they had just arrived.
 """
 
 from __future__ import annotations
 
-import json
 import os
 import select
 import struct
 import time
 from typing import Any, BinaryIO, Final
 
+from native_host.errors import FrameError
+from native_host.protocol.json_text import decode_frame, encode_json
 from native_host.provider.hello import hello_result, mint_instance
 
 EARLY_MAX_BYTES: Final = 64 << 10
@@ -69,8 +71,8 @@ def _read_exactly(fd: int, count: int) -> bytes:
 
 def _as_hello(body: bytes) -> dict[str, Any] | None:
     try:
-        frame = json.loads(body)
-    except (ValueError, UnicodeDecodeError):
+        frame = decode_frame(body)  # the same text rule as every later frame (protocol/json_text.py)
+    except FrameError:
         return None
     valid = (
         isinstance(frame, dict)
@@ -107,7 +109,7 @@ def answer_first_hello(stdin_fd: int, frames_out: BinaryIO) -> EarlyHello:
     if hello is None:
         return EarlyHello(instance, unread=header + body)
     result = hello_result(instance, enabled=hello.get("settings", {}).get("enabled", True))
-    data = json.dumps({"type": "result", "id": hello["id"], "result": result}, separators=(",", ":")).encode()
+    data = encode_json({"type": "result", "id": hello["id"], "result": result})
     frames_out.write(struct.pack("=I", len(data)) + data)
     frames_out.flush()
     return EarlyHello(

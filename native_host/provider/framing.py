@@ -7,7 +7,8 @@ write side (host → browser)   FrameWriter.send(message) ──► one frame, o
 ```
 
 Both sides take stream objects (an `asyncio.StreamReader`, a binary file with `write`/`flush`), so
-unit tests push bytes through an in-memory pipe. The rules are pinned in docs/protocol.md "Frames".
+unit tests push bytes through an in-memory pipe. The rules are pinned in docs/protocol.md "Frames";
+the text rule (UTF-8, lone surrogates → U+FFFD) is protocol/json_text.py's, shared with early_hello.py.
 """
 
 from __future__ import annotations
@@ -16,12 +17,12 @@ import asyncio
 import itertools
 import json
 import logging
-import re
 import struct
 from collections.abc import AsyncIterator
-from typing import Any, BinaryIO, Final, cast
+from typing import Any, BinaryIO, Final
 
 from native_host.errors import FrameError
+from native_host.protocol.json_text import decode_frame, encode_json
 from native_host.protocol.native import MAX_BROWSER_TO_HOST_BYTES, MAX_HOST_TO_BROWSER_BYTES, ChunkFrame
 
 log = logging.getLogger(__name__)
@@ -35,51 +36,6 @@ DISCARD_CHUNK_BYTES: Final = 1 << 20
 CHUNK_ENVELOPE_BYTES: Final = 256
 """Room kept in every `chunk` frame for everything but the escaped `data` text, in bytes (the real
 envelope `{"type":"chunk","of":"c-…","index":…,"count":…,"data":""}` is under 100)."""
-
-_ESCAPED_SURROGATE: Final = re.compile(rb"\\u[dD][89a-fA-F]")
-_SURROGATE: Final = re.compile("[\ud800-\udfff]")
-
-
-def replace_lone_surrogates(value: Any) -> Any:
-    """Return `value` with every lone UTF-16 surrogate in its strings (keys included) replaced by
-    U+FFFD, walking dicts and lists recursively (SPEC §2 "Text is always valid Unicode")."""
-    if isinstance(value, str):
-        return _SURROGATE.sub("\ufffd", value)
-    if isinstance(value, list):
-        return [replace_lone_surrogates(item) for item in value]
-    if isinstance(value, dict):
-        return {replace_lone_surrogates(key): replace_lone_surrogates(item) for key, item in value.items()}
-    return value
-
-
-def decode_frame(payload: bytes) -> dict[str, Any]:
-    """Parse one frame body: UTF-8 JSON holding an object with a string `type`.
-
-    Lone surrogates (`"\\ud800"` escapes) become U+FFFD. Raises FrameError for invalid UTF-8,
-    invalid JSON, a non-object, or a missing/non-string `type`; the message names the fault and
-    the size in bytes, never the content.
-    """
-    try:
-        text = payload.decode("utf-8")
-    except UnicodeDecodeError as exc:
-        raise FrameError(f"Dropped a {len(payload)}-byte frame: invalid UTF-8 at byte {exc.start}.") from None
-    try:
-        value = json.loads(text)
-    except (ValueError, RecursionError) as exc:  # RecursionError: nested deeper than Python allows
-        msg = f"Dropped a {len(payload)}-byte frame: invalid JSON ({type(exc).__name__})."
-        raise FrameError(msg) from None
-    if not isinstance(value, dict):
-        kind = type(value).__name__
-        raise FrameError(f"Dropped a {len(payload)}-byte frame: a JSON {kind}, not an object.")
-    if not isinstance(value.get("type"), str):
-        raise FrameError(f"Dropped a {len(payload)}-byte frame: no string `type`.")
-    if _ESCAPED_SURROGATE.search(payload):
-        try:
-            return cast(dict[str, Any], replace_lone_surrogates(value))
-        except RecursionError:
-            raise FrameError(f"Dropped a {len(payload)}-byte frame: nested too deeply.") from None
-    return value
-
 
 async def read_frame(
     reader: asyncio.StreamReader, *, max_frame_bytes: int = MAX_BROWSER_TO_HOST_BYTES
@@ -131,15 +87,6 @@ async def iter_frames(
         if frame is None:
             return
         yield frame
-
-
-def encode_json(message: dict[str, Any]) -> bytes:
-    """The compact UTF-8 JSON of `message`; lone surrogates in its strings become U+FFFD."""
-    text = json.dumps(message, ensure_ascii=False, separators=(",", ":"))
-    try:
-        return text.encode("utf-8")
-    except UnicodeEncodeError:
-        return _SURROGATE.sub("\ufffd", text).encode("utf-8")
 
 
 def _escaped_size(text: str) -> int:

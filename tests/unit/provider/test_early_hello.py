@@ -125,3 +125,32 @@ async def test_hello_is_answered_before_mcp_is_imported(spawn: Callable[[], Any]
     imported = re.search(r"mcp imported (\d+) ms after start", log_text())
     assert answered and imported, log_text()
     assert int(answered.group(1)) < int(imported.group(1))
+
+
+def test_a_lone_surrogate_in_the_id_comes_back_as_u_fffd_on_a_pipe(pipe: tuple[int, int]) -> None:
+    """One text rule for both paths (protocol/json_text.py; issue 13 item 4): the early reply is
+    valid UTF-8 with U+FFFD, never a `\\ud800` escape the worker would turn back into a lone
+    surrogate."""
+    read_fd, write_fd = pipe
+    os.write(write_fd, frame({**HELLO, "id": "w-\ud800"}))  # json.dumps writes the `\ud800` escape
+    out = io.BytesIO()
+    early = answer_first_hello(read_fd, out)
+    body = out.getvalue()[4:]
+    assert b"\\ud800" not in body.lower()
+    assert json.loads(body.decode("utf-8", errors="strict"))["id"] == "w-\ufffd"
+    assert early.hello is not None and early.hello["id"] == "w-\ufffd"
+
+
+async def test_the_early_and_a_later_hello_answer_a_lone_surrogate_alike(spawn: Callable[[], Any]) -> None:
+    """The real host (issue 13 item 4): the first hello (answered by early_hello.py, before the
+    slow imports) and a later one (app.py, framing.py) with the id "w-\\ud800", sent as a JSON
+    escape, are both answered with "w-\\ufffd" in valid UTF-8."""
+    host: Host = await spawn()
+    await host.send({**HELLO, "id": "w-\ud800"})
+    first = await host.receive()  # host_process decodes every frame as strict UTF-8
+    await ready_descriptor(host)  # the slow imports are done: the next hello is app.py's
+    await host.send({**HELLO, "id": "w-\ud800"})
+    later = await host.receive()
+    assert first["type"] == later["type"] == "result"
+    assert first["id"] == later["id"] == "w-\ufffd"
+    assert re.search(r"hello w-\ufffd .* answered \d+ ms after start \(early\)", log_text()), log_text()

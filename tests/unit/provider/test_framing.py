@@ -11,15 +11,9 @@ from typing import Any
 import pytest
 
 from native_host.errors import FrameError
+from native_host.protocol.json_text import decode_frame, replace_lone_surrogates
 from native_host.protocol.native import MAX_HOST_TO_BROWSER_BYTES
-from native_host.provider.framing import (
-    FrameWriter,
-    decode_frame,
-    iter_frames,
-    read_frame,
-    replace_lone_surrogates,
-    split_into_chunks,
-)
+from native_host.provider.framing import FrameWriter, iter_frames, read_frame, split_into_chunks
 
 
 def frame(body: bytes) -> bytes:
