@@ -7,6 +7,7 @@ WebctxError              .code: stable snake_case string, the same one the wire 
 ├─ DeadlineExceeded      the extension did not answer in time → isError result
 ├─ PageGone              tab closed or navigated mid-call (code "page_gone")
 ├─ ExtensionError        the extension answered a request with an `error` frame
+├─ TooDeep               the extension's `current` tree nests deeper than MAX_JSON_DEPTH → isError
 ├─ ProviderUnavailable   host client: no usable provider, or it did not answer in time
 ├─ ProviderRejected      host client: a descriptor or answer failed a SPEC §7 check (.reason)
 ├─ BrowserNotFound       no Chromium-family browser installed (.fix names the packages)
@@ -64,6 +65,13 @@ class ExtensionError(WebctxError):
     """The extension answered a request with an `error` frame; `.code` is the extension's code."""
 
     code = "extension_error"
+
+
+class TooDeep(WebctxError):
+    """A tree the extension (or another profile's host) answered nests JSON deeper than
+    `protocol.native.MAX_JSON_DEPTH` levels: not passed on (issue 13 item 5)."""
+
+    code = "too_deep"
 
 
 class ProviderUnavailable(WebctxError):

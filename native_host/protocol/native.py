@@ -6,7 +6,7 @@ from __future__ import annotations
 import re
 from typing import Annotated, Any, Final, Literal
 
-from pydantic import ConfigDict, Field, TypeAdapter
+from pydantic import ConfigDict, Field, TypeAdapter, field_validator
 
 from native_host.protocol.answers import Element, LocationAnswer, WindowBounds
 from native_host.protocol.base import ID_PATTERN, IncomingFrame, WireModel
@@ -18,6 +18,42 @@ MAX_BROWSER_TO_HOST_BYTES: Final = 64 << 20
 
 MAX_HOST_TO_BROWSER_BYTES: Final = 1 << 20
 """Largest frame a native host may send; Chromium kills the port above it (SPEC §4)."""
+
+
+MAX_JSON_DEPTH: Final = 100
+"""Deepest nesting of JSON arrays and objects the host passes on from a page or the extension, in
+levels (`[]` and `{}` are 1, `[[1]]` is 2): a pushed or answered tree's `root`, another profile's
+tree, a page tool's result and its `inputSchema` (issue 13 item 5; docs/protocol.md "Depth").
+
+Why 100: the extension's real tree stays under 50 (Application > Window > Page > at most 17 frame
+Groups (pointing.js MAX_FRAME_DEPTH) > focus box > text, two levels per element, plus `content`),
+so there is room to spare; and the whole JSON-RPC message around it (≤ 4 more levels) stays under
+pydantic's serializer limit (254 levels: above it the MCP SDK answers a JSON-RPC error, not the
+result) and under serde_json's default recursion limit (128), which MCP clients written in Rust
+parse with."""
+
+
+def exceeds_depth(value: Any, limit: int = MAX_JSON_DEPTH) -> bool:
+    """Whether the JSON value `value` (dicts, lists and scalars, as `json.loads` makes them) nests
+    arrays and objects more than `limit` levels deep (a scalar is 0 levels, `[]` 1, `[[1]]` 2).
+
+    Iterative, level by level (no recursion: any depth is safe), and it stops at level
+    `limit + 1`; below that it visits each container once. Cost: ~17 ms for a 1.8 MB tree of
+    11,000 elements on the 2-vCPU dev VM (its `json.loads` takes ~45 ms), ~0.1 ms for a usual
+    tree."""
+    level = [value] if isinstance(value, dict | list) else []
+    depth = 0
+    while level:
+        depth += 1
+        if depth > limit:
+            return True
+        below: list[Any] = []
+        for container in level:
+            for item in container.values() if isinstance(container, dict) else container:
+                if isinstance(item, dict | list):
+                    below.append(item)
+        level = below
+    return False
 
 
 NATIVE_MESSAGE_TYPES: Final = (
@@ -208,7 +244,7 @@ class PageTool(IncomingFrame):
     `origin`, `url` describe the page; `input_schema` the page's JSON Schema (an object, or None).
     `frame_origin` and `frame_url` are set when the tool belongs to a cross-origin iframe of the
     page that has `allow="tools"` and exposed the tool to the page's origin (`exposedTo`); the
-    call runs there.
+    call runs there. An `input_schema` nested deeper than MAX_JSON_DEPTH is dropped (None).
     """
 
     name: str = Field(pattern=PAGE_TOOL_NAME_PATTERN.pattern)
@@ -223,6 +259,15 @@ class PageTool(IncomingFrame):
     annotations: PageToolAnnotations | None = None
     frame_origin: str | None = Field(default=None, max_length=256)
     frame_url: str | None = None
+
+    @field_validator("input_schema")
+    @classmethod
+    def _bounded_schema(cls, schema: dict[str, Any] | None) -> dict[str, Any] | None:
+        """A schema nested deeper than MAX_JSON_DEPTH becomes None (no usable schema: the tool is
+        listed with `{"type": "object"}`, page_tools.mcp_tool), as it enters: pydantic could not
+        serialize it, so `tools/list`, the hand-off and every later `tools.changed` would fail
+        (issue 13 item 5)."""
+        return None if schema is not None and exceeds_depth(schema) else schema
 
 
 class ToolsChanged(IncomingFrame):

@@ -10,8 +10,9 @@ tools/call location {id}      ──► BuiltinTools.run_location
 ```
 
 Their `tools/list` entries live in protocol/tools.py (shared with `webctx mcp`); endpoint.py
-serves them. Every failure is an `isError` result with one sentence ending with the fix, never
-an exception text (SPEC §1).
+serves them. A tree or location nested deeper than MAX_JSON_DEPTH is an `isError` naming the limit
+(tree_cache.check_tree_depth; issue 13 item 5). Every failure is an `isError` result with one
+sentence ending with the fix, never an exception text (SPEC §1).
 """
 
 from __future__ import annotations
@@ -27,10 +28,16 @@ from typing import Any
 from mcp import types
 from pydantic import ValidationError
 
-from native_host.errors import DeadlineExceeded, ExtensionError, ProviderUnavailable
+from native_host.errors import DeadlineExceeded, ExtensionError, ProviderUnavailable, TooDeep
 from native_host.protocol.answers import CurrentAnswer, WindowBounds
 from native_host.protocol.base import ID_PATTERN
-from native_host.protocol.native import CURRENT_DEADLINE_MS, LOCATION_DEADLINE_MS, LocationReply
+from native_host.protocol.native import (
+    CURRENT_DEADLINE_MS,
+    LOCATION_DEADLINE_MS,
+    MAX_JSON_DEPTH,
+    LocationReply,
+    exceeds_depth,
+)
 from native_host.protocol.tools import CURRENT_TOOL, LOCATION_TOOL, id_error, json_result, tool_error
 from native_host.protocol.version import PROTOCOL_VERSION
 from native_host.provider.bridge import Requester
@@ -121,6 +128,8 @@ class BuiltinTools:
             return tool_error(
                 "The browser extension is no longer connected. Reopen the browser and try again."
             )
+        except TooDeep as exc:  # tree_cache.check_tree_depth: the sentence names the limit
+            return tool_error(str(exc))
         memo = self._current_memo
         if memo is not None and memo[0] is reply:
             return json_result(memo[1], memo[2])
@@ -163,6 +172,11 @@ class BuiltinTools:
         except ProviderUnavailable:
             return tool_error(
                 "The browser extension is no longer connected. Reopen the browser and try again."
+            )
+        if exceeds_depth(reply):  # extra fields pass validation, but pydantic could not send them
+            return tool_error(
+                f"The browser extension sent a location nested deeper than {MAX_JSON_DEPTH} levels "
+                "of JSON arrays and objects. Update or reinstall the webctx extension."
             )
         try:
             parsed = LocationReply.model_validate(reply)

@@ -30,10 +30,12 @@ from mcp import types
 
 from native_host.errors import DeadlineExceeded, ExtensionError, ProviderUnavailable
 from native_host.protocol.native import (
+    MAX_JSON_DEPTH,
     PAGE_TOOL_DEADLINE_MS,
     TOOLS_CANCEL_DEADLINE_MS,
     PageTool,
     ToolCallReply,
+    exceeds_depth,
 )
 from native_host.protocol.tools import tool_error
 from native_host.provider.bridge import Requester
@@ -56,6 +58,13 @@ PAGE_GONE_SENTENCE: Final = (
 )
 
 
+TOO_DEEP_SENTENCE: Final = (
+    f"The page tool's result is nested deeper than {MAX_JSON_DEPTH} levels of JSON arrays and "
+    "objects, so it was not passed on. The page must return a flatter result."
+)
+"""The `isError` text for a page-tool result over MAX_JSON_DEPTH (issue 13 item 5)."""
+
+
 def map_result(text: str | None) -> types.CallToolResult:
     """Map a page tool's result string (what `executeTool` resolves to) to a CallToolResult (SPEC §5).
 
@@ -65,7 +74,9 @@ def map_result(text: str | None) -> types.CallToolResult:
       other JSON values (arrays, numbers, …) become `structuredContent: {"result": value}` plus
       the text (MCP's `structuredContent` is an object);
     - anything else is one text block;
-    - None (the call navigated the page, webmcp.md §1.5) is a text block saying so.
+    - None (the call navigated the page, webmcp.md §1.5) is a text block saying so;
+    - JSON nested deeper than MAX_JSON_DEPTH (also what `json.loads` cannot parse for its depth:
+      RecursionError) is `isError` TOO_DEEP_SENTENCE: the MCP SDK could not send it (issue 13).
     """
     if text is None:
         return types.CallToolResult(
@@ -75,6 +86,10 @@ def map_result(text: str | None) -> types.CallToolResult:
         value = json.loads(text)
     except ValueError:
         return types.CallToolResult(content=[types.TextContent(text=text)])
+    except RecursionError:  # nested deeper than Python's json parser goes (~1000 levels)
+        return tool_error(TOO_DEEP_SENTENCE)
+    if exceeds_depth(value):
+        return tool_error(TOO_DEEP_SENTENCE)
     if isinstance(value, dict):
         if isinstance(value.get("content"), list):
             try:

@@ -2,10 +2,12 @@
 "Pushed tree", docs/native-host.md).
 
 ```
-worker ── tree {complete, root, windowFocused} ──► TreeCache.update   (validated once, on arrival)
+worker ── tree {complete, root, windowFocused} ──► TreeCache.update   (validated once, on arrival;
+                                                   a root deeper than MAX_JSON_DEPTH is not kept)
 MCP `current` ──► CachingRequester.request("current")
                     ├─ a complete pushed tree of this connection → the same reply object, no I/O
-                    └─ else (none yet, `complete: false`, cleared) → Bridge.request("current")
+                    └─ else (none yet, `complete: false`, cleared, too deep) → Bridge.request("current")
+                         an answer deeper than MAX_JSON_DEPTH → TooDeep (run_current: isError)
 hello again, the port closing ──► TreeCache.clear                     (never a dead worker's tree)
 ```
 
@@ -21,7 +23,8 @@ import logging
 from collections.abc import Callable, Mapping
 from typing import Any
 
-from native_host.protocol.native import TreePush
+from native_host.errors import TooDeep
+from native_host.protocol.native import MAX_JSON_DEPTH, TreePush, exceeds_depth
 from native_host.provider.bridge import Requester
 
 log = logging.getLogger(__name__)
@@ -44,12 +47,18 @@ class TreeCache:
 
     def update(self, push: TreePush, raw: Mapping[str, Any]) -> None:
         """Take a validated `tree` frame (`push`) and the decoded frame it came from (`raw`,
-        whose `root` is kept as sent: validation already checked it against answers.Element)."""
+        whose `root` is kept as sent: validation already checked it against answers.Element). A
+        root nested deeper than MAX_JSON_DEPTH is not kept (the next `current` asks the worker, and
+        the old tree is forgotten too): the MCP SDK could not send it (issue 13 item 5)."""
         self.pushes += 1
-        if not push.complete or push.root is None or not isinstance(raw.get("root"), dict):
+        root = raw.get("root")
+        if not push.complete or push.root is None or not isinstance(root, dict):
+            self._reply = None
+        elif exceeds_depth(root):
+            log.warning("the pushed tree is nested deeper than %d levels; not kept", MAX_JSON_DEPTH)
             self._reply = None
         else:
-            self._reply = {"root": raw["root"], "windowFocused": push.window_focused}
+            self._reply = {"root": root, "windowFocused": push.window_focused}
         if self._on_change is not None:
             self._on_change()
 
@@ -88,11 +97,27 @@ class CachingRequester:
         request_id: str | None = None,
     ) -> Any:
         """As `Bridge.request`; `current` (no body) is answered from the pushed tree when there is
-        a complete one (no I/O, so neither deadline nor ProviderUnavailable applies)."""
-        if type_ == "current" and not body:
-            if not self._alive():
-                self.cache.clear()
-            cached = self.cache.reply()
-            if cached is not None:
-                return cached
-        return await self._own.request(type_, body, deadline_ms=deadline_ms, request_id=request_id)
+        a complete one (no I/O, so neither deadline nor ProviderUnavailable applies). Raises
+        TooDeep when the worker answers `current` with a `root` nested deeper than MAX_JSON_DEPTH
+        (the extension's tree never is: the answer is not passed on; issue 13 item 5)."""
+        if type_ != "current" or body:
+            return await self._own.request(type_, body, deadline_ms=deadline_ms, request_id=request_id)
+        if not self._alive():
+            self.cache.clear()
+        cached = self.cache.reply()
+        if cached is not None:
+            return cached
+        reply = await self._own.request(type_, body, deadline_ms=deadline_ms, request_id=request_id)
+        check_tree_depth(reply)
+        return reply
+
+
+def check_tree_depth(reply: Any) -> None:
+    """Raise TooDeep when `reply`, a `current` result (`{root, windowFocused}`), has a `root`
+    nested deeper than MAX_JSON_DEPTH (issue 13 item 5); anything else is left to the shape checks."""
+    root = reply.get("root") if isinstance(reply, dict) else None
+    if exceeds_depth(root):
+        raise TooDeep(
+            f"The browser's context tree is nested deeper than {MAX_JSON_DEPTH} levels of JSON arrays "
+            "and objects, so it was not passed on. Update or reinstall the webctx extension."
+        )

@@ -47,9 +47,11 @@ from native_host.protocol.handoff import (
     encode,
     parse_follower_message,
 )
+from native_host.protocol.native import MAX_JSON_DEPTH, exceeds_depth
 from native_host.provider.correlator import Correlator, numbered_ids
 from native_host.provider.profiles.merge import FOLLOWER_ID, Windows, follower_windows, strip_prefix
 from native_host.provider.security import loopback_hosts, refusal
+from native_host.provider.tree_cache import check_tree_depth
 
 if TYPE_CHECKING:
     from native_host.provider.profiles.follower_tools import FollowerTools
@@ -83,12 +85,16 @@ class FollowerConnection:
         """`tree` as `current` gives it (prefixed ids, our tool names), made once per tree."""
 
     def set_tree(self, message: FollowerTree) -> None:
-        """A `tree` from the follower: kept when complete and of the right shape (checked once
-        here, as an answers.Element), else forgotten (its `current` is asked again)."""
+        """A `tree` from the follower: kept when complete, of the right shape (checked once here,
+        as an answers.Element) and nested no deeper than MAX_JSON_DEPTH (issue 13 item 5), else
+        forgotten (its `current` is asked again)."""
         self._windows = None
         root = message.root
         self.tree = None
         if message.complete is not True or root is None:
+            return
+        if exceeds_depth(root):
+            log.info("follower %s sent a tree nested deeper than %d levels", self.prefix, MAX_JSON_DEPTH)
             return
         try:
             Element.model_validate(root)
@@ -147,8 +153,11 @@ class FollowerConnection:
             ) from None
 
     async def current(self, deadline_ms: int) -> Windows:
-        """The follower's windows, asked (`current`): `(windows, windowFocused)`, ids prefixed."""
+        """The follower's windows, asked (`current`): `(windows, windowFocused)`, ids prefixed.
+        Raises as `request`, and TooDeep for a tree nested deeper than MAX_JSON_DEPTH (the caller
+        leaves this follower out; issue 13 item 5)."""
         result = await self.request("current", deadline_ms=deadline_ms)
+        check_tree_depth(result)
         return follower_windows(result, self.prefix, self.tool_names)
 
     def on_reply(self, message: HandoffResult | HandoffError) -> None:
