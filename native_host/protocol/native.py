@@ -23,14 +23,15 @@ MAX_HOST_TO_BROWSER_BYTES: Final = 1 << 20
 MAX_JSON_DEPTH: Final = 100
 """Deepest nesting of JSON arrays and objects the host passes on from a page or the extension, in
 levels (`[]` and `{}` are 1, `[[1]]` is 2): a pushed or answered tree's `root`, another profile's
-tree, a page tool's result and its `inputSchema` (issue 13 item 5; docs/protocol.md "Depth").
+tree, a `location` answer, a page tool's result and its `inputSchema` (issue 13 item 5; the table
+of what happens above it: docs/protocol.md "Frames").
 
-Why 100: the extension's real tree stays under 50 (Application > Window > Page > at most 17 frame
-Groups (pointing.js MAX_FRAME_DEPTH) > focus box > text, two levels per element, plus `content`),
-so there is room to spare; and the whole JSON-RPC message around it (≤ 4 more levels) stays under
-pydantic's serializer limit (254 levels: above it the MCP SDK answers a JSON-RPC error, not the
-result) and under serde_json's default recursion limit (128), which MCP clients written in Rust
-parse with."""
+Why 100: the deepest tree the extension builds is 45 levels (Application > Window > Page > at most
+17 frame Groups (pointing.js MAX_FRAME_DEPTH) > focus box > Text with `content`, two levels per
+element), so there is room to spare; and the whole JSON-RPC message around it (≤ 4 more levels)
+stays under serde_json's default recursion limit (128: MCP clients written in Rust parse with it)
+and far under pydantic's serializer limit (about 250 levels: above it the MCP SDK answers a
+JSON-RPC error, code 0, instead of the result)."""
 
 
 def exceeds_depth(value: Any, limit: int = MAX_JSON_DEPTH) -> bool:
