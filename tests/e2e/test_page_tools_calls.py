@@ -63,6 +63,14 @@ async def test_results_are_mapped_to_mcp_results(
             result = await session.call_tool(ours[name].name, {})
             assert result.is_error is True, name
 
+        # Nested deeper than MAX_JSON_DEPTH (issue 13 item 5): an isError, not a JSON-RPC error;
+        # a schema that deep is dropped, the tool still listed and callable.
+        result = await session.call_tool(ours["deep"].name, {})
+        assert result.is_error is True and "nested deeper than 100 levels" in text_of(result)
+        assert ours["deep_schema"].input_schema == {"type": "object"}
+        result = await session.call_tool(ours["deep_schema"].name, {})
+        assert not result.is_error and text_of(result) == "ran"
+
         result = await session.call_tool(ours["unregister_self"].name, {})
         assert not result.is_error and text_of(result) == "still answered"
         await wait_for_tools(session, lambda ts: "unregister_self" not in page_tools_of(ts, url))
