@@ -154,3 +154,16 @@ async def test_the_early_and_a_later_hello_answer_a_lone_surrogate_alike(spawn: 
     assert first["type"] == later["type"] == "result"
     assert first["id"] == later["id"] == "w-\ufffd"
     assert re.search(r"hello w-\ufffd .* answered \d+ ms after start \(early\)", log_text()), log_text()
+
+
+def test_a_first_frame_too_deep_for_json_loads_is_left_to_app_py(pipe: tuple[int, int]) -> None:
+    """The early path parses by the same rule as framing.py (protocol/json_text.py), which turns
+    Python's RecursionError into a dropped frame: it used to escape answer_first_hello and end
+    the host at start (issue 13 item 5)."""
+    read_fd, write_fd = pipe
+    body = b'{"type": "hello", "id": "w-1", "protocol": "0.2.0", "x": ' + b"[" * 30_000 + b"]" * 30_000 + b"}"
+    data = struct.pack("=I", len(body)) + body
+    os.write(write_fd, data)
+    out = io.BytesIO()
+    early = answer_first_hello(read_fd, out)
+    assert out.getvalue() == b"" and early.hello is None and early.unread == data
