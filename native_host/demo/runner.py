@@ -40,6 +40,7 @@ from native_host.demo.page import serve_demo_page
 from native_host.errors import ProvidersFolderError, ProviderUnavailable, WebctxError
 from native_host.host import CurrentResult, HostClient, ProviderInfo, is_same_or_descendant, iter_elements
 from native_host.install.installer import install
+from native_host.log_files import open_private_binary, private_log_folder
 from native_host.protocol.descriptor import Descriptor
 from native_host.protocol.providers_folder import folder_problem
 
@@ -269,10 +270,8 @@ def launch_demo(
         preferences.write_text(json.dumps({"extensions": {"ui": {"developer_mode": True}}}))
         install("all", user_data_dir=user_data_dir, launcher_dir=user_data_dir)
         url = stack.enter_context(serve_demo_page())
-        log_dir = paths.log_dir()
-        log_dir.mkdir(parents=True, exist_ok=True)
-        log_path = log_dir / BROWSER_LOG_NAME
-        log_file: IO[bytes] = stack.enter_context(log_path.open("wb"))
+        log_path = private_log_folder() / BROWSER_LOG_NAME  # 0700 / 0600 whatever the umask
+        log_file: IO[bytes] = stack.enter_context(open_private_binary(log_path))
         env = dict(os.environ)
         env["CONTEXT_PROVIDERS_DIR"] = str(paths.providers_dir().absolute())
         progress(f"starting {Path(browser_path).name} ({browser_path}) on {url}")
