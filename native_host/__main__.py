@@ -38,12 +38,13 @@ def _rotating_log_file(path: os.PathLike[str]) -> logging.Handler:
     every record twice and stats the path twice per line (bpo-45401: never roll over a file that
     is not a regular one; checked here once, at open), and bridge.py logs one line per request,
     in the `location` hot path (bench/README.md "Where location's time goes"). Raises OSError
-    when it cannot open `path`."""
-    import logging.handlers
+    when it cannot open `path`. Its files, rolled-over ones included, are 0600 and never opened
+    through a symlink (log_files.PrivateRotatingFileHandler; issue 13)."""
+    from native_host.log_files import PrivateRotatingFileHandler
 
     regular = not os.path.exists(path) or os.path.isfile(path)
 
-    class RotatingLog(logging.handlers.RotatingFileHandler):
+    class RotatingLog(PrivateRotatingFileHandler):
         def emit(self, record: logging.LogRecord) -> None:
             try:
                 line = self.format(record) + self.terminator
