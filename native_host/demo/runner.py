@@ -42,6 +42,7 @@ from native_host.host import CurrentResult, HostClient, ProviderInfo, is_same_or
 from native_host.install.installer import install
 from native_host.log_files import open_private_binary, private_log_folder
 from native_host.protocol.descriptor import Descriptor
+from native_host.protocol.processes import process_alive
 from native_host.protocol.providers_folder import folder_problem
 
 DEFAULT_DEMO_TIMEOUT_S: Final = 30.0
@@ -237,11 +238,32 @@ def _stop_browser(demo: DemoBrowser) -> None:
         except subprocess.TimeoutExpired:
             proc.kill()
             proc.wait(timeout=BROWSER_STOP_TIMEOUT_S)
-    _, alive = psutil.wait_procs(children, timeout=3)
+    alive = _wait_gone(children, timeout_s=3)
     for child in alive:
         with suppress(psutil.Error):
             child.kill()
-    psutil.wait_procs(alive, timeout=2)
+    _wait_gone(alive, timeout_s=2)
+
+
+def _wait_gone(processes: list[psutil.Process], *, timeout_s: float) -> list[psutil.Process]:
+    """Wait up to `timeout_s` seconds (polling every 50 ms) until none of `processes` is alive;
+    return those still alive. A zombie is gone (`protocol.processes.process_alive`, SPEC §3): the
+    browser's children end up orphans, and under a PID 1 that does not reap (a container's)
+    `psutil.wait_procs` would wait out its whole timeout on each of them."""
+    deadline = time.monotonic() + timeout_s
+    while True:
+        alive = [p for p in processes if process_alive(p.pid, started_before=_created(p))]
+        if not alive or time.monotonic() >= deadline:
+            return alive
+        time.sleep(0.05)
+
+
+def _created(process: psutil.Process) -> float | None:
+    """When `process` started (psutil keeps it from when the object was made), or None."""
+    try:
+        return process.create_time()
+    except psutil.Error:
+        return None
 
 
 @contextmanager
