@@ -14,11 +14,15 @@ per WINDOW_S window:  the first FIRST_PER_WINDOW refusals → one INFO line each
                       the rest → counted by (where, status)
 window over           → one WARNING: "refused 29,874 more requests in the last 60 s
                         (MCP endpoint 401: 29,800; hand-off 403: 74)"
+flood goes on         → (after a window that counted some) no more lines one by one, and each
+                        window twice the last: 60 s, 2, 4, … min, up to MAX_WINDOW_S (1 h);
+                        a window's length without any refusal ends the flood
 ```
 
 The summary is written by a timer on the running loop when the window ends (or by the next
 refusal, or `flush()` when the endpoint stops), so a flood that stops is still reported. A flood
-thus costs at most FIRST_PER_WINDOW + 1 lines a minute (~1.2 KiB), whatever its rate.
+thus costs FIRST_PER_WINDOW + 1 lines in its first minute, then one line per window: ~12 lines in
+its first hour, then one an hour (a few KiB a day), whatever its rate.
 """
 
 from __future__ import annotations
@@ -37,27 +41,40 @@ WINDOW_S: Final = 60.0
 FIRST_PER_WINDOW: Final = 5
 """Refusals logged one by one (with their reason) at the start of each window."""
 
+MAX_WINDOW_S: Final = 3600.0
+"""The longest window, in seconds, while a flood goes on: then it costs one line an hour."""
+
 
 class RefusalLog:
     """Rate-limited logging of refused requests to `logger`: `refused(where, status, reason)` logs
     the first `first` per `window_s` seconds at INFO and counts the rest; the count is logged as
-    one WARNING when the window ends. Thread-safe; the timer needs a running asyncio loop (without
-    one, the summary waits for the next refusal or `flush()`). `clock` is seconds, monotonic."""
+    one WARNING when the window ends. While a flood goes on (a window ended with a count and the
+    next refusal came within one window), nothing is logged one by one and each window is twice
+    as long as the last, up to `max_window_s`; a quiet window resets both. Thread-safe; the timer
+    needs a running asyncio loop (without one, the summary waits for the next refusal or
+    `flush()`). `clock` is seconds, monotonic."""
 
     def __init__(
         self,
         logger: logging.Logger,
         *,
         window_s: float = WINDOW_S,
+        max_window_s: float = MAX_WINDOW_S,
         first: int = FIRST_PER_WINDOW,
         clock: Callable[[], float] = time.monotonic,
     ) -> None:
         self._logger = logger
         self._window_s = window_s
+        self._max_window_s = max_window_s
         self._first = first
         self._clock = clock
         self._lock = threading.Lock()
         self._window_start: float | None = None
+        self._window_len = window_s
+        self._flooding = False
+        """True from the end of a window that counted refusals until a window-long quiet."""
+        self._last_at: float | None = None
+        """When the last refusal came."""
         self._logged = 0
         self._counted: Counter[tuple[str, int]] = Counter()
         self._timer: asyncio.TimerHandle | None = None
@@ -68,15 +85,16 @@ class RefusalLog:
         now = self._clock()
         with self._lock:
             summary = None
-            if self._window_start is None or now - self._window_start >= self._window_s:
-                summary = self._take_summary(now)
-                self._window_start = now
-            if self._logged < self._first:
+            if self._window_start is not None and now - self._window_start >= self._window_len:
+                summary = self._close_window(now)
+            if self._window_start is None:
+                self._open_window(now)
+            self._last_at = now
+            log_it = self._logged < (0 if self._flooding else self._first)
+            if log_it:
                 self._logged += 1
-                log_it = True
             else:
                 self._counted[(where, status)] += 1
-                log_it = False
                 self._arm_timer(now)
         if summary is not None:
             self._logger.warning("%s", summary)
@@ -84,25 +102,40 @@ class RefusalLog:
             self._logger.info("refused a request to the %s with %d: %s", where, status, reason)
 
     def flush(self) -> None:
-        """Log the summary of the refusals counted so far (if any) and start a new window."""
+        """Log the summary of the refusals counted so far (if any) and forget the flood: the next
+        refusal opens a fresh window."""
         with self._lock:
-            summary = self._take_summary(self._clock())
-            self._window_start = None
+            summary = self._close_window(self._clock())
+            self._flooding, self._window_len = False, self._window_s
         if summary is not None:
             self._logger.warning("%s", summary)
 
-    def _take_summary(self, now: float) -> str | None:
-        """The summary line of the window so far, or None; resets the counts (lock held)."""
+    def _open_window(self, now: float) -> None:
+        """Start a window at `now` (lock held): longer while the flood goes on, else the first."""
+        if self._flooding and self._last_at is not None and now - self._last_at > self._window_len:
+            self._flooding = False  # a whole window without a refusal: the flood is over
+        if not self._flooding:
+            self._window_len = self._window_s
+        self._window_start, self._logged = now, 0
+
+    def _close_window(self, now: float) -> str | None:
+        """End the window (lock held): its summary line, or None when nothing was counted."""
         if self._timer is not None:
             self._timer.cancel()
             self._timer = None
-        counted, self._counted, self._logged = self._counted, Counter(), 0
-        if not counted or self._window_start is None:
+        counted, self._counted = self._counted, Counter()
+        started, self._window_start = self._window_start, None
+        if not counted or started is None:
             return None
+        seconds = max(1, round(min(now, started + self._window_len) - started))
+        if self._flooding:
+            self._window_len = min(self._window_len * 2, self._max_window_s)
+        self._flooding = True
         total = sum(counted.values())
-        seconds = max(1, round(now - self._window_start))
+        more = "more " if self._logged else ""
         parts = "; ".join(f"{where} {status}: {n:,}" for (where, status), n in sorted(counted.items()))
-        return f"refused {total:,} more requests in the last {seconds} s ({parts})"
+        noun = "request" if total == 1 else "requests"
+        return f"refused {total:,} {more}{noun} in the last {seconds} s ({parts})"
 
     def _arm_timer(self, now: float) -> None:
         """Make sure the window's summary is written when it ends (lock held)."""
@@ -112,14 +145,13 @@ class RefusalLog:
             loop = asyncio.get_running_loop()
         except RuntimeError:
             return  # not on a loop: the next refusal or flush() writes it
-        delay = max(0.0, self._window_start + self._window_s - now)
+        delay = max(0.0, self._window_start + self._window_len - now)
         self._timer = loop.call_later(delay, self._on_timer)
 
     def _on_timer(self) -> None:
         with self._lock:
             self._timer = None
-            summary = self._take_summary(self._clock())
-            self._window_start = None
+            summary = self._close_window(self._clock())
         if summary is not None:
             self._logger.warning("%s", summary)
 

@@ -117,7 +117,7 @@ async def test_a_token_less_flood_keeps_the_start_up_lines_and_the_log_small(
     assert len(refusal_lines) <= 2 * (FIRST_PER_WINDOW + 1)
     counted = sum(
         int(match.group(1).replace(",", ""))
-        for match in re.finditer(r"refused ([\d,]+) more requests in the last \d+ s", text)
+        for match in re.finditer(r"refused ([\d,]+) (?:more )?requests? in the last \d+ s", text)
     )
     refused = sum(1 for line in [*mcp, *handed, *garbage] if line)
     assert counted >= refused - 2 * FIRST_PER_WINDOW
@@ -129,24 +129,45 @@ def test_the_window_logs_the_first_few_then_one_summary(caplog: pytest.LogCaptur
     logger = logging.getLogger("tests.refusals")
     refusals = RefusalLog(logger, window_s=60, first=3, clock=lambda: now[0])
     caplog.set_level(logging.INFO, logger="tests.refusals")
-    for n in range(1000):
+    for n in range(1000):  # over 59.94 s
         refusals.refused("MCP endpoint" if n % 4 else "hand-off", 401 if n % 2 else 403, "why")
+        now[0] += 0.06
     assert [r.getMessage() for r in caplog.records] == [
         "refused a request to the hand-off with 403: why",
         "refused a request to the MCP endpoint with 401: why",
         "refused a request to the MCP endpoint with 403: why",
     ]
-    now[0] += 61  # the next window: its first refusal writes the last window's summary first
+    now[0] += 1  # the next window: its first refusal writes the last window's summary first
     refusals.refused("hand-off", 421, "why")
     summary = caplog.records[3]
     assert summary.levelno == logging.WARNING
     assert summary.getMessage() == (
-        "refused 997 more requests in the last 61 s "
+        "refused 997 more requests in the last 60 s "
         "(MCP endpoint 401: 499; MCP endpoint 403: 249; hand-off 403: 249)"
     )
-    assert caplog.records[4].getMessage() == "refused a request to the hand-off with 421: why"
-    refusals.flush()  # nothing counted in this window yet: no line
-    assert len(caplog.records) == 5
+    assert len(caplog.records) == 4  # the flood goes on: counted, not logged one by one
+    refusals.flush()
+    assert caplog.records[4].getMessage() == "refused 1 request in the last 1 s (hand-off 421: 1)"
+
+
+def test_a_flood_that_goes_on_costs_one_line_an_hour_and_a_quiet_window_ends_it(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    now = [0.0]
+    logger = logging.getLogger("tests.refusals")
+    refusals = RefusalLog(logger, window_s=60, max_window_s=3600, first=5, clock=lambda: now[0])
+    caplog.set_level(logging.INFO, logger="tests.refusals")
+    for _ in range(24 * 3600):  # a refusal a second for a day
+        refusals.refused("MCP endpoint", 401, "why")
+        now[0] += 1.0
+    lines = [r.getMessage() for r in caplog.records]
+    print(f"\n{len(lines)} lines for a day of a refusal a second")
+    assert len(lines) <= 5 + 7 + 24  # the first five, windows of 1, 1, 2, 4, … 32 min, then hourly
+    assert sum(int(line.split()[1].replace(",", "")) for line in lines[5:]) < 24 * 3600
+    now[0] += 3601  # a whole window without a refusal: the flood is over
+    caplog.clear()
+    refusals.refused("hand-off", 403, "why")
+    assert [r.getMessage() for r in caplog.records][-1:] == ["refused a request to the hand-off with 403: why"]
 
 
 async def test_the_summary_is_written_when_the_window_ends_without_another_refusal(
