@@ -8,7 +8,7 @@ away, the start-up lines with them. Every place that refuses a request logs it t
 ```
 security.LoopbackGuard (MCP endpoint: 403 / 421 / 401) ─┐
 profiles/handoff_server.py (hand-off: 403 / 421 / 401) ─┼─► REFUSALS.refused(where, status, reason)
-uvicorn "Invalid HTTP request received." (400)  ────────┘     (endpoint.py: count_uvicorn_refusals)
+uvicorn's per-request warnings (400, 503)       ────────┘     (endpoint.py: count_uvicorn_refusals)
 
 per WINDOW_S window:  the first FIRST_PER_WINDOW refusals → one INFO line each, with the reason
                       the rest → counted by (where, status)
@@ -160,16 +160,34 @@ REFUSALS: Final = RefusalLog(logging.getLogger("native_host.provider.security"))
 """The one RefusalLog of this process: the MCP endpoint and the hand-off share its budget."""
 
 
+UVICORN_PER_REQUEST: Final[dict[str, tuple[int, str] | None]] = {
+    "Invalid HTTP request received.": (400, "invalid HTTP request"),
+    "Exceeded concurrency limit.": (503, "too many connections"),
+    # Any `Upgrade` header (the endpoint runs with ws="none"): the request goes on to the guard,
+    # which counts its refusal; the two warnings say nothing about us.
+    "Unsupported upgrade request.": None,
+    "No supported WebSocket library detected.": None,
+}
+"""uvicorn's per-request warnings (uvicorn/protocols/http/h11_impl.py, httptools_impl.py; matched
+on their first sentence) → the refusal to count, or None to drop the line. A client without the
+token can cause each of them at will."""
+
+
 class UvicornRefusals(logging.Filter):
-    """A filter for the `uvicorn.error` logger: its per-connection "Invalid HTTP request received."
-    warning (a token-less client can send any bytes) goes to REFUSALS as a 400 instead."""
+    """A filter for the `uvicorn.error` logger: its per-request warnings (UVICORN_PER_REQUEST) are
+    counted by REFUSALS or dropped instead of written one line each."""
 
     def filter(self, record: logging.LogRecord) -> bool:
-        """False (drop) for the invalid-request warning, after counting it; True for the rest."""
-        if record.msg == "Invalid HTTP request received.":
-            REFUSALS.refused("MCP endpoint", 400, "invalid HTTP request")
-            return False
-        return True
+        """False (drop) for a per-request warning, after counting it; True for every other record."""
+        if not isinstance(record.msg, str):
+            return True
+        first_sentence = record.msg.split(". ", 1)[0].rstrip(".") + "."
+        if first_sentence not in UVICORN_PER_REQUEST:
+            return True
+        refused = UVICORN_PER_REQUEST[first_sentence]
+        if refused is not None:
+            REFUSALS.refused("MCP endpoint", *refused)
+        return False
 
 
 def count_uvicorn_refusals() -> None:

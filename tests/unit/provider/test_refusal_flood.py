@@ -53,17 +53,19 @@ async def _flood(port: int, requests: list[bytes]) -> list[bytes]:
 
 
 def _mcp_requests(port: int, path: str) -> list[bytes]:
-    """Token-less (401), Origin (403) and wrong-Host (421) POSTs, in turn."""
+    """Token-less (401), Origin (403), wrong-Host (421) and Upgrade (401) POSTs, in turn."""
     body = b'{"jsonrpc":"2.0","id":1,"method":"ping"}'
     kinds = [
         f"Host: 127.0.0.1:{port}\r\n",
         f"Host: 127.0.0.1:{port}\r\nOrigin: https://evil.example\r\n",
         "Host: evil.example\r\n",
+        # uvicorn (ws="none") warned twice per request with an Upgrade header, then the guard refused it
+        f"Host: 127.0.0.1:{port}\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n",
     ]
     return [
         (
-            f"POST {path} HTTP/1.1\r\n{kinds[n % 3]}Content-Type: application/json\r\n"
-            f"Content-Length: {len(body)}\r\nConnection: close\r\n\r\n"
+            f"POST {path} HTTP/1.1\r\n{kinds[n % 4]}Content-Type: application/json\r\n"
+            f"Content-Length: {len(body)}\r\n\r\n"
         ).encode() + body
         for n in range(FLOOD_MCP)
     ]
@@ -167,7 +169,7 @@ def test_a_flood_that_goes_on_costs_one_line_an_hour_and_a_quiet_window_ends_it(
     now[0] += 3601  # a whole window without a refusal: the flood is over
     caplog.clear()
     refusals.refused("hand-off", 403, "why")
-    assert [r.getMessage() for r in caplog.records][-1:] == ["refused a request to the hand-off with 403: why"]
+    assert caplog.records[-1].getMessage() == "refused a request to the hand-off with 403: why"
 
 
 async def test_the_summary_is_written_when_the_window_ends_without_another_refusal(
