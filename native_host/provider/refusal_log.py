@@ -8,7 +8,7 @@ away, the start-up lines with them. Every place that refuses a request logs it t
 ```
 security.LoopbackGuard (MCP endpoint: 403 / 421 / 401) ─┐
 profiles/handoff_server.py (hand-off: 403 / 421 / 401) ─┼─► REFUSALS.refused(where, status, reason)
-uvicorn's per-request warnings (400, 503)       ────────┘     (endpoint.py: count_uvicorn_refusals)
+uvicorn's per-request warnings (400, 503) ──────────────┘   (endpoint.py: count_uvicorn_refusals)
 
 per WINDOW_S window:  the first FIRST_PER_WINDOW refusals → one INFO line each, with the reason
                       the rest → counted by (where, status)
