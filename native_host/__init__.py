@@ -5,7 +5,8 @@ desktop side lives in `host/`, `stdio/` and the `webctx` CLI (`cli/`). What both
 `protocol/`.
 
 Modules: `__main__` (what the browser runs), `errors` (the error tree), `paths` (where webctx keeps
-things); packages: `protocol`, `provider`, `host`, `stdio`, `cli`, `install`, `conformance`, `demo`
+things), `log_files` (private log folder and files); packages: `protocol`, `provider`, `host`,
+`stdio`, `cli`, `install`, `conformance`, `demo`
 (docs/native-host.md has a row for every module).
 """
 

@@ -38,12 +38,13 @@ def _rotating_log_file(path: os.PathLike[str]) -> logging.Handler:
     every record twice and stats the path twice per line (bpo-45401: never roll over a file that
     is not a regular one; checked here once, at open), and bridge.py logs one line per request,
     in the `location` hot path (bench/README.md "Where location's time goes"). Raises OSError
-    when it cannot open `path`."""
-    import logging.handlers
+    when it cannot open `path`. Its files, rolled-over ones included, are 0600 and never opened
+    through a symlink (log_files.PrivateRotatingFileHandler; issue 13)."""
+    from native_host.log_files import PrivateRotatingFileHandler
 
     regular = not os.path.exists(path) or os.path.isfile(path)
 
-    class RotatingLog(logging.handlers.RotatingFileHandler):
+    class RotatingLog(PrivateRotatingFileHandler):
         def emit(self, record: logging.LogRecord) -> None:
             try:
                 line = self.format(record) + self.terminator
@@ -67,7 +68,7 @@ def setup_logging() -> None:
     import logging
     import logging.handlers
 
-    from native_host.paths import log_dir
+    from native_host.log_files import private_log_folder
 
     root = logging.getLogger()
     root.setLevel(logging.INFO)
@@ -76,9 +77,7 @@ def setup_logging() -> None:
     stderr_handler.setFormatter(logging.Formatter("webctx native host: %(levelname)s %(name)s: %(message)s"))
     root.addHandler(stderr_handler)
     try:
-        folder = log_dir()
-        folder.mkdir(parents=True, exist_ok=True, mode=0o700)
-        folder.chmod(0o700)  # an older webctx may have made it 0755
+        folder = private_log_folder()  # 0700 whatever the umask (issue 13)
         file_handler = _rotating_log_file(folder / LOG_FILE_NAME)
     except OSError as exc:
         logging.getLogger(__name__).warning("cannot open the log file (%s); logging to stderr only", exc)
@@ -90,6 +89,10 @@ def setup_logging() -> None:
         root.addHandler(file_handler)
     logging.getLogger("native_host").setLevel(logging.DEBUG)
     logging.getLogger("mcp").setLevel(logging.WARNING)
+    # websockets (the hand-off) logs two INFO lines per connection, refused ones included: a
+    # token-less flood would rotate the log away (issue 13); the guard's refusals are counted
+    # in provider/refusal_log.py instead.
+    logging.getLogger("websockets").setLevel(logging.WARNING)
     # The format names no source file, line, thread or multiprocessing process: skip finding them
     # for every record (`_srcfile = None` is the logging module's own switch for this: findCaller
     # walks the stack), about 10 µs of each request's log line (bench/README.md).

@@ -14,14 +14,14 @@ try:  # a Ctrl-C this early (the console script is importing us) ends as cleanly
     import argparse
     import importlib
     import logging
-    import logging.handlers
     from collections.abc import Callable, Sequence
     from types import ModuleType
     from typing import Final
 
-    from native_host import __version__, paths
+    from native_host import __version__
     from native_host.cli.result import Result, emit
     from native_host.errors import WebctxError
+    from native_host.log_files import rotating_log_file
 except KeyboardInterrupt:
     print("webctx: interrupted.", file=sys.stderr)
     sys.exit(130)
@@ -102,14 +102,8 @@ def setup_logging(verbose: int) -> None:
     console._webctx = True  # type: ignore[attr-defined]
     root.addHandler(console)
     try:
-        folder = paths.log_dir()
-        folder.mkdir(parents=True, exist_ok=True, mode=0o700)
-        folder.chmod(0o700)  # an older webctx may have made it 0755
-        log_file = folder / LOG_FILE_NAME
-        log_file.touch(mode=0o600, exist_ok=True)
-        file_handler = logging.handlers.RotatingFileHandler(
-            log_file, maxBytes=1 << 20, backupCount=3, encoding="utf-8"
-        )
+        # folder 0700, file 0600 whatever the umask, rotated files too (issue 13)
+        file_handler = rotating_log_file(LOG_FILE_NAME, max_bytes=1 << 20, backup_count=3)
     except OSError:
         return  # no log file is better than no CLI
     # Their DEBUG records carry whole MCP messages, i.e. page content (STYLE.md "Logging").

@@ -10,14 +10,13 @@ from __future__ import annotations
 
 import argparse
 import logging
-import logging.handlers
 import sys
 from typing import Any, Final
 
 import anyio
 
-from native_host import paths
 from native_host.cli.result import Result
+from native_host.log_files import rotating_log_file
 from native_host.stdio.clients import CLIENT_NAMES, client_config, config_text, current_os
 
 log = logging.getLogger(__name__)
@@ -83,11 +82,8 @@ def _log_to_file() -> None:
     for noisy in ("mcp", "httpx2", "httpcore", "anyio"):
         logging.getLogger(noisy).setLevel(logging.INFO)
     try:
-        folder = paths.log_dir()
-        folder.mkdir(parents=True, exist_ok=True)
-        file_handler = logging.handlers.RotatingFileHandler(
-            folder / LOG_FILE_NAME, maxBytes=1 << 20, backupCount=3, encoding="utf-8"
-        )
+        # folder 0700, file 0600 whatever the umask, rotated files too (issue 13)
+        file_handler = rotating_log_file(LOG_FILE_NAME, max_bytes=1 << 20, backup_count=3)
     except OSError:
         return
     file_handler.setLevel(logging.DEBUG)

@@ -40,7 +40,9 @@ from native_host.demo.page import serve_demo_page
 from native_host.errors import ProvidersFolderError, ProviderUnavailable, WebctxError
 from native_host.host import CurrentResult, HostClient, ProviderInfo, is_same_or_descendant, iter_elements
 from native_host.install.installer import install
+from native_host.log_files import open_private_binary, private_log_folder
 from native_host.protocol.descriptor import Descriptor
+from native_host.protocol.processes import process_alive
 from native_host.protocol.providers_folder import folder_problem
 
 DEFAULT_DEMO_TIMEOUT_S: Final = 30.0
@@ -236,11 +238,32 @@ def _stop_browser(demo: DemoBrowser) -> None:
         except subprocess.TimeoutExpired:
             proc.kill()
             proc.wait(timeout=BROWSER_STOP_TIMEOUT_S)
-    _, alive = psutil.wait_procs(children, timeout=3)
+    alive = _wait_gone(children, timeout_s=3)
     for child in alive:
         with suppress(psutil.Error):
             child.kill()
-    psutil.wait_procs(alive, timeout=2)
+    _wait_gone(alive, timeout_s=2)
+
+
+def _wait_gone(processes: list[psutil.Process], *, timeout_s: float) -> list[psutil.Process]:
+    """Wait up to `timeout_s` seconds (polling every 50 ms) until none of `processes` is alive;
+    return those still alive. A zombie is gone (`protocol.processes.process_alive`, SPEC §3): the
+    browser's children end up orphans, and under a PID 1 that does not reap (a container's)
+    `psutil.wait_procs` would wait out its whole timeout on each of them."""
+    deadline = time.monotonic() + timeout_s
+    while True:
+        alive = [p for p in processes if process_alive(p.pid, started_before=_created(p))]
+        if not alive or time.monotonic() >= deadline:
+            return alive
+        time.sleep(0.05)
+
+
+def _created(process: psutil.Process) -> float | None:
+    """When `process` started (psutil keeps it from when the object was made), or None."""
+    try:
+        return process.create_time()
+    except psutil.Error:
+        return None
 
 
 @contextmanager
@@ -269,10 +292,8 @@ def launch_demo(
         preferences.write_text(json.dumps({"extensions": {"ui": {"developer_mode": True}}}))
         install("all", user_data_dir=user_data_dir, launcher_dir=user_data_dir)
         url = stack.enter_context(serve_demo_page())
-        log_dir = paths.log_dir()
-        log_dir.mkdir(parents=True, exist_ok=True)
-        log_path = log_dir / BROWSER_LOG_NAME
-        log_file: IO[bytes] = stack.enter_context(log_path.open("wb"))
+        log_path = private_log_folder() / BROWSER_LOG_NAME  # 0700 / 0600 whatever the umask
+        log_file: IO[bytes] = stack.enter_context(open_private_binary(log_path))
         env = dict(os.environ)
         env["CONTEXT_PROVIDERS_DIR"] = str(paths.providers_dir().absolute())
         progress(f"starting {Path(browser_path).name} ({browser_path}) on {url}")

@@ -25,23 +25,28 @@ Standard library only.
 from __future__ import annotations
 
 import os
+import re
 import stat
-from collections.abc import Callable
+from collections.abc import Callable, Collection
 from pathlib import Path
 from typing import Final, Literal
 
 from native_host.errors import ProvidersFolderError
 
 __all__ = [
+    "DESCRIPTOR_OR_LOCK",
     "FILE_MODE",
     "FOLDER_MODE",
     "MAX_DESCRIPTOR_BYTES",
     "NO_FOLLOW_READ",
     "Problem",
     "check_providers_folder",
+    "check_publishing_names",
+    "descriptor_name",
     "file_problem",
     "folder_problem",
     "is_own_regular_file",
+    "lock_name",
 ]
 
 FOLDER_MODE: Final = 0o700
@@ -126,4 +131,52 @@ def check_providers_folder(folder: Path) -> None:
         raise ProvidersFolderError(
             f"The providers folder {folder} is accessible to other users "
             f"(mode {stat.S_IMODE(info.st_mode):o}). Run `chmod 700 {folder}` and restart the browser."
+        )
+
+
+def descriptor_name(bundle_id: str, pid: int) -> str:
+    """`<bundleId>-<pid>.json` (SPEC §3), e.g. `org.chromium.Chromium-4242.json`."""
+    return f"{bundle_id}-{pid}.json"
+
+
+def lock_name(bundle_id: str, pid: int) -> str:
+    """`.<bundleId>-<pid>.lock`: the provider lock of one browser process (a dotfile;
+    provider/publisher.py)."""
+    return f".{bundle_id}-{pid}.lock"
+
+
+DESCRIPTOR_OR_LOCK: Final = re.compile(r"(?P<lock>\.)?.+-(?P<pid>[0-9]+)\.(?(lock)lock|json)")
+"""A `descriptor_name` or a `lock_name` (any bundleId); `pid` is the browser process's."""
+
+
+def check_publishing_names(folder: Path, browser_pids: Collection[int]) -> None:
+    """Raise ProvidersFolderError, before any `hello` reply says `listening: true`, when `folder`
+    holds something other than a regular file of ours (a directory, a symlink, a FIFO, another
+    user's file) at a descriptor or provider-lock name (`descriptor_name`, `lock_name`, any
+    bundleId) of one of `browser_pids`: the provider could not publish there, and a symlink must
+    never be written through (issue 13). `browser_pids` must include the browser's main pid (the
+    hello path does not know it yet: hello.py passes every ancestor). A missing `folder` passes."""
+    try:
+        entries = list(os.scandir(folder))
+    except FileNotFoundError:
+        return
+    except OSError as exc:
+        raise ProvidersFolderError(f"Cannot list the providers folder {folder}: {exc.strerror}.") from None
+    for entry in entries:
+        match = DESCRIPTOR_OR_LOCK.fullmatch(entry.name)
+        if match is None or int(match.group("pid")) not in browser_pids:
+            continue
+        try:
+            problem = file_problem(entry.stat(follow_symlinks=False))
+        except OSError:
+            continue  # gone since the listing
+        if problem not in ("symlink", "wrong_type", "other_owner"):
+            continue  # a regular file of ours: a stale descriptor or lock, replaced or removed as usual
+        what = "provider lock" if match.group("lock") else "descriptor"
+        found = {"symlink": "a symlink", "wrong_type": "something that is not a file"}.get(
+            problem, "another user's file"
+        )
+        raise ProvidersFolderError(
+            f"The providers folder {folder} holds {found} at {entry.name}, where this browser's {what} "
+            f"goes; refusing to publish there. Remove {Path(folder) / entry.name} and restart the browser."
         )

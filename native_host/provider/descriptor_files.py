@@ -34,6 +34,7 @@ from native_host.protocol.providers_folder import (
     FOLDER_MODE,
     NO_FOLLOW_READ,
     check_providers_folder,
+    descriptor_name,
     is_own_regular_file,
 )
 
@@ -52,11 +53,6 @@ __all__ = [
 log = logging.getLogger(__name__)
 
 _POSIX: Final = os.name == "posix"
-
-
-def descriptor_name(bundle_id: str, pid: int) -> str:
-    """`<bundleId>-<pid>.json` (SPEC §3), e.g. `org.chromium.Chromium-4242.json`."""
-    return f"{bundle_id}-{pid}.json"
 
 
 def ensure_providers_folder(folder: Path) -> Path:

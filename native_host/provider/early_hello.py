@@ -3,7 +3,8 @@
 ```
 __main__ ─► claim stdout, logging ─► answer_first_hello(stdin fd, frames_out)   stdlib only
               read the first frame (blocking: the worker sends hello as soon as the port opens)
-              a hello → mint the instance, check the providers folder, write the result frame
+              a hello → mint the instance, check the providers folder (and what sits at
+              this browser's descriptor and lock names: hello.py), write the result frame
               anything else (or EOF, or a frame over EARLY_MAX_BYTES) → left for app.py, unread
          ─► import app (asyncio, pydantic: 0.1-0.4 s on a busy 2-core VM) ─► app.main(early=…)
 ```

@@ -50,6 +50,7 @@ from native_host.provider.builtin_tools import BuiltinTools, ToolSpec, WindowFin
 from native_host.provider.error_bodies import ShortErrorBodies
 from native_host.provider.list_changed import ListChangedBroadcaster
 from native_host.provider.page_tools import PageToolTable
+from native_host.provider.refusal_log import REFUSALS, count_uvicorn_refusals
 from native_host.provider.security import LoopbackGuard
 
 log = logging.getLogger(__name__)
@@ -268,6 +269,7 @@ class McpEndpoint:
             ),
         )
         guard = LoopbackGuard(ShortErrorBodies(cast(Any, app)), port=port, token=self.token)
+        count_uvicorn_refusals()  # garbage from a token-less client is a refusal too (issue 13)
         config = uvicorn.Config(
             cast(Any, guard),
             log_config=None,
@@ -323,4 +325,5 @@ class McpEndpoint:
             await asyncio.wait({task}, timeout=0.2)
         if task.done() and not task.cancelled() and task.exception() is not None:
             log.warning("MCP endpoint ended with an error: %s", type(task.exception()).__name__)
+        REFUSALS.flush()  # refusals counted but not yet summarised
         log.info("MCP endpoint stopped")

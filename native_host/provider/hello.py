@@ -19,7 +19,7 @@ from typing import Any
 
 from native_host import paths
 from native_host.errors import ProvidersFolderError
-from native_host.protocol.providers_folder import check_providers_folder
+from native_host.protocol.providers_folder import check_providers_folder, check_publishing_names
 from native_host.protocol.version import PROTOCOL_VERSION
 
 
@@ -30,13 +30,40 @@ def mint_instance() -> str:
     return base64.urlsafe_b64encode(os.urandom(16)).rstrip(b"=").decode("ascii")
 
 
+MAX_ANCESTORS = 32
+"""How far up `browser_pid_candidates` walks (a browser is a few levels above us at most)."""
+
+
+def browser_pid_candidates() -> set[int]:
+    """Every pid the browser's main process may have, before `protocol.browser_identity` (psutil)
+    is loaded: our parent and, on Linux, its ancestors from `/proc/<pid>/stat`, up to
+    MAX_ANCESTORS, pid 1 excluded. `find_browser_process` only ever walks up from our parent, so
+    on Linux its answer is in this set; elsewhere it is the parent (the browser starts native
+    hosts from its main process). Never raises."""
+    pid = os.getppid()
+    found: set[int] = set()
+    while pid > 1 and pid not in found and len(found) < MAX_ANCESTORS:
+        found.add(pid)
+        try:
+            with open(f"/proc/{pid}/stat", "rb") as stat_file:
+                # "<pid> (<comm>) <state> <ppid> …"; comm may hold spaces and parentheses
+                pid = int(stat_file.read().rpartition(b")")[2].split()[1])
+        except (OSError, ValueError, IndexError):
+            break
+    return found
+
+
 def providers_folder_problem() -> str | None:
     """Why the providers folder is unsafe to publish in (the ProvidersFolderError sentence, which
-    ends with the fix), or None when it is safe or does not exist yet (SPEC §3)."""
+    ends with the fix), or None when it is safe or does not exist yet (SPEC §3): the folder itself
+    (`check_providers_folder`), then a directory, symlink or other non-file planted at this
+    browser's descriptor or lock name (`check_publishing_names`, issue 13), which would otherwise
+    make the host exit after it said `listening: true`."""
     folder = paths.providers_dir()
     try:
         if folder.exists() or folder.is_symlink():
             check_providers_folder(folder)
+            check_publishing_names(folder, browser_pid_candidates())
     except ProvidersFolderError as exc:
         return str(exc)
     return None

@@ -35,6 +35,7 @@ from typing import Final
 
 from native_host.errors import ProvidersFolderError
 from native_host.protocol.descriptor import Descriptor
+from native_host.protocol.providers_folder import lock_name
 from native_host.provider.descriptor_files import (
     FILE_MODE,
     descriptor_name,
@@ -53,11 +54,6 @@ log = logging.getLogger(__name__)
 WATCH_INTERVAL_S: Final = 0.2
 """How often the descriptor, the lock and (standby) the provider's lock are checked, in seconds.
 A takeover happens within this (plus one descriptor write) after the provider's host exits."""
-
-
-def lock_name(bundle_id: str, pid: int) -> str:
-    """`.<bundleId>-<pid>.lock`: the provider lock of one browser process (a dotfile)."""
-    return f".{bundle_id}-{pid}.lock"
 
 
 class ProviderLock:

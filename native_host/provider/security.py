@@ -15,7 +15,8 @@ Checks, in this order, before anything reaches MCP or the hand-off:
 
 A token in the query string is never accepted; `Sec-Fetch-*` headers and the `User-Agent` are not
 looked at (Electron-based MCP clients send `Sec-Fetch-Site/Mode/Dest` on every request and cannot
-remove them). Each refusal is logged with its reason, never the token. On the MCP endpoint a
+remove them). Each refusal is logged with its reason, never the token, through
+refusal_log.REFUSALS (the first few per minute one by one, then a count: issue 13). On the MCP endpoint a
 refusal is a status and a one-line JSON-RPC error body without an id; the 403's `error.data` names
 the refused header and its value (`{"header": "Origin", "value": "…"}`) so a client's developer
 knows what to remove. `lifespan` scopes pass through; `websocket` scopes get the same checks as
@@ -27,12 +28,11 @@ from __future__ import annotations
 
 import hmac
 import json
-import logging
 from collections.abc import Awaitable, Callable, MutableMapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Final
 
-log = logging.getLogger(__name__)
+from native_host.provider.refusal_log import REFUSALS
 
 Scope = MutableMapping[str, Any]
 Message = MutableMapping[str, Any]
@@ -145,7 +145,7 @@ class LoopbackGuard:
             await self.app(scope, receive, send)
             return
         status, message = refused.status, refused.message
-        log.info("refused %s %s with %d: %s", scope.get("method", "WS"), scope["type"], status, message)
+        REFUSALS.refused("MCP endpoint", status, message)  # rate-limited: a flood must not rotate the log
         if scope["type"] == "websocket":
             await send({"type": "websocket.close", "code": 1008, "reason": message[:120]})
             return

@@ -14,6 +14,7 @@ import pytest
 
 from native_host.errors import ProviderRejected
 from native_host.host import HostClient
+from native_host.protocol.processes import process_alive
 from tests.e2e.harness import RunningBrowser, select_text
 from tests.e2e.transitions import DesktopCaller
 from tests.e2e.tree import selected_texts
@@ -24,8 +25,7 @@ async def _gone_within(pid: int, path: Path | None, limit_s: float) -> float:
     start = time.monotonic()
     async with asyncio.timeout(limit_s):
         while True:
-            alive = psutil.pid_exists(pid) and psutil.Process(pid).status() != psutil.STATUS_ZOMBIE
-            if not alive and (path is None or not path.exists()):
+            if not process_alive(pid) and (path is None or not path.exists()):
                 return time.monotonic() - start
             await asyncio.sleep(0.02)
 

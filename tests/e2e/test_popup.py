@@ -16,10 +16,10 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
 
-import psutil
 from playwright.async_api import Page, async_playwright, expect
 
 from native_host.install import doctor
+from native_host.protocol.processes import process_alive
 from tests.e2e.conftest import BROWSER_ARGS, CHROMIUM, EXTENSION_ID
 from tests.e2e.harness import RunningBrowser, seed_profile
 from tests.e2e.png import background_share, has_colour_near, read_png
@@ -32,15 +32,8 @@ GREEN, GREY, RED = (0x13, 0x73, 0x33), (0x5F, 0x63, 0x68), (0xB3, 0x26, 0x1E)
 
 async def _gone(path: Path, pid: int, limit_s: float) -> None:
     async with asyncio.timeout(limit_s):
-        while path.exists() or _running(pid):
+        while path.exists() or process_alive(pid):
             await asyncio.sleep(0.05)
-
-
-def _running(pid: int) -> bool:
-    try:
-        return psutil.Process(pid).status() != psutil.STATUS_ZOMBIE
-    except psutil.NoSuchProcess:
-        return False
 
 
 def _port_closed(endpoint: str) -> bool:

@@ -32,9 +32,10 @@ from playwright.async_api import async_playwright
 from native_host import paths
 from native_host.host import HostClient
 from native_host.protocol.descriptor import Descriptor
+from native_host.protocol.processes import process_alive
 from tests.e2e.conftest import BROWSER_ARGS, CHROMIUM
 from tests.e2e.harness import end_leftovers, install_host_manifest
-from tests.e2e.transitions import DescriptorWatch, DesktopCaller, process_alive
+from tests.e2e.transitions import DescriptorWatch, DesktopCaller
 from tests.e2e.tree import walk
 
 pytestmark = pytest.mark.skipif(shutil.which("Xvfb") is None, reason="needs Xvfb (apt-get install xvfb)")

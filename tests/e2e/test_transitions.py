@@ -22,12 +22,12 @@ from playwright.async_api import Page
 from native_host.errors import ProviderRejected
 from native_host.host import HostClient
 from native_host.protocol.descriptor import Descriptor
+from native_host.protocol.processes import process_alive
 from tests.e2e.conftest import EXTENSION_ID, launched_browser
 from tests.e2e.harness import RunningBrowser, select_text
 from tests.e2e.transitions import (
     DescriptorWatch,
     DesktopCaller,
-    process_alive,
     stop_service_worker,
 )
 from tests.e2e.tree import selected_texts

@@ -21,11 +21,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Final
 
-import psutil
 from playwright.async_api import BrowserContext, Worker
 
 from native_host.errors import WebctxError
 from native_host.host import HostClient
+from native_host.protocol.processes import process_alive
 
 SAMPLE_S: Final = 0.02
 """How often DescriptorWatch looks at the providers folder, in seconds."""
@@ -36,14 +36,6 @@ CALL_LIMIT_S: Final = 3.0
 CALL_SLACK_S: Final = 1.5
 """What a call may take beyond `2 * CALL_LIMIT_S` (connect + call), in seconds, before it counts as
 a hang: discovery, descriptor checks and closing the session, on a busy 2-core machine."""
-
-
-def process_alive(pid: int) -> bool:
-    """True while `pid` runs (a zombie counts as gone: it no longer listens on anything)."""
-    try:
-        return psutil.Process(pid).status() != psutil.STATUS_ZOMBIE
-    except psutil.Error:
-        return False
 
 
 @dataclass

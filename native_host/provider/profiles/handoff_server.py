@@ -50,6 +50,7 @@ from native_host.protocol.handoff import (
 from native_host.protocol.native import MAX_JSON_DEPTH, exceeds_depth
 from native_host.provider.correlator import Correlator, numbered_ids
 from native_host.provider.profiles.merge import FOLLOWER_ID, Windows, follower_windows, strip_prefix
+from native_host.provider.refusal_log import REFUSALS
 from native_host.provider.security import loopback_hosts, refusal
 from native_host.provider.tree_cache import check_tree_depth
 
@@ -211,7 +212,7 @@ class HandoffServer:
         ]
         refused = refusal(headers, allowed_hosts=self._allowed_hosts, token=self._token)
         if refused is not None:
-            log.info("refused a hand-off connection with %d: %s", refused.status, refused.message)
+            REFUSALS.refused("hand-off", refused.status, refused.message)  # rate-limited (issue 13)
             response = connection.respond(HTTPStatus(refused.status), refused.message + "\n")
             for name, value in refused.headers:
                 response.headers[name.decode("latin-1")] = value.decode("latin-1")

@@ -10,8 +10,10 @@ from pathlib import Path
 
 import pytest
 
+from native_host.errors import ProvidersFolderError
 from native_host.protocol.providers_folder import (
     Problem,
+    check_publishing_names,
     file_problem,
     folder_problem,
     is_own_regular_file,
@@ -77,3 +79,29 @@ def test_symlinks_and_wrong_types_come_before_modes(tmp_path: Path) -> None:
     assert file_problem(folder.lstat()) == "wrong_type"
     assert not is_own_regular_file((tmp_path / "file-link").lstat())
     assert not is_own_regular_file(folder.lstat())
+
+
+@pytest.mark.skipif(os.name != "posix", reason="symlinks and FIFOs")
+def test_only_a_non_file_at_this_browsers_descriptor_or_lock_name_is_refused(tmp_path: Path) -> None:
+    """Issue 13: what `hello` refuses before saying `listening: true` (provider/hello.py)."""
+    folder = tmp_path / "providers"
+    folder.mkdir(mode=0o700)
+    (folder / "org.chromium.Chromium-41.json").write_text("{}")  # a stale descriptor: fine
+    (folder / ".org.chromium.Chromium-41.lock").write_text("")  # a stale lock: fine
+    (folder / "com.google.Chrome-99.json").mkdir()  # another browser's name
+    (folder / ".com.google.Chrome-99.lock").symlink_to(tmp_path)
+    (folder / "notes-41.txt").mkdir()  # not a descriptor or lock name
+    check_publishing_names(folder, {41, 1234})
+    check_publishing_names(tmp_path / "missing", {41})
+    for name in ("any.bundle.Id-41.json", ".any.bundle.Id-41.lock"):
+        os.mkfifo(folder / name)
+        with pytest.raises(ProvidersFolderError, match="restart the browser"):
+            check_publishing_names(folder, {41})
+        os.unlink(folder / name)
+    directory = r"not a file at com\.google\.Chrome-99\.json, where this browser's descriptor goes"
+    with pytest.raises(ProvidersFolderError, match=directory):
+        check_publishing_names(folder, {99})
+    (folder / "com.google.Chrome-99.json").rmdir()
+    symlink = r"a symlink at \.com\.google\.Chrome-99\.lock, where this browser's provider lock goes"
+    with pytest.raises(ProvidersFolderError, match=symlink):
+        check_publishing_names(folder, {99})

@@ -13,6 +13,7 @@ from typing import Any
 
 import pytest
 
+from native_host.provider.refusal_log import REFUSALS
 from tests.support.host_process import ORIGIN, Host
 
 
@@ -49,3 +50,10 @@ async def spawn(tmp_path: Path) -> AsyncIterator[Callable[[], Any]]:
             await host.process.wait()
         await asyncio.wait({host._reader}, timeout=5)
         assert host.garbage == [], "the host wrote something other than frames to stdout"
+
+
+@pytest.fixture(autouse=True)
+def fresh_refusal_window() -> None:
+    """Each test starts a new window of the process-wide refusal log (refusal_log.REFUSALS), so a
+    test's refusals are logged one by one whatever an earlier test refused."""
+    REFUSALS.flush()

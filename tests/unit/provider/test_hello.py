@@ -4,6 +4,7 @@ folder said in the reply instead of listening."""
 
 from __future__ import annotations
 
+import asyncio
 import os
 import re
 import subprocess
@@ -18,7 +19,7 @@ import pytest
 from native_host.protocol.native import HelloReply
 from native_host.protocol.version import PROTOCOL_VERSION
 from native_host.provider.hello import hello_result, mint_instance
-from tests.support.host_process import Host, providers_dir
+from tests.support.host_process import Host, descriptors, providers_dir, wait_until
 
 INSTANCE = "Zm9vYmFyYmF6cXV4cXV1eA"
 
@@ -96,3 +97,47 @@ async def test_an_unsafe_providers_folder_is_refused_in_the_hello_reply_and_noth
     host.close_stdin()
     assert await host.wait_exit(5) == 0
     assert list(looked_at.iterdir()) == []
+
+
+@pytest.mark.skipif(os.name != "posix", reason="drives the host over POSIX pipes and signals")
+@pytest.mark.parametrize("planted", ["directory", "symlink"])
+@pytest.mark.parametrize("at", ["descriptor", "provider lock"])
+async def test_a_directory_or_symlink_at_the_descriptor_or_lock_name_is_refused_in_the_hello_reply(
+    spawn: Callable[[], Any], tmp_path: Path, planted: str, at: str
+) -> None:
+    """Issue 13: the host used to reply `listening: true`, then exit 1 when it could not take the
+    lock or write the descriptor. Now it refuses before replying, as for an unsafe folder."""
+    first: Host = await spawn()  # learns this browser's names from a host that publishes
+    await first.hello()
+    [descriptor] = await wait_for_descriptors()
+    first.close_stdin()
+    assert await first.wait_exit(5) == 0
+    name = descriptor.name if at == "descriptor" else f".{descriptor.stem}.lock"
+    target = tmp_path / "target"
+    target.write_bytes(b"")
+    if planted == "directory":
+        (providers_dir() / name).mkdir()
+    else:
+        (providers_dir() / name).symlink_to(target)
+
+    host: Host = await spawn()
+    result = await host.hello()
+    assert result["listening"] is False
+    problem = result["problem"]
+    assert name in problem and at in problem
+    assert problem.endswith(f"Remove {providers_dir() / name} and restart the browser.")
+    assert psutil.Process(host.process.pid).net_connections("tcp") == []
+    await asyncio.sleep(0.5)
+    assert host.process.returncode is None  # connected, saying why: no exit, no restart loop
+    host.close_stdin()
+    assert await host.wait_exit(5) == 0
+    assert target.read_bytes() == b""  # never written through
+    planted_path = providers_dir() / name
+    assert planted_path.is_symlink() if planted == "symlink" else list(planted_path.iterdir()) == []
+    assert [p.name for p in providers_dir().glob("*.json")] == ([name] if at == "descriptor" else [])
+
+
+async def wait_for_descriptors() -> list[Path]:
+    """The descriptors in the providers folder once there is one (host_process.WAIT_S)."""
+    await wait_until(lambda: bool(descriptors()), what="the descriptor")
+    return descriptors()
