@@ -5,21 +5,25 @@ partial body) while a real MCP client calls `current` over fresh TCP connections
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import os
 import resource
 import statistics
 import sys
 import time
-from collections.abc import Callable
-from typing import Any
+from collections.abc import AsyncIterator, Callable
+from contextlib import asynccontextmanager
+from typing import Any, ClassVar
 from urllib.parse import urlsplit
 
 import pytest
 
-from native_host.provider.connections import HEADER_TIMEOUT_S
+from native_host.provider.connections import HEADER_TIMEOUT_S, ConnectionLimits
+from native_host.provider.endpoint import McpEndpoint
 from tests.support import half_open
-from tests.support.host_process import Host, mcp_client, ready_descriptor
+from tests.support.host_process import Host, mcp_client, ready_descriptor, wait_until
+from tests.support.requester import FakeRequester
 
 pytestmark = pytest.mark.skipif(
     not sys.platform.startswith("linux"), reason="lowers the host's descriptor limit with prlimit (Linux)"
@@ -98,3 +102,170 @@ async def test_half_open_connections_are_closed_and_current_still_answers(spawn:
     assert summary["last_closed_s"] <= HEADER_TIMEOUT_S + SLACK_S
     assert max(after) < 1.0
     assert fds[1] <= fds[0] + 8  # the sockets are gone on the host's side too
+
+
+# -- the rules one by one, in process (McpEndpoint with a fake bridge, raw sockets, short limits) --
+
+SHORT = ConnectionLimits(header_timeout_s=0.5, body_idle_timeout_s=0.5, keep_alive_timeout_s=30.0)
+LONG = ConnectionLimits(
+    header_timeout_s=30.0, body_idle_timeout_s=30.0, keep_alive_timeout_s=30.0, max_connections=8
+)
+
+
+@asynccontextmanager
+async def endpoint_with(limits: ConnectionLimits) -> AsyncIterator[McpEndpoint]:
+    """A started McpEndpoint with `limits`, answering `current` with a one-element tree."""
+    endpoint = McpEndpoint(
+        FakeRequester(default={"root": {"id": "app", "role": "Application"}}),
+        instance="Zm9vYmFyYmF6cXV4cXV1eA",
+        connection_limits=limits,
+    )
+    await endpoint.start()
+    try:
+        yield endpoint
+    finally:
+        for raw in Raw.opened:
+            raw.close()
+        Raw.opened.clear()
+        await endpoint.stop()
+
+
+class Raw:
+    """A raw TCP connection to the endpoint: write bytes, see whether the server closed it."""
+
+    opened: ClassVar[list[Raw]] = []
+    """Every Raw not yet closed by `endpoint_with` (which closes them before the loop ends)."""
+
+    def __init__(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        self.reader, self.writer = reader, writer
+        self.received = b""
+
+    @classmethod
+    async def open(cls, endpoint: McpEndpoint, data: bytes = b"") -> Raw:
+        reader, writer = await asyncio.open_connection("127.0.0.1", endpoint.port)
+        raw = cls(reader, writer)
+        cls.opened.append(raw)
+        if data:
+            await raw.send(data)
+        return raw
+
+    async def send(self, data: bytes) -> None:
+        self.writer.write(data)
+        await self.writer.drain()
+
+    async def closed_within(self, timeout_s: float) -> bool:
+        """True once the server closed the connection (EOF or reset) within `timeout_s` seconds;
+        whatever it sent before is kept in `received`."""
+        try:
+            async with asyncio.timeout(timeout_s):
+                while chunk := await self.reader.read(65536):
+                    self.received += chunk
+        except TimeoutError:
+            return False
+        except ConnectionResetError:
+            pass
+        return True
+
+    async def response(self) -> bytes:
+        """Read one response with a Content-Length (head and body) and return it."""
+        async with asyncio.timeout(5):
+            head = await self.reader.readuntil(b"\r\n\r\n")
+            [length] = [
+                int(line.split(b":")[1])
+                for line in head.split(b"\r\n")
+                if line.lower().startswith(b"content-length:")
+            ]
+            return head + await self.reader.readexactly(length)
+
+    def close(self) -> None:
+        if not self.writer.is_closing():
+            self.writer.close()
+
+
+def request_head(
+    endpoint: McpEndpoint, method: str = "POST", path: str | None = None, **headers: str
+) -> bytes:
+    """A request line and headers with the right Host and the token, then `headers`."""
+    lines = [
+        f"{method} {path or endpoint.path} HTTP/1.1",
+        f"Host: 127.0.0.1:{endpoint.port}",
+        f"Authorization: Bearer {endpoint.token}",
+        "Accept: application/json, text/event-stream",
+        *(f"{name.replace('_', '-')}: {value}" for name, value in headers.items()),
+    ]
+    return ("\r\n".join(lines) + "\r\n\r\n").encode()
+
+
+INITIALIZE = json.dumps({
+    "jsonrpc": "2.0",
+    "id": 1,
+    "method": "initialize",
+    "params": {
+        "protocolVersion": "2025-11-25",
+        "capabilities": {},
+        "clientInfo": {"name": "t", "version": "1"},
+    },
+}).encode()
+
+
+async def test_headers_dripped_byte_by_byte_are_cut_off_at_the_header_deadline() -> None:
+    async with endpoint_with(SHORT) as endpoint:
+        head = request_head(endpoint)
+        raw = await Raw.open(endpoint)
+        started = time.monotonic()
+        for byte in head[:40]:  # one byte every 50 ms: never idle, never complete
+            if raw.reader.at_eof():
+                break
+            with contextlib.suppress(ConnectionError):
+                await raw.send(bytes([byte]))
+            await asyncio.sleep(0.05)
+        assert await raw.closed_within(2.0)
+        assert time.monotonic() - started < 0.5 + 0.4
+        assert raw.received == b""
+        assert len(endpoint.connections) == 0
+
+
+async def test_a_body_that_pauses_is_closed_and_one_that_flows_is_served() -> None:
+    async with endpoint_with(SHORT) as endpoint:
+        head = request_head(endpoint, Content_Type="application/json", Content_Length=str(len(INITIALIZE)))
+        stalled = await Raw.open(endpoint, head + INITIALIZE[:10])
+        flowing = await Raw.open(endpoint, head)
+        for start in range(0, len(INITIALIZE), 12):  # slower overall than both timeouts, never idle long
+            await flowing.send(INITIALIZE[start : start + 12])
+            await asyncio.sleep(0.1)
+        assert await stalled.closed_within(2.0)
+        assert stalled.received == b""
+        assert not await flowing.closed_within(0.3)
+        assert flowing.received.startswith(b"HTTP/1.1 200 ")
+        flowing.close()
+
+
+async def test_over_the_cap_the_oldest_half_open_goes_first_then_the_oldest_idle() -> None:
+    async with endpoint_with(LONG) as endpoint, mcp_client(
+        {"endpoint": endpoint.url, "token": endpoint.token}, "legacy"
+    ) as client:
+        await client.call_tool("current", {})  # its GET stream stays open: being served
+        await wait_until(lambda: len(endpoint.connections) == 1, what="only the SSE stream left")
+        idle = await Raw.open(endpoint, request_head(endpoint, "GET", "/elsewhere"))
+        assert (await idle.response()).startswith(b"HTTP/1.1 404 ")
+        half_open = [await Raw.open(endpoint, b"POST / HT") for _ in range(6)]
+        await wait_until(lambda: len(endpoint.connections) == 8, what="8 connections")
+        newcomers = [await Raw.open(endpoint) for _ in range(3)]
+        for old in half_open[:3]:
+            assert await old.closed_within(2.0)
+        for young in half_open[3:] + newcomers:
+            assert not await young.closed_within(0.05)
+        assert not await idle.closed_within(0.05)
+        for connection in half_open[3:] + newcomers:  # the peers leave: only idle and serving remain
+            connection.close()
+        await wait_until(lambda: len(endpoint.connections) == 2, what="the half-open ones to leave")
+        idles = [await Raw.open(endpoint, request_head(endpoint, "GET", "/elsewhere")) for _ in range(6)]
+        for connection in idles:
+            await connection.response()
+        await wait_until(lambda: len(endpoint.connections) == 8, what="8 connections")
+        newcomer = await Raw.open(endpoint)
+        assert await idle.closed_within(2.0)  # the oldest idle one
+        assert not await idles[0].closed_within(0.05)
+        assert not await newcomer.closed_within(0.05)
+        answer = await client.call_tool("current", {})  # the session and its stream survived
+        assert answer.is_error is False
