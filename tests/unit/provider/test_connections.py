@@ -22,7 +22,7 @@ import pytest
 from native_host.provider.connections import HEADER_TIMEOUT_S, ConnectionLimits
 from native_host.provider.endpoint import McpEndpoint
 from tests.support import half_open
-from tests.support.host_process import Host, mcp_client, ready_descriptor, wait_until
+from tests.support.host_process import Host, log_text, mcp_client, ready_descriptor, wait_until
 from tests.support.requester import FakeRequester
 
 pytestmark = pytest.mark.skipif(
@@ -102,6 +102,28 @@ async def test_half_open_connections_are_closed_and_current_still_answers(spawn:
     assert summary["last_closed_s"] <= HEADER_TIMEOUT_S + SLACK_S
     assert max(after) < 1.0
     assert fds[1] <= fds[0] + 8  # the sockets are gone on the host's side too
+
+
+
+async def test_accept_errors_are_logged_once_then_summarized(spawn: Callable[[], Any]) -> None:
+    """Out of descriptors, asyncio logs every failed accept() with a traceback, once a second per
+    listening socket; the host logs the first one in a line and counts the rest."""
+    host: Host = await spawn()
+    await host.hello()
+    descriptor = await ready_descriptor(host)
+    port = urlsplit(descriptor["endpoint"]).port
+    _, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    # a few descriptors above what the running host holds: accept() fails within a few connections
+    resource.prlimit(host.process.pid, resource.RLIMIT_NOFILE, (open_fds(host.process.pid) + 4, hard))
+    attacker = await asyncio.create_subprocess_exec(
+        sys.executable, half_open.__file__, str(port), "100", str(ATTACKER_FD_LIMIT), "3.5",
+        stdout=asyncio.subprocess.DEVNULL,
+    )
+    await attacker.wait()
+    log = log_text()
+    assert "out of system resource" not in log
+    assert log.count("could not accept a connection") == 1, log[-2000:]
+    assert log.count("Traceback") == 0
 
 
 # -- the rules one by one, in process (McpEndpoint with a fake bridge, raw sockets, short limits) --
