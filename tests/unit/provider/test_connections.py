@@ -21,6 +21,7 @@ import pytest
 
 from native_host.provider.connections import HEADER_TIMEOUT_S, ConnectionLimits
 from native_host.provider.endpoint import McpEndpoint
+from native_host.provider.profiles.handoff_server import HandoffServer
 from tests.support import half_open
 from tests.support.host_process import Host, log_text, mcp_client, ready_descriptor, wait_until
 from tests.support.requester import FakeRequester
@@ -291,3 +292,27 @@ async def test_over_the_cap_the_oldest_half_open_goes_first_then_the_oldest_idle
         assert not await newcomer.closed_within(0.05)
         answer = await client.call_tool("current", {})  # the session and its stream survived
         assert answer.is_error is False
+
+
+async def test_the_handoff_closes_a_dripped_handshake_at_the_header_deadline() -> None:
+    """The hand-off WebSocket (websockets' `open_timeout`, 10 s by default) has the endpoint's
+    header deadline."""
+    server = HandoffServer()
+    url = await server.start("right")
+    port = urlsplit(url).port
+    assert port is not None
+    try:
+        reader, writer = await asyncio.open_connection("127.0.0.1", port)
+        started = time.monotonic()
+        try:
+            with contextlib.suppress(ConnectionError):
+                while not reader.at_eof() and time.monotonic() - started < HEADER_TIMEOUT_S + 3:
+                    writer.write(b"G")  # never idle, never a complete request
+                    await writer.drain()
+                    await asyncio.sleep(0.2)
+                await reader.read()
+            assert time.monotonic() - started < HEADER_TIMEOUT_S + 1.0
+        finally:
+            writer.close()
+    finally:
+        await server.stop()
