@@ -14,6 +14,7 @@ accept (≤ ACCEPT_BATCH per loop turn) ─► GuardedH11Protocol.connection_mad
    body      the rest of a request body            BODY_IDLE_TIMEOUT_S without a byte
    serving   the handler (a POST, an SSE stream)   never by this module (the app ends it)
    idle      the next keep-alive request           KEEP_ALIVE_TIMEOUT_S (uvicorn's own timer)
+   any       the peer to read what we wrote        WRITE_STALL_TIMEOUT_S with the write buffer full
 ```
 
 Rules and numbers:
@@ -21,9 +22,11 @@ Rules and numbers:
   file-descriptor soft limit if that is lower. A loopback provider has a few desktop hosts, each
   with a connection or two (one may be a long-lived SSE stream).
 - A new connection over the cap closes the oldest half-open one (headers or body phase, oldest by
-  the time it entered that phase), else the oldest idle keep-alive one. A connection being served
-  (headers complete, body received, handler running or SSE stream open) is never closed for a
-  newcomer; when every slot is being served, the newcomer is closed at once.
+  the time it entered that phase), else the oldest idle keep-alive one, else the oldest one whose
+  peer stopped reading (write buffer over uvicorn's high-water mark: a token-less peer can get
+  there by pipelining requests and reading none of the 401s). A connection being served (headers
+  complete, body received, handler running or SSE stream open, its peer reading) is never closed
+  for a newcomer; when every slot is being served, the newcomer is closed at once.
 - Closing is `transport.abort()`: the descriptor is freed even when the peer reads nothing.
 - The accept loop takes ACCEPT_BATCH connections per loop turn (asyncio's `backlog` argument),
   so the descriptors of one batch stay well under the limit before the table sees them; the
@@ -43,6 +46,7 @@ import logging
 import resource
 import socket
 from collections import Counter
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, Final
 
@@ -60,6 +64,10 @@ BODY_IDLE_TIMEOUT_S: Final = 5.0
 
 KEEP_ALIVE_TIMEOUT_S: Final = 5.0
 """An idle kept-alive connection is closed after this long, in seconds (uvicorn's `timeout_keep_alive`)."""
+
+WRITE_STALL_TIMEOUT_S: Final = 15.0
+"""A connection whose write buffer stays over the high-water mark this long is closed, in seconds
+(the peer reads nothing; an SSE client that is merely slow drains it now and then)."""
 
 MAX_CONNECTIONS: Final = 128
 """At most this many live HTTP connections (lowered to half the descriptor soft limit)."""
@@ -85,6 +93,7 @@ class ConnectionLimits:
     header_timeout_s: float = HEADER_TIMEOUT_S
     body_idle_timeout_s: float = BODY_IDLE_TIMEOUT_S
     keep_alive_timeout_s: float = KEEP_ALIVE_TIMEOUT_S
+    write_stall_timeout_s: float = WRITE_STALL_TIMEOUT_S
     max_connections: int = MAX_CONNECTIONS
 
     def effective_max_connections(self) -> int:
@@ -156,17 +165,22 @@ class ConnectionTable:
         """Add `newcomer`; over the cap, close the oldest half-open connection, else the oldest
         idle one. Returns False (and adds nothing) when every other connection is being served."""
         if len(self._live) >= self.max_connections:
-            victim = self._oldest_in(HALF_OPEN) or self._oldest_in(frozenset({Phase.IDLE}))
+            victim = (
+                self._oldest(lambda connection: connection.phase in HALF_OPEN)
+                or self._oldest(lambda connection: connection.phase is Phase.IDLE)
+                or self._oldest(lambda connection: connection.write_stalled)
+            )
             if victim is None:
                 self.closed("refused: every connection is being served")
                 return False
             self._live.pop(victim, None)
-            victim.drop(f"dropped: over {self.max_connections} connections, oldest {victim.phase.value}")
+            what = "stalled writing" if victim.write_stalled else victim.phase.value
+            victim.drop(f"dropped: over {self.max_connections} connections, oldest {what}")
         self._live[newcomer] = None
         return True
 
-    def _oldest_in(self, phases: frozenset[Phase]) -> GuardedH11Protocol | None:
-        candidates = [connection for connection in self._live if connection.phase in phases]
+    def _oldest(self, which: Callable[[GuardedH11Protocol], bool]) -> GuardedH11Protocol | None:
+        candidates = [connection for connection in self._live if which(connection)]
         return min(candidates, key=lambda connection: connection.phase_since, default=None)
 
     def discard(self, connection: GuardedH11Protocol) -> None:
@@ -193,7 +207,13 @@ class GuardedH11Protocol(H11Protocol):
         self.phase = Phase.HEADERS
         self.phase_since = self.loop.time()
         self._timer: asyncio.TimerHandle | None = None
+        self._stall: asyncio.TimerHandle | None = None
         self._served = False
+
+    @property
+    def write_stalled(self) -> bool:
+        """True while the write buffer is over the high-water mark (the peer is not reading)."""
+        return self._stall is not None
 
     def connection_made(self, transport: asyncio.Transport) -> None:  # type: ignore[override]
         super().connection_made(transport)
@@ -204,6 +224,7 @@ class GuardedH11Protocol(H11Protocol):
 
     def connection_lost(self, exc: Exception | None) -> None:
         self._cancel_timer()
+        self._cancel_stall()
         self.table.discard(self)
         super().connection_lost(exc)
 
@@ -216,10 +237,20 @@ class GuardedH11Protocol(H11Protocol):
         super().on_response_complete()
         self._update(data_arrived=False)
 
+    def pause_writing(self) -> None:
+        super().pause_writing()
+        if self._stall is None:
+            self._stall = self.loop.call_later(self.table.limits.write_stall_timeout_s, self._on_stall)
+
+    def resume_writing(self) -> None:
+        super().resume_writing()
+        self._cancel_stall()
+
     def drop(self, reason: str) -> None:
         """Close the connection now (`abort`: the descriptor is freed even if the peer reads
         nothing) and count it under `reason`."""
         self._cancel_timer()
+        self._cancel_stall()
         self.table.discard(self)
         self.table.closed(reason)
         if not self.transport.is_closing():
@@ -257,6 +288,15 @@ class GuardedH11Protocol(H11Protocol):
             self._enter(Phase.BODY, self.table.limits.body_idle_timeout_s)
             return
         self.drop(f"timed out waiting for the request {self.phase.value}")
+
+    def _on_stall(self) -> None:
+        self._stall = None
+        self.drop("timed out: the peer read nothing")
+
+    def _cancel_stall(self) -> None:
+        if self._stall is not None:
+            self._stall.cancel()
+            self._stall = None
 
     def _cancel_timer(self) -> None:
         if self._timer is not None:

@@ -9,11 +9,13 @@ import contextlib
 import json
 import os
 import resource
+import socket
 import statistics
 import sys
 import time
 from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
+from dataclasses import replace
 from typing import Any, ClassVar
 from urllib.parse import urlsplit
 
@@ -316,3 +318,29 @@ async def test_the_handoff_closes_a_dripped_handshake_at_the_header_deadline() -
             writer.close()
     finally:
         await server.stop()
+
+
+async def test_a_peer_that_pipelines_requests_and_reads_nothing_is_closed() -> None:
+    """Without the token: pipelined requests, none of the 401s read, so the handler waits on a full
+    write buffer (a connection being served, which no header or body deadline covers)."""
+    async with endpoint_with(replace(SHORT, write_stall_timeout_s=0.5)) as endpoint:
+        sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)
+        sock.setblocking(False)
+        loop = asyncio.get_running_loop()
+        await loop.sock_connect(sock, ("127.0.0.1", endpoint.port))
+        requests = f"GET / HTTP/1.1\r\nHost: 127.0.0.1:{endpoint.port}\r\n\r\n".encode() * 1000
+        closed = False
+        try:
+            async with asyncio.timeout(15):
+                while not closed:
+                    try:
+                        await loop.sock_sendall(sock, requests)
+                    except OSError:  # reset or broken pipe: the server closed it
+                        closed = True
+        except TimeoutError:
+            pass
+        finally:
+            sock.close()
+        assert closed
+        assert len(endpoint.connections) == 0
