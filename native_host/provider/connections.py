@@ -7,7 +7,7 @@ the token could hold every file descriptor of the host and make every MCP call t
 ```
 accept (≤ ACCEPT_BATCH per loop turn) ─► GuardedH11Protocol.connection_made
    ConnectionTable.admit: over the cap? close the oldest half-open one, else the oldest idle one,
-                          else (all are being served) refuse the newcomer
+                          else the oldest that reads nothing, else refuse the newcomer
    phase     what is awaited                       closed when
    headers   request line + headers (from accept,  HEADER_TIMEOUT_S after the first byte (or the
              or from a later request's 1st byte)   accept), however slowly the bytes drip in
@@ -19,8 +19,8 @@ accept (≤ ACCEPT_BATCH per loop turn) ─► GuardedH11Protocol.connection_mad
 
 Rules and numbers:
 - At most `max_connections` live HTTP connections: MAX_CONNECTIONS (128), or half the process's
-  file-descriptor soft limit if that is lower. A loopback provider has a few desktop hosts, each
-  with a connection or two (one may be a long-lived SSE stream).
+  file-descriptor soft limit (POSIX RLIMIT_NOFILE) if that is lower. A loopback provider has a
+  few desktop hosts, each with a connection or two (one may be a long-lived SSE stream).
 - A new connection over the cap closes the oldest half-open one (headers or body phase, oldest by
   the time it entered that phase), else the oldest idle keep-alive one, else the oldest one whose
   peer stopped reading (write buffer over uvicorn's high-water mark: a token-less peer can get
@@ -43,10 +43,9 @@ import asyncio
 import enum
 import errno
 import logging
-import resource
 import socket
+import sys
 from collections import Counter
-from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, Final
 
@@ -97,7 +96,12 @@ class ConnectionLimits:
     max_connections: int = MAX_CONNECTIONS
 
     def effective_max_connections(self) -> int:
-        """`max_connections`, or half the RLIMIT_NOFILE soft limit if lower (at least 8)."""
+        """`max_connections`, or half the RLIMIT_NOFILE soft limit if lower (at least 8; POSIX:
+        Windows has no such limit)."""
+        if sys.platform == "win32":
+            return self.max_connections
+        import resource  # POSIX only
+
         soft, _ = resource.getrlimit(resource.RLIMIT_NOFILE)
         if soft == resource.RLIM_INFINITY:
             return self.max_connections
@@ -148,44 +152,65 @@ class _Summary:
             self._flush = None
 
 
+class Standing(enum.Enum):
+    """Where a connection stands in the eviction order (ConnectionTable.admit), first first."""
+
+    HALF_OPEN = "half-open"
+    IDLE = "idle"
+    NOT_READING = "not reading"
+    SERVING = "serving"
+
+
+EVICTION_ORDER: Final = (Standing.HALF_OPEN, Standing.IDLE, Standing.NOT_READING)
+"""Who is closed for a newcomer over the cap: the oldest of the first non-empty group."""
+
+
 class ConnectionTable:
-    """The live HTTP connections of one endpoint, oldest first, capped at
-    `limits.effective_max_connections()`."""
+    """The live HTTP connections of one endpoint, capped at `limits.effective_max_connections()`.
+    Each standing keeps its connections in the order they got there, so finding the one to close
+    costs O(1) per accept."""
 
     def __init__(self, limits: ConnectionLimits) -> None:
         self.limits = limits
         self.max_connections = limits.effective_max_connections()
-        self._live: dict[GuardedH11Protocol, None] = {}
+        self._standing: dict[GuardedH11Protocol, Standing] = {}
+        self._queues: dict[Standing, dict[GuardedH11Protocol, None]] = {group: {} for group in Standing}
         self._closed = _Summary("closed HTTP connections of the MCP endpoint")
 
     def __len__(self) -> int:
-        return len(self._live)
+        return len(self._standing)
 
     def admit(self, newcomer: GuardedH11Protocol) -> bool:
         """Add `newcomer`; over the cap, close the oldest half-open connection, else the oldest
-        idle one. Returns False (and adds nothing) when every other connection is being served."""
-        if len(self._live) >= self.max_connections:
-            victim = (
-                self._oldest(lambda connection: connection.phase in HALF_OPEN)
-                or self._oldest(lambda connection: connection.phase is Phase.IDLE)
-                or self._oldest(lambda connection: connection.write_stalled)
-            )
-            if victim is None:
+        idle one, else the oldest that reads nothing. Returns False (and adds nothing) when every
+        other connection is being served to a reading peer."""
+        if len(self._standing) >= self.max_connections:
+            group = next((group for group in EVICTION_ORDER if self._queues[group]), None)
+            if group is None:
                 self.closed("refused: every connection is being served")
                 return False
-            self._live.pop(victim, None)
-            what = "stalled writing" if victim.write_stalled else victim.phase.value
-            victim.drop(f"dropped: over {self.max_connections} connections, oldest {what}")
-        self._live[newcomer] = None
+            victim = next(iter(self._queues[group]))
+            victim.drop(f"dropped: over {self.max_connections} connections, oldest {group.value}")
+        self._standing[newcomer] = standing = newcomer.standing
+        self._queues[standing][newcomer] = None
         return True
 
-    def _oldest(self, which: Callable[[GuardedH11Protocol], bool]) -> GuardedH11Protocol | None:
-        candidates = [connection for connection in self._live if which(connection)]
-        return min(candidates, key=lambda connection: connection.phase_since, default=None)
+    def moved(self, connection: GuardedH11Protocol) -> None:
+        """`connection` may stand elsewhere now: move it to the end of its new group. No-op for a
+        connection not in the table."""
+        old = self._standing.get(connection)
+        new = connection.standing
+        if old is None or old is new:
+            return
+        del self._queues[old][connection]
+        self._queues[new][connection] = None
+        self._standing[connection] = new
 
     def discard(self, connection: GuardedH11Protocol) -> None:
         """Forget `connection` (it is closed or closing); no error if it is not in the table."""
-        self._live.pop(connection, None)
+        old = self._standing.pop(connection, None)
+        if old is not None:
+            del self._queues[old][connection]
 
     def closed(self, reason: str) -> None:
         """Count one connection closed by this module (summarized in the log)."""
@@ -205,15 +230,19 @@ class GuardedH11Protocol(H11Protocol):
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         self.phase = Phase.HEADERS
-        self.phase_since = self.loop.time()
         self._timer: asyncio.TimerHandle | None = None
         self._stall: asyncio.TimerHandle | None = None
         self._served = False
 
     @property
-    def write_stalled(self) -> bool:
-        """True while the write buffer is over the high-water mark (the peer is not reading)."""
-        return self._stall is not None
+    def standing(self) -> Standing:
+        """Half-open (headers or body phase), idle, not reading (the write buffer stays over the
+        high-water mark), or serving."""
+        if self.phase in HALF_OPEN:
+            return Standing.HALF_OPEN
+        if self.phase is Phase.IDLE:
+            return Standing.IDLE
+        return Standing.NOT_READING if self._stall is not None else Standing.SERVING
 
     def connection_made(self, transport: asyncio.Transport) -> None:  # type: ignore[override]
         super().connection_made(transport)
@@ -241,6 +270,7 @@ class GuardedH11Protocol(H11Protocol):
         super().pause_writing()
         if self._stall is None:
             self._stall = self.loop.call_later(self.table.limits.write_stall_timeout_s, self._on_stall)
+            self.table.moved(self)
 
     def resume_writing(self) -> None:
         super().resume_writing()
@@ -277,7 +307,7 @@ class GuardedH11Protocol(H11Protocol):
     def _enter(self, phase: Phase, timeout_s: float | None) -> None:
         self._cancel_timer()
         self.phase = phase
-        self.phase_since = self.loop.time()
+        self.table.moved(self)
         if timeout_s is not None:
             self._timer = self.loop.call_later(timeout_s, self._on_timeout)
 
@@ -297,6 +327,7 @@ class GuardedH11Protocol(H11Protocol):
         if self._stall is not None:
             self._stall.cancel()
             self._stall = None
+            self.table.moved(self)
 
     def _cancel_timer(self) -> None:
         if self._timer is not None:
