@@ -96,8 +96,8 @@ class ConnectionLimits:
     max_connections: int = MAX_CONNECTIONS
 
     def effective_max_connections(self) -> int:
-        """`max_connections`, or half the RLIMIT_NOFILE soft limit if lower (at least 8; POSIX:
-        Windows has no such limit)."""
+        """`max_connections`, or half the RLIMIT_NOFILE soft limit if lower (but not below 8;
+        POSIX: Windows has no such limit)."""
         if sys.platform == "win32":
             return self.max_connections
         import resource  # POSIX only
@@ -105,7 +105,7 @@ class ConnectionLimits:
         soft, _ = resource.getrlimit(resource.RLIMIT_NOFILE)
         if soft == resource.RLIM_INFINITY:
             return self.max_connections
-        return max(8, min(self.max_connections, soft // 2))
+        return min(self.max_connections, max(8, soft // 2))
 
 
 class Phase(enum.Enum):

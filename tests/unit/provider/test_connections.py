@@ -26,7 +26,7 @@ from native_host.provider.endpoint import McpEndpoint
 from native_host.provider.profiles.handoff_server import HandoffServer
 from tests.support import half_open
 from tests.support.host_process import Host, log_text, mcp_client, ready_descriptor, wait_until
-from tests.support.requester import FakeRequester
+from tests.support.requester import HANG, FakeRequester
 
 pytestmark = pytest.mark.skipif(
     not sys.platform.startswith("linux"), reason="lowers the host's descriptor limit with prlimit (Linux)"
@@ -138,10 +138,11 @@ LONG = ConnectionLimits(
 
 
 @asynccontextmanager
-async def endpoint_with(limits: ConnectionLimits) -> AsyncIterator[McpEndpoint]:
-    """A started McpEndpoint with `limits`, answering `current` with a one-element tree."""
+async def endpoint_with(limits: ConnectionLimits, answer: Any = None) -> AsyncIterator[McpEndpoint]:
+    """A started McpEndpoint with `limits`, answering `current` with `answer` (FakeRequester's
+    rules; default: a one-element tree)."""
     endpoint = McpEndpoint(
-        FakeRequester(default={"root": {"id": "app", "role": "Application"}}),
+        FakeRequester(default=answer or {"root": {"id": "app", "role": "Application"}}),
         instance="Zm9vYmFyYmF6cXV4cXV1eA",
         connection_limits=limits,
     )
@@ -344,3 +345,32 @@ async def test_a_peer_that_pipelines_requests_and_reads_nothing_is_closed() -> N
             sock.close()
         assert closed
         assert len(endpoint.connections) == 0
+
+
+async def test_when_every_connection_is_being_served_the_newcomer_is_closed() -> None:
+    era = {
+        "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+        "io.modelcontextprotocol/clientInfo": {"name": "t", "version": "1"},
+        "io.modelcontextprotocol/clientCapabilities": {},
+    }
+    params = {"name": "current", "arguments": {}, "_meta": era}
+    calls = json.dumps({"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": params}).encode()
+    async with endpoint_with(replace(LONG, max_connections=2), answer=HANG) as endpoint:
+        head = request_head(
+            endpoint,
+            Content_Type="application/json",
+            Content_Length=str(len(calls)),
+            MCP_Protocol_Version="2026-07-28",
+            Mcp_Method="tools/call",
+            Mcp_Name="current",
+        )
+        served = [await Raw.open(endpoint, head + calls) for _ in range(2)]  # `current` never answers
+        await wait_until(lambda: len(endpoint.connections) == 2, what="2 connections")
+        for connection in served:  # no answer: `current` hangs, the handler runs
+            assert not await connection.closed_within(0.2)
+            assert connection.received == b""
+        newcomer = await Raw.open(endpoint, request_head(endpoint, "GET", "/elsewhere"))
+        assert await newcomer.closed_within(2.0), newcomer.received
+        assert newcomer.received == b""
+        for connection in served:
+            assert not await connection.closed_within(0.05)
