@@ -311,6 +311,7 @@ class McpEndpoint:
             started.cancel()
         if not server.started_event.is_set():
             if self._task.done() and self._task.exception() is not None:
+                self._accept_errors.uninstall()
                 raise RuntimeError("The MCP endpoint failed to start; see the webctx log.")
             await self.stop()
             raise RuntimeError(f"The MCP endpoint did not start within {START_TIMEOUT_S:g} s.")
