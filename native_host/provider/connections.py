@@ -32,7 +32,7 @@ Rules and numbers:
   so the descriptors of one batch stay well under the limit before the table sees them; the
   kernel's listen queue is widened to LISTEN_QUEUE afterwards (`widen_listen_queue`) so a real
   client's SYN is not dropped (a dropped SYN costs 1 s) while a flood is being drained.
-- Accept errors (EMFILE and friends, which asyncio logs with a traceback once a second) and
+- Accept errors (EMFILE and friends, which asyncio logs with a traceback per failed accept) and
   closed connections are logged once, then summarized at most every LOG_SUMMARY_S
   (`AcceptErrorSummary`, `ConnectionTable`): a flood never rotates the log away.
 """
@@ -349,7 +349,7 @@ def widen_listen_queue(sock: socket.socket) -> None:
 
 class AcceptErrorSummary:
     """A loop exception handler that summarizes asyncio's accept errors (EMFILE, ENFILE, ENOBUFS,
-    ENOMEM: logged with a traceback once a second per listening socket by default) and passes
+    ENOMEM: by default a traceback per failed accept, up to `backlog` per loop turn) and passes
     every other context to the handler that was there before. `install` / `uninstall`."""
 
     def __init__(self, loop: asyncio.AbstractEventLoop) -> None:
