@@ -2,6 +2,7 @@
 
 ```
 desktop host ──HTTP──► uvicorn (pre-bound 127.0.0.1:0 socket, embedded in the host's loop)
+                       ├─ GuardedH11Protocol: header/body timeouts, connection cap (connections.py)
                        └─ LoopbackGuard (Origin 403 → Host 421 → bearer 401; security.py)
                           └─ ShortErrorBodies (every other error body: one-line JSON-RPC; error_bodies.py)
                           └─ SDK Streamable HTTP app at /mcp/<random> (its own Host allow-list too)
@@ -47,6 +48,14 @@ from native_host.protocol.native import (
 from native_host.protocol.tools import EXTENSIONS, SERVER_NAME, ProviderServer, tool_error
 from native_host.provider.bridge import Requester
 from native_host.provider.builtin_tools import BuiltinTools, ToolSpec, WindowFinder, default_window_finder
+from native_host.provider.connections import (
+    ACCEPT_BATCH,
+    AcceptErrorSummary,
+    ConnectionLimits,
+    ConnectionTable,
+    protocol_class,
+    widen_listen_queue,
+)
 from native_host.provider.error_bodies import ShortErrorBodies
 from native_host.provider.list_changed import ListChangedBroadcaster
 from native_host.provider.page_tools import PageToolTable
@@ -112,7 +121,8 @@ class McpEndpoint:
     (16 random bytes, URL-safe base64); `current_deadline_ms` and `location_deadline_ms` bound
     the built-in tools' requests and `page_tool_deadline_ms` one page-tool call (default 60 s,
     SPEC §5), in ms; `window_finder` gives `location` its OS window number; `follower_tools`,
-    other profiles' page tools (follower_tools.FollowerTools), are listed after our own.
+    other profiles' page tools (follower_tools.FollowerTools), are listed after our own;
+    `connection_limits` bounds half-open and live HTTP connections (connections.py, issue 13).
     `token` (32 random bytes, URL-safe base64) is minted here, published only in the descriptor,
     never logged. Usage: `url = await endpoint.start()` … `await endpoint.stop()`.
     """
@@ -128,10 +138,13 @@ class McpEndpoint:
         graceful_shutdown_s: float = GRACEFUL_SHUTDOWN_S,
         window_finder: WindowFinder = default_window_finder,
         follower_tools: ToolSource | None = None,
+        connection_limits: ConnectionLimits | None = None,
     ) -> None:
         self.token: Final = secrets.token_urlsafe(32)
         self.path: Final = f"/mcp/{secrets.token_urlsafe(16)}"
         self._graceful_shutdown_s = graceful_shutdown_s
+        self.connections: Final = ConnectionTable(connection_limits or ConnectionLimits())
+        self._accept_errors: AcceptErrorSummary | None = None
         self._bus = InMemorySubscriptionBus()
         self._listen = ListenHandler(self._bus)
         self.list_changed = ListChangedBroadcaster(self._bus)
@@ -278,9 +291,17 @@ class McpEndpoint:
             ws="none",
             proxy_headers=False,
             server_header=False,
-            # annotated `int`, but only ever passed to asyncio.wait_for, which takes seconds as float
+            # connections.py: h11 with header/body timeouts and a connection cap (never httptools,
+            # which would skip them); accept in small batches, since uvicorn's backlog is asyncio's
+            # accept-loop count too (the kernel queue is widened once started).
+            http=protocol_class(self.connections),
+            backlog=ACCEPT_BATCH,
+            # both annotated `int`, but only ever passed to call_later / wait_for (seconds as float)
+            timeout_keep_alive=cast(int, self.connections.limits.keep_alive_timeout_s),
             timeout_graceful_shutdown=cast(int, self._graceful_shutdown_s),
         )
+        self._accept_errors = AcceptErrorSummary(asyncio.get_running_loop())
+        self._accept_errors.install()
         self._uvicorn = server = _EmbeddedUvicorn(config)
         self._task = asyncio.create_task(self._serve(server, sock), name="mcp-endpoint")
         started = asyncio.create_task(server.started_event.wait())
@@ -292,9 +313,11 @@ class McpEndpoint:
             started.cancel()
         if not server.started_event.is_set():
             if self._task.done() and self._task.exception() is not None:
+                self._accept_errors.uninstall()
                 raise RuntimeError("The MCP endpoint failed to start; see the webctx log.")
             await self.stop()
             raise RuntimeError(f"The MCP endpoint did not start within {START_TIMEOUT_S:g} s.")
+        widen_listen_queue(sock)
         log.info("MCP endpoint listening on 127.0.0.1:%d", port)
         return self.url
 
@@ -312,6 +335,10 @@ class McpEndpoint:
         """Stop serving within `timeout_s` seconds (default 1): end listen streams, let uvicorn
         shut down gracefully for up to GRACEFUL_SHUTDOWN_S, then cancel what is left. Idempotent."""
         task, server = self._task, self._uvicorn
+        if self._accept_errors is not None:
+            self._accept_errors.uninstall()
+            self._accept_errors = None
+        self.connections.close()
         if task is None or server is None or task.done():
             return
         self._listen.close()

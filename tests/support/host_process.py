@@ -167,10 +167,14 @@ async def ready_descriptor(host: Host) -> dict[str, Any]:
 
 
 @contextlib.asynccontextmanager
-async def mcp_client(descriptor: dict[str, Any], mode: Literal["legacy", "auto"]) -> AsyncIterator[Client]:
-    """An SDK client of the descriptor's endpoint with its token: 2025-11-25 (`legacy`) or 2026-07-28."""
+async def mcp_client(
+    descriptor: dict[str, Any], mode: Literal["legacy", "auto"], *, keep_alive: bool = True
+) -> AsyncIterator[Client]:
+    """An SDK client of the descriptor's endpoint with its token: 2025-11-25 (`legacy`) or 2026-07-28;
+    with `keep_alive=False` every request opens a new TCP connection."""
+    limits = httpx2.Limits() if keep_alive else httpx2.Limits(max_keepalive_connections=0)
     async with (
-        httpx2.AsyncClient(headers={"Authorization": f"Bearer {descriptor['token']}"}) as http,
+        httpx2.AsyncClient(headers={"Authorization": f"Bearer {descriptor['token']}"}, limits=limits) as http,
         Client(
             streamable_http_client(descriptor["endpoint"], http_client=http),
             mode=mode,

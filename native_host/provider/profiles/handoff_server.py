@@ -48,6 +48,7 @@ from native_host.protocol.handoff import (
     parse_follower_message,
 )
 from native_host.protocol.native import MAX_JSON_DEPTH, exceeds_depth
+from native_host.provider.connections import HEADER_TIMEOUT_S
 from native_host.provider.correlator import Correlator, numbered_ids
 from native_host.provider.profiles.merge import FOLLOWER_ID, Windows, follower_windows, strip_prefix
 from native_host.provider.refusal_log import REFUSALS
@@ -228,6 +229,7 @@ class HandoffServer:
         self._server = await serve(
             self._serve, "127.0.0.1", 0, process_request=self._check, max_size=MAX_MESSAGE_BYTES,
             compression=None,  # loopback: deflating multi-MiB page-tool results only costs CPU
+            open_timeout=HEADER_TIMEOUT_S,  # the handshake's deadline, as the MCP endpoint's headers'
         )
         port = next(iter(self._server.sockets)).getsockname()[1]
         self._allowed_hosts = loopback_hosts(port)
