@@ -33,8 +33,9 @@ Rules and numbers:
   kernel's listen queue is widened to LISTEN_QUEUE afterwards (`widen_listen_queue`) so a real
   client's SYN is not dropped (a dropped SYN costs 1 s) while a flood is being drained.
 - Accept errors (EMFILE and friends, which asyncio logs with a traceback per failed accept) and
-  closed connections are logged once, then summarized at most every LOG_SUMMARY_S
-  (`AcceptErrorSummary`, `ConnectionTable`): a flood never rotates the log away.
+  closed connections are logged within a LogBudget (log_budget.py: the first few one by one, then
+  counted and summarized; `AcceptErrorSummary`, `ConnectionTable`): a flood never rotates the log
+  away.
 """
 
 from __future__ import annotations
@@ -45,12 +46,13 @@ import errno
 import logging
 import socket
 import sys
-from collections import Counter
 from dataclasses import dataclass
 from typing import Any, Final
 
 import h11
 from uvicorn.protocols.http.h11_impl import H11Protocol
+
+from native_host.provider.log_budget import LogBudget
 
 log = logging.getLogger(__name__)
 
@@ -77,9 +79,6 @@ ACCEPT_BATCH: Final = 16
 LISTEN_QUEUE: Final = 2048
 """The kernel's queue of connections not yet accepted (uvicorn's default backlog); the kernel caps
 it at net.core.somaxconn."""
-
-LOG_SUMMARY_S: Final = 60.0
-"""Repeated accept errors and closed connections are summarized at most this often, in seconds."""
 
 _ACCEPT_ERROR_MESSAGE: Final = "socket.accept() out of system resource"
 """The context message asyncio's accept loop reports EMFILE, ENFILE, ENOBUFS and ENOMEM with."""
@@ -120,38 +119,6 @@ class Phase(enum.Enum):
 HALF_OPEN: Final = frozenset({Phase.HEADERS, Phase.BODY})
 
 
-class _Summary:
-    """Counts events by reason; logs the first one of a quiet period, then one line per
-    LOG_SUMMARY_S with the counts since."""
-
-    def __init__(self, what: str, interval_s: float = LOG_SUMMARY_S) -> None:
-        self._what = what
-        self._interval_s = interval_s
-        self._counts: Counter[str] = Counter()
-        self._flush: asyncio.TimerHandle | None = None
-
-    def add(self, reason: str) -> None:
-        if self._flush is None:
-            log.warning("%s (%s); more are summarized every %g s", self._what, reason, self._interval_s)
-            self._flush = asyncio.get_running_loop().call_later(self._interval_s, self._report)
-            return
-        self._counts[reason] += 1
-
-    def _report(self) -> None:
-        if not self._counts:
-            self._flush = None  # quiet for a whole period: the next one is logged at once again
-            return
-        counts = ", ".join(f"{count} {reason}" for reason, count in self._counts.most_common())
-        log.warning("%s in the last %g s: %s", self._what, self._interval_s, counts)
-        self._counts.clear()
-        self._flush = asyncio.get_running_loop().call_later(self._interval_s, self._report)
-
-    def close(self) -> None:
-        if self._flush is not None:
-            self._flush.cancel()
-            self._flush = None
-
-
 class Standing(enum.Enum):
     """Where a connection stands in the eviction order (ConnectionTable.admit), first first."""
 
@@ -175,7 +142,7 @@ class ConnectionTable:
         self.max_connections = limits.effective_max_connections()
         self._standing: dict[GuardedH11Protocol, Standing] = {}
         self._queues: dict[Standing, dict[GuardedH11Protocol, None]] = {group: {} for group in Standing}
-        self._closed = _Summary("closed HTTP connections of the MCP endpoint")
+        self._closed = LogBudget(log, verb="closed", noun=("HTTP connection", "HTTP connections"))
 
     def __len__(self) -> int:
         return len(self._standing)
@@ -214,11 +181,11 @@ class ConnectionTable:
 
     def closed(self, reason: str) -> None:
         """Count one connection closed by this module (summarized in the log)."""
-        self._closed.add(reason)
+        self._closed.event(reason, f"closed an HTTP connection of the MCP endpoint: {reason}")
 
     def close(self) -> None:
-        """Stop the log summary's timer (the endpoint stopped)."""
-        self._closed.close()
+        """Write the log summary of what is counted (the endpoint stopped)."""
+        self._closed.flush()
 
 
 class GuardedH11Protocol(H11Protocol):
@@ -355,7 +322,13 @@ class AcceptErrorSummary:
     def __init__(self, loop: asyncio.AbstractEventLoop) -> None:
         self._loop = loop
         self._previous = loop.get_exception_handler()
-        self._summary = _Summary("a listening socket could not accept a connection")
+        self._summary = LogBudget(
+            log,
+            verb="could not accept",
+            noun=("connection", "connections"),
+            line_level=logging.WARNING,
+            first=1,
+        )
 
     def install(self) -> None:
         """Make this the loop's exception handler."""
@@ -365,12 +338,13 @@ class AcceptErrorSummary:
         """Put the previous handler back (if this one is still installed) and stop the summary."""
         if self._loop.get_exception_handler() == self._handle:
             self._loop.set_exception_handler(self._previous)
-        self._summary.close()
+        self._summary.flush()
 
     def _handle(self, loop: asyncio.AbstractEventLoop, context: dict[str, Any]) -> None:
         exc = context.get("exception")
         if context.get("message") == _ACCEPT_ERROR_MESSAGE and isinstance(exc, OSError):
-            self._summary.add(errno.errorcode.get(exc.errno or 0, str(exc.errno)))
+            code = errno.errorcode.get(exc.errno or 0, str(exc.errno))
+            self._summary.event(code, f"a listening socket could not accept a connection: {code}")
             return
         if self._previous is not None:
             self._previous(loop, context)
