@@ -255,9 +255,12 @@ async def test_a_hostile_schema_answers_without_stalling_the_loop(
 ) -> None:
     table = PageToolTable(FakeRequester(default={"ok": True, "text": "called"}), 1000)
     await table.update([tool(schema)])
+    started = time.monotonic()
     result, lag = await with_loop_lag(table.call("p1_find", arguments))
+    # "extra" delay: the same probe over an idle stretch as long, on this (maybe busy) machine
+    _, idle_lag = await with_loop_lag(asyncio.sleep(time.monotonic() - started))
     assert result is not None and result.is_error and expected in text(result)
-    assert lag < MAX_LAG_S, f"the loop stalled for {lag * 1000:.0f} ms"
+    assert lag - idle_lag < MAX_LAG_S, f"loop stalled {lag * 1000:.0f} ms (idle: {idle_lag * 1000:.0f})"
     assert table.requester.requests == []  # type: ignore[attr-defined]
 
 
