@@ -24,6 +24,7 @@ from native_host.protocol.native import PageTool
 from native_host.provider import page_schemas
 from native_host.provider.page_schemas import CHECK_BUDGET_S, MAX_SCHEMA_BYTES, check_input, compile_schema
 from native_host.provider.page_tools import PageToolTable
+from native_host.provider.profiles.follower_tools import FollowerTools
 from tests.support.counting_server import CountingServer
 from tests.support.host_process import Host, mcp_client, ready_descriptor
 from tests.support.requester import FakeRequester
@@ -305,6 +306,21 @@ def test_every_regex_jsonschema_runs_goes_through_the_router() -> None:
         assert module.re is page_schemas._ROUTER
     # outside a check, the router is `re` itself: other jsonschema users are unchanged
     assert isinstance(importlib.import_module("jsonschema._keywords").re.search("a", "a"), re.Match)
+
+
+async def test_a_followers_page_tools_take_the_same_path(server: CountingServer, file_uri: str) -> None:
+    """Another profile's tools (FollowerTools, one PageToolTable per follower) are checked alike."""
+    follower = FakeRequester(default={"ok": True, "text": "called"})
+    tools = FollowerTools()
+    schemas = hostile_schemas(server, file_uri)
+    wire = [page_tool_wire(f"p1_tool{i}", schema) for i, schema in enumerate(schemas.values())]
+    wire.append(page_tool_wire("p1_find", {"type": "object", "properties": {"q": {"pattern": EVIL}}}))
+    await tools.update(1, "f1-", follower, wire)
+    for i in range(len(schemas)):
+        assert "never fetches" in text(await tools.call(f"p1f1_tool{i}", {"q": "text"}))
+    result, lag = await with_loop_lag(tools.call("p1f1_find", {"q": "a" * 40 + "!"}))
+    assert "does not match" in text(result) and lag < 1.0
+    assert server.connections == 0 and follower.requests == []
 
 
 # ---- through a real host process ----------------------------------------------------------------
