@@ -37,16 +37,18 @@ import time
 import warnings
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
-from typing import Any, Final
+from typing import TYPE_CHECKING, Any, Final
 
 import jsonschema
 import re2
 import referencing
 import referencing.exceptions
 import referencing.jsonschema
-import regex
 from jsonschema import exceptions as jsonschema_exceptions
 from jsonschema.protocols import Validator
+
+if TYPE_CHECKING:
+    import regex  # imported where first needed: 10-25 ms the host's start does not need
 
 log = logging.getLogger(__name__)
 
@@ -103,6 +105,8 @@ class _Patterns:
             return
         except (re2.error, UnicodeEncodeError):  # RE2 takes UTF-8: no lone surrogates
             pass
+        import regex  # see the TYPE_CHECKING import
+
         try:
             self.bounded[pattern] = regex.compile(pattern)
         except (regex.error, ValueError, OverflowError, RecursionError) as exc:
