@@ -12,7 +12,7 @@ compile_schema(schema) ──► InputSchema            (once per schema, on the
     backreferences), else refusal naming the pattern
 check_input(compiled, arguments) ──► None | a sentence for an isError
     run in a worker thread (PageToolTable.call: the loop never waits on it); every keyword call
-    and regex search checks a 250 ms budget; every regex jsonschema runs goes through the
+    and regex search checks a 100 ms budget; every regex jsonschema runs goes through the
     schema's compiled patterns (RE2 is linear; `regex` gets the budget left as its timeout)
         out of time → "could not be checked in time", naming the pattern when a regex ran out
 ```
@@ -56,7 +56,7 @@ MAX_SCHEMA_BYTES: Final = 64 * 1024
 """Largest `inputSchema` (compact JSON) the host compiles; the worker drops larger ones already
 (docs/protocol.md "Page tools" caps), so only a non-webctx sender reaches this."""
 
-CHECK_BUDGET_S: Final = 0.25
+CHECK_BUDGET_S: Final = 0.1
 """Wall time one argument check may take. The check runs in a worker thread (PageToolTable.call),
 so the event loop is not what this protects (issue 13 item 3: under 100 ms of loop delay); it
 bounds the CPU a hostile schema costs per call and how long the call waits for its answer."""

@@ -4,7 +4,7 @@
 worker ── tools.changed {tools:[PageTool]} ──► PageToolTable.update() ──► McpEndpoint tools/list
                                                                   └─► list_changed (both eras)
 desktop host ── tools/call p1_add ──► PageToolTable.call()
-    check arguments against inputSchema (page_schemas.py, in a worker thread: never fetches, 250 ms budget)
+    check arguments against inputSchema (page_schemas.py, in a worker thread: never fetches, 100 ms budget)
         invalid, a ref outside the schema, out of time → isError
     Bridge.request("tools.call", {pageId, name, input}, deadline) ──► worker ──► page
         ok → map_result(text)      error page_gone → isError "page gone"

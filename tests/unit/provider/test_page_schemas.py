@@ -256,12 +256,18 @@ async def test_a_hostile_schema_answers_without_stalling_the_loop(
 ) -> None:
     table = PageToolTable(FakeRequester(default={"ok": True, "text": "called"}), 1000)
     await table.update([tool(schema)])
-    started = time.monotonic()
-    result, lag = await with_loop_lag(table.call("p1_find", arguments))
-    # "extra" delay: the same probe over an idle stretch as long, on this (maybe busy) machine
-    _, idle_lag = await with_loop_lag(asyncio.sleep(time.monotonic() - started))
-    assert result is not None and result.is_error and expected in text(result)
-    assert lag - idle_lag < MAX_LAG_S, f"loop stalled {lag * 1000:.0f} ms (idle: {idle_lag * 1000:.0f})"
+    extras: list[str] = []
+    for _ in range(3):  # a stall our code causes shows every time; a busy machine's noise does not
+        started = time.monotonic()
+        result, lag = await with_loop_lag(table.call("p1_find", arguments))
+        # "extra" delay: the same probe over an idle stretch as long, on this (maybe busy) machine
+        _, idle_lag = await with_loop_lag(asyncio.sleep(time.monotonic() - started))
+        assert result is not None and result.is_error and expected in text(result)
+        extras.append(f"{lag * 1000:.0f} ms (idle {idle_lag * 1000:.0f})")
+        if lag - idle_lag < MAX_LAG_S:
+            break
+    else:
+        pytest.fail(f"the loop stalled in each of 3 calls: {extras}")
     assert table.requester.requests == []  # type: ignore[attr-defined]
 
 
