@@ -2,9 +2,10 @@
 (SPEC §5 "Calls"; issue 13 items 1 and 3; docs/native-host.md "Page tools").
 
 ```
-compile_schema(schema) ──► InputSchema            (once per schema, on the tool's first call)
+compile_schema(schema) ──► InputSchema   (once per schema, on the tool's first call, in a worker thread)
     > 64 KiB of JSON                        → refusal: every call is an isError
-    not a valid JSON Schema                 → not enforced (a page's broken schema never blocks its tool)
+    not a valid JSON Schema, or too deep    → not enforced (a page's broken schema never blocks its tool)
+    meta-schema check and walk over 2 s     → refusal
     walk every subschema, follow every $ref / $dynamicRef / $recursiveRef in a Registry that holds
     only this schema (its retrieve refuses: no network, no files)
         a ref that leaves the schema        → refusal naming the ref
@@ -60,6 +61,11 @@ CHECK_BUDGET_S: Final = 0.1
 """Wall time one argument check may take. The check runs in a worker thread (PageToolTable.call),
 so the event loop is not what this protects (issue 13 item 3: under 100 ms of loop delay); it
 bounds the CPU a hostile schema costs per call and how long the call waits for its answer."""
+
+COMPILE_BUDGET_S: Final = 2.0
+"""Wall time compiling one schema may take (in the worker thread, on the tool's first call): the
+meta-schema check and the walk. 64 KiB schemas (630 described properties; 2,480 `$ref`s) took
+0.1-0.5 s at load 8 on the 2-vCPU VM; beyond the budget every call is an isError."""
 
 MAX_SHOWN_CHARS: Final = 200
 """A page's ref or pattern is cut to this many characters in a message."""
@@ -214,16 +220,28 @@ def _outside_ref(ref: str) -> str:
     )
 
 
+def _own_registry(root: referencing.jsonschema.SchemaResource) -> referencing.Registry[Any]:
+    """A registry of `root` and the resources it embeds (`$id`, anchors), crawled once (an
+    uncrawled one crawls the whole schema again on every lookup of a URI: 43 s for 2,480 refs in
+    64 KiB); its retrieve refuses."""
+    registry: referencing.Registry[Any] = referencing.Registry(retrieve=_refuse)  # type: ignore[call-arg]
+    crawled: referencing.Registry[Any] = registry.with_resource(root.id() or "", root).crawl()
+    return crawled
+
+
 def _walk(schema: Mapping[str, Any], specification: Any, patterns: _Patterns) -> str | None:
     """Visit every subschema of `schema` and every schema a ref reaches; return a refusal
     sentence for the first ref that leaves the schema or pattern no engine compiles, else None.
-    Raises RecursionError for absurd nesting (the caller treats it as a broken schema)."""
+    Raises RecursionError for absurd nesting (the
+    caller treats it as a broken schema), _OutOfTime past the deadline of the check in progress."""
     root = specification.create_resource(schema)
-    registry: referencing.Registry[Any] = referencing.Registry(retrieve=_refuse)  # type: ignore[call-arg]
-    resolver = registry.resolver_with_root(root)
+    resolver = _own_registry(root).resolver(base_uri=root.id() or "")
     pending: list[tuple[referencing.jsonschema.SchemaResource, Any]] = [(root, resolver)]
     seen: set[int] = set()  # a subschema's place fixes its base URI: one visit each
+    check = _CURRENT.get()
     while pending:
+        if check is not None and time.monotonic() > check.deadline:
+            raise _OutOfTime(None)
         resource, outer = pending.pop()
         here = outer.in_subresource(resource)
         contents = resource.contents
@@ -272,11 +290,12 @@ def compile_schema(schema: Mapping[str, Any] | None) -> InputSchema:
             "of JSON), so the arguments cannot be checked and the page was not called."
         )
     patterns = _Patterns()
+    token = _CURRENT.set(_Check(patterns, time.monotonic() + COMPILE_BUDGET_S))
     try:
         with warnings.catch_warnings():  # an unknown `$schema` warns (to stderr); 2020-12 is used
             warnings.simplefilter("ignore", DeprecationWarning)
             base = jsonschema.validators.validator_for(schema, default=jsonschema.Draft202012Validator)
-        base.check_schema(dict(schema))
+        _check_schema(base, schema)
         specification = referencing.jsonschema.specification_with(
             base.META_SCHEMA.get("$schema", ""), default=referencing.jsonschema.DRAFT202012
         )
@@ -285,11 +304,29 @@ def compile_schema(schema: Mapping[str, Any] | None) -> InputSchema:
             log.info("a page tool's inputSchema is refused: a ref leaves it, or no engine runs a pattern")
             return InputSchema(refusal=refusal)
         bounded = _BOUNDED.get(base) or _BOUNDED.setdefault(base, _bounded_class(base))
-        registry: referencing.Registry[Any] = referencing.Registry(retrieve=_refuse)  # type: ignore[call-arg]
+        registry = _own_registry(specification.create_resource(schema))
         return InputSchema(validator=bounded(schema, registry=registry), patterns=patterns)
     except (jsonschema_exceptions.SchemaError, RecursionError):
         log.info("a page tool's inputSchema is not a valid JSON Schema; arguments are not checked")
         return InputSchema()
+    except _OutOfTime:
+        return InputSchema(
+            refusal=f"The tool's inputSchema takes webctx over {COMPILE_BUDGET_S:g} s to read, so the "
+            "arguments cannot be checked and the page was not called."
+        )
+    finally:
+        _CURRENT.reset(token)
+
+
+def _check_schema(base: type[Validator], schema: Mapping[str, Any]) -> None:
+    """`base.check_schema(schema)` (jsonschema 4.26's own steps: the meta-schema's validator with
+    its format checker, the first error raised), with every keyword bounded by the compile's
+    deadline. Raises SchemaError, _OutOfTime."""
+    meta_class = jsonschema.validators.validator_for(base.META_SCHEMA, default=base)
+    bounded = _BOUNDED.get(meta_class) or _BOUNDED.setdefault(meta_class, _bounded_class(meta_class))
+    meta = bounded(base.META_SCHEMA, format_checker=meta_class.FORMAT_CHECKER)
+    for error in meta.iter_errors(dict(schema)):
+        raise jsonschema_exceptions.SchemaError.create_from(error)
 
 
 def _field_path(error: jsonschema_exceptions.ValidationError) -> str:

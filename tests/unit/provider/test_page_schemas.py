@@ -302,6 +302,22 @@ def test_oversized_and_absurdly_nested_schemas() -> None:
     assert check_input(deep, {"a": {}}) is None  # not a usable schema: not enforced, as before
 
 
+def test_a_schema_of_many_refs_compiles_within_its_budget() -> None:
+    """2,480 `$ref`s to an embedded `$id` in 64 KiB: referencing crawls the schema once, not on
+    every lookup (43 s before the registry was crawled up front)."""
+    schema = {
+        "$id": "https://shop.example/r",
+        "$defs": {"x": {"$id": "x.json", "type": "integer"}},
+        "type": "object",
+        "properties": {f"p{i}": {"$ref": "x.json"} for i in range(2480)},
+    }
+    started = time.monotonic()
+    compiled = compile_schema(schema)
+    assert compiled.refusal is None and time.monotonic() - started < page_schemas.COMPILE_BUDGET_S
+    assert check_input(compiled, {"p1": 1, "p2": 2}) is None
+    assert check_input(compiled, {"p1": "x"}) is not None
+
+
 def test_every_regex_jsonschema_runs_goes_through_the_router() -> None:
     """jsonschema's keyword modules use `re` only as `re.search(…)` (routed); an upgrade that
     adds another use must be looked at (page_schemas.py docstring)."""
