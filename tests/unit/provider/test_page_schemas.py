@@ -86,6 +86,8 @@ def test_no_ref_variant_is_fetched_or_read_and_each_is_refused_naming_the_ref(
         assert problem is not None and "never fetches" in problem and "$defs" in problem, variant
         ref = next(v for k, v in _refs(schema) if not v.startswith("#"))
         assert f"`{ref}`" in problem, variant
+    endless = compile_schema({"type": "object", "properties": {"q": {"$ref": "file:///dev/zero"}}})
+    assert endless.refusal is not None and "file:///dev/zero" in endless.refusal
     assert server.connections == 0 and server.paths == []
 
 
