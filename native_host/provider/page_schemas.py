@@ -220,6 +220,14 @@ def _outside_ref(ref: str) -> str:
     )
 
 
+def _unsupported_pattern(pattern: str) -> str:
+    return (
+        f"The tool's inputSchema has the pattern `{_shown(pattern)}`, which webctx cannot run "
+        "(neither RE2 nor the `regex` module compiles it), so the arguments cannot be checked and "
+        "the page was not called."
+    )
+
+
 def _own_registry(root: referencing.jsonschema.SchemaResource) -> referencing.Registry[Any]:
     """A registry of `root` and the resources it embeds (`$id`, anchors), crawled once (an
     uncrawled one crawls the whole schema again on every lookup of a URI: 43 s for 2,480 refs in
@@ -265,11 +273,7 @@ def _walk(schema: Mapping[str, Any], specification: Any, patterns: _Patterns) ->
                 try:
                     patterns.compile(text)
                 except _Unsupported:
-                    return (
-                        f"The tool's inputSchema has the pattern `{_shown(text)}`, which webctx cannot "
-                        "run (neither RE2 nor the `regex` module compiles it), so the arguments cannot be "
-                        "checked and the page was not called."
-                    )
+                    return _unsupported_pattern(text)
         pending.extend((sub, here) for sub in resource.subresources())
     return None
 
@@ -353,6 +357,8 @@ def check_input(schema: Mapping[str, Any] | InputSchema | None, arguments: Any) 
             f"{CHECK_BUDGET_S * 1000:g} ms{which}, so the page was not called. Shorter arguments "
             "may pass; the page's author should simplify the schema."
         )
+    except _Unsupported as exc:  # `additionalProperties` joins patternProperties keys with "|"
+        return _unsupported_pattern(str(exc.args[0]))
     except referencing.exceptions.Unresolvable as exc:  # _walk found every ref; kept as a backstop
         return _outside_ref(str(getattr(exc, "ref", exc)))
     except Exception:  # recursion and the like: the page's schema, not ours
