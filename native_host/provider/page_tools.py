@@ -4,7 +4,8 @@
 worker ── tools.changed {tools:[PageTool]} ──► PageToolTable.update() ──► McpEndpoint tools/list
                                                                   └─► list_changed (both eras)
 desktop host ── tools/call p1_add ──► PageToolTable.call()
-    validate arguments against inputSchema (jsonschema) ── invalid → isError naming the field
+    check arguments against inputSchema (page_schemas.py, in a worker thread: never fetches, 100 ms budget)
+        invalid, a ref outside the schema, out of time → isError
     Bridge.request("tools.call", {pageId, name, input}, deadline) ──► worker ──► page
         ok → map_result(text)      error page_gone → isError "page gone"
         deadline → isError + tools.cancel      client cancels → tools.cancel, re-raise
@@ -19,13 +20,10 @@ from __future__ import annotations
 import asyncio
 import json
 import logging
-from collections.abc import Awaitable, Callable, Mapping
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from typing import Any, Final
 
-import jsonschema
-from jsonschema import exceptions as jsonschema_exceptions
-from jsonschema.protocols import Validator
 from mcp import types
 
 from native_host.errors import DeadlineExceeded, ExtensionError, ProviderUnavailable
@@ -39,6 +37,7 @@ from native_host.protocol.native import (
 )
 from native_host.protocol.tools import tool_error
 from native_host.provider.bridge import Requester
+from native_host.provider.page_schemas import InputSchema, check_input, compile_schema
 
 log = logging.getLogger(__name__)
 
@@ -102,45 +101,6 @@ def map_result(text: str | None) -> types.CallToolResult:
     return types.CallToolResult(content=[types.TextContent(text=text)], structured_content={"result": value})
 
 
-def _field_path(error: jsonschema_exceptions.ValidationError) -> str:
-    parts = [str(part) for part in error.absolute_path]
-    return "/".join(parts)
-
-
-def compile_schema(schema: Mapping[str, Any] | None) -> Validator | None:
-    """A validator for a page tool's `inputSchema` (JSON Schema, the dialect its `$schema` names,
-    else 2020-12), or None when there is no usable schema (a page's broken schema never blocks its
-    tool)."""
-    if not schema:
-        return None
-    try:
-        validator_class = jsonschema.validators.validator_for(schema, default=jsonschema.Draft202012Validator)
-        validator_class.check_schema(dict(schema))
-        return validator_class(schema)
-    except (jsonschema_exceptions.SchemaError, RecursionError):
-        log.info("a page tool's inputSchema is not a valid JSON Schema; arguments are not checked")
-        return None
-
-
-def check_input(schema: Mapping[str, Any] | Validator | None, arguments: Any) -> str | None:
-    """Validate `arguments` against a page tool's `inputSchema` (or its compiled validator).
-    Returns None when valid or when there is no usable schema, else a sentence naming the field."""
-    validator = compile_schema(schema) if isinstance(schema, Mapping) else schema
-    if validator is None:
-        return None
-    try:
-        error = jsonschema_exceptions.best_match(validator.iter_errors(arguments))
-    except Exception:  # unresolvable $ref (never fetched), recursion: the page's schema, not ours
-        log.info("checking arguments against a page tool's inputSchema failed; not checked")
-        return None
-    if error is None:
-        return None
-    where = _field_path(error)
-    message = error.message if len(error.message) <= 300 else error.message[:300] + "…"
-    place = f"field `{where}`" if where else "the arguments object"
-    return f"Invalid arguments: {place}: {message}. Fix the arguments to match the tool's inputSchema."
-
-
 def describe(tool: PageTool) -> str:
     """The MCP description: the page's title and origin (and a cross-origin frame's origin) first,
     then the page's own text."""
@@ -190,11 +150,11 @@ def mcp_tool(tool: PageTool) -> types.Tool:
 class _Entry:
     info: PageTool
     tool: types.Tool
-    validator: Validator | None = None
+    validator: InputSchema | None = None
     compiled: bool = False
 
-    def input_validator(self) -> Validator | None:
-        """The compiled `inputSchema`, built on the first call of this tool."""
+    def input_validator(self) -> InputSchema | None:
+        """The compiled `inputSchema` (page_schemas.py), built on the first call of this tool."""
         if not self.compiled:
             self.validator = compile_schema(self.tool.input_schema)
             self.compiled = True
@@ -262,7 +222,9 @@ class PageToolTable:
         if entry is None:
             return None
         info = entry.info
-        problem = check_input(entry.input_validator(), arguments)
+        # In a worker thread: a hostile schema's regex or size must not stall the loop (issue 13
+        # item 3); page_schemas.CHECK_BUDGET_S ends the thread's work, so it cannot pile up.
+        problem = await asyncio.to_thread(lambda: check_input(entry.input_validator(), arguments))
         if problem is not None:
             return tool_error(f"{problem} (tool `{name}`)")
         call_id = self.requester.new_request_id()

@@ -10,7 +10,8 @@ from mcp import types
 
 from native_host.errors import DeadlineExceeded, ExtensionError, ProviderUnavailable
 from native_host.protocol.native import PageTool
-from native_host.provider.page_tools import META_UNTRUSTED, PageToolTable, check_input, map_result, mcp_tool
+from native_host.provider.page_schemas import check_input
+from native_host.provider.page_tools import META_UNTRUSTED, PageToolTable, map_result, mcp_tool
 from tests.support.requester import HANG, FakeRequester
 
 
