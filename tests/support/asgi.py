@@ -10,6 +10,18 @@ from typing import Any, Literal
 
 import uvicorn
 
+INITIALIZE: dict[str, Any] = {
+    "jsonrpc": "2.0",
+    "id": 1,
+    "method": "initialize",
+    "params": {
+        "protocolVersion": "2025-11-25",
+        "capabilities": {},
+        "clientInfo": {"name": "probe", "version": "1"},
+    },
+}
+"""A handshake-era `initialize` request body, for tests that POST to an MCP endpoint by hand."""
+
 STOP_TIMEOUT_S = 5.0
 """How long uvicorn may take to stop (its graceful shutdown is given 1 s of it)."""
 

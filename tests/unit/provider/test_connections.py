@@ -25,6 +25,7 @@ from native_host.provider.connections import HEADER_TIMEOUT_S, ConnectionLimits
 from native_host.provider.endpoint import McpEndpoint
 from native_host.provider.profiles.handoff_server import HandoffServer
 from tests.support import half_open
+from tests.support.asgi import INITIALIZE as INITIALIZE_REQUEST
 from tests.support.host_process import Host, log_text, mcp_client, ready_descriptor, wait_until
 from tests.support.requester import HANG, FakeRequester
 
@@ -222,16 +223,7 @@ def request_head(
     return ("\r\n".join(lines) + "\r\n\r\n").encode()
 
 
-INITIALIZE = json.dumps({
-    "jsonrpc": "2.0",
-    "id": 1,
-    "method": "initialize",
-    "params": {
-        "protocolVersion": "2025-11-25",
-        "capabilities": {},
-        "clientInfo": {"name": "t", "version": "1"},
-    },
-}).encode()
+INITIALIZE = json.dumps(INITIALIZE_REQUEST).encode()
 
 
 async def test_headers_dripped_byte_by_byte_are_cut_off_at_the_header_deadline() -> None:

@@ -19,6 +19,7 @@ from mcp.shared.exceptions import MCPError
 from native_host.errors import DeadlineExceeded, ExtensionError, ProviderUnavailable
 from native_host.protocol.tools import EXTENSION_ID
 from native_host.provider.endpoint import McpEndpoint
+from tests.support.asgi import INITIALIZE
 from tests.support.requester import FakeRequester, SentRequest
 
 INSTANCE = "Zm9vYmFyYmF6cXV4cXV1eA"
@@ -174,16 +175,7 @@ async def test_listeners_hear_tools_list_changed(endpoint: McpEndpoint) -> None:
 
 
 async def test_the_real_endpoint_refuses_origin_wrong_token_and_wrong_path(endpoint: McpEndpoint) -> None:
-    initialize = {
-        "jsonrpc": "2.0",
-        "id": 1,
-        "method": "initialize",
-        "params": {
-            "protocolVersion": "2025-11-25",
-            "capabilities": {},
-            "clientInfo": {"name": "t", "version": "1"},
-        },
-    }
+    initialize = INITIALIZE
     accept = {"Accept": "application/json, text/event-stream"}
     good = {"Authorization": f"Bearer {endpoint.token}", **accept}
     async with httpx.AsyncClient(timeout=10) as http:

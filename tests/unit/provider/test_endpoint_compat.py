@@ -11,18 +11,9 @@ import httpx
 import pytest
 
 from native_host.provider.endpoint import McpEndpoint
+from tests.support.asgi import INITIALIZE
 from tests.support.requester import FakeRequester
 
-INITIALIZE = {
-    "jsonrpc": "2.0",
-    "id": 1,
-    "method": "initialize",
-    "params": {
-        "protocolVersion": "2025-11-25",
-        "capabilities": {},
-        "clientInfo": {"name": "probe", "version": "1"},
-    },
-}
 ELECTRON = {
     "User-Agent": "Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) "
     "Cursor/1.7.0 Chrome/138.0.7204.251 Electron/37.7.0 Safari/537.36",
