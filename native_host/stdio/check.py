@@ -111,6 +111,9 @@ class BridgeReport:
             if not self.survey.folder.exists():
                 return "No browser has published a descriptor: the providers folder does not exist."
             return "No browser has published a descriptor: the providers folder is empty."
+        if self.pid is None and all(state != "live" for _info, state, _why in self.states):
+            count = len(self.states)
+            return f"None of the {count} descriptor(s) here is a browser provider the bridge can use."
         if self.survey.miss is not None:
             return self.survey.miss.message
         return "No usable browser provider."
