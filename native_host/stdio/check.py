@@ -50,6 +50,9 @@ State = Literal["live", "stale", "refused", "skipped"]
 STALE_REASONS: Final = frozenset({"process_gone", "not_listening"})
 """host.checks reasons that mean "whoever wrote this has ended", not "this is not to be trusted"."""
 
+MAX_TOOL_NAMES: Final = 20
+"""The --check output names at most this many tools (a page may register hundreds)."""
+
 START_BROWSER: Final = "Start the browser with the webctx extension (`webctx doctor` checks the install)."
 CHECK_HINT: Final = "`webctx mcp --check` says more."
 
@@ -156,9 +159,11 @@ class BridgeReport:
                 lines.append(f"  {'warning':<8} {info.warning}")
         chosen = self.survey.chosen
         if self.ok and chosen is not None and self.tools is not None:
+            names = ", ".join(self.tools[:MAX_TOOL_NAMES])
+            more = f" and {len(self.tools) - MAX_TOOL_NAMES} more" if len(self.tools) > MAX_TOOL_NAMES else ""
             lines.append(
                 f"OK: the bridge uses {chosen.name} {chosen.version} (pid {chosen.pid}), which lists "
-                f"{len(self.tools)} tool(s): {', '.join(self.tools)}."
+                f"{len(self.tools)} tool(s): {names}{more}."
             )
         else:
             lines.append(f"Problem: {self.problem()}")
