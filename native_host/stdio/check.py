@@ -177,7 +177,7 @@ class BridgeReport:
         if self.ok and chosen is not None:
             return f"{base} Browser: {chosen.name} {chosen.version} (pid {chosen.pid})."
         looked = f"Looked in {self.survey.folder}, from {self.source}."
-        return f"webctx found no browser: {self.problem()} {looked} {START_BROWSER} {CHECK_HINT} {base}"
+        return f"webctx cannot reach a browser: {self.problem()} {looked} {START_BROWSER} {CHECK_HINT} {base}"
 
     def to_json(self) -> dict[str, Any]:
         """`{ok, folder, source, pid, providers: [{…ProviderInfo.to_json(), state, why}], chosen?,

@@ -331,7 +331,7 @@ async def test_with_no_provider_the_first_look_is_quick_and_the_instructions_say
     assert [tool.name for tool in tools] == ["current"]
     assert elapsed < 2.0
     assert instructions is not None and "\n" not in instructions
-    assert instructions.startswith("webctx found no browser: ")
+    assert instructions.startswith("webctx cannot reach a browser: ")
     assert f"Looked in {paths.providers_dir()}, from CONTEXT_PROVIDERS_DIR." in instructions
     assert "Start the browser with the webctx extension" in instructions
     assert "`webctx mcp --check`" in instructions
@@ -362,4 +362,4 @@ async def test_a_provider_that_never_answers_delays_the_first_look_by_the_grace_
     assert [tool.name for tool in tools] == ["current"]
     assert 0.5 <= elapsed < 3.0
     assert instructions is not None
-    assert instructions.startswith(f"webctx found no browser: Chromium (pid {os.getpid()}) was found")
+    assert instructions.startswith(f"webctx cannot reach a browser: Chromium (pid {os.getpid()}) was found")
