@@ -83,7 +83,7 @@ def run(args: argparse.Namespace) -> Result:
         from native_host.stdio.check import check_bridge  # imports mcp: only when checking
 
         report = anyio.run(check_bridge, None, args.pid)
-        return Result(text=report.text(), data=report.to_json(), exit_code=0 if report.ok else 1)
+        return Result(text=report.text(), exit_code=0 if report.ok else 1)
     _log_to_file()
     from native_host.stdio.server import StdioBridge  # imports mcp/uvicorn: only when serving
 

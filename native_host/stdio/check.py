@@ -22,7 +22,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Final, Literal
+from typing import Final, Literal
 
 import anyio
 
@@ -172,30 +172,13 @@ class BridgeReport:
 
     def instructions(self, base: str) -> str:
         """The bridge's `instructions` (one line): `base` plus the browser in use when `ok`; else
-        what is wrong and the fix first, so a client UI that shows the start of it shows that."""
+        what is wrong, where it looked and the fix (as --check says them) before `base`, so a
+        client UI that shows only the start of it shows that."""
         chosen = self.survey.chosen
         if self.ok and chosen is not None:
             return f"{base} Browser: {chosen.name} {chosen.version} (pid {chosen.pid})."
         looked = f"Looked in {self.survey.folder}, from {self.source}."
-        return f"webctx cannot reach a browser: {self.problem()} {looked} {START_BROWSER} {CHECK_HINT} {base}"
-
-    def to_json(self) -> dict[str, Any]:
-        """`{ok, folder, source, pid, providers: [{…ProviderInfo.to_json(), state, why}], chosen?,
-        tools?, problem?, fix?}`; never a token."""
-        out: dict[str, Any] = {
-            "ok": self.ok,
-            "folder": str(self.survey.folder),
-            "source": self.source,
-            "pid": self.pid,
-            "providers": [{**info.to_json(), "state": state, "why": why} for info, state, why in self.states],
-        }
-        if self.survey.chosen is not None:
-            out["chosen"] = {"name": self.survey.chosen.name, "pid": self.survey.chosen.pid}
-        if self.tools is not None:
-            out["tools"] = self.tools
-        if not self.ok:
-            out.update(problem=self.problem(), fix=self.fix())
-        return out
+        return f"webctx cannot reach a browser: {self.problem()} {looked} {self.fix()} {CHECK_HINT} {base}"
 
 
 async def check_bridge(

@@ -340,7 +340,9 @@ async def test_with_no_provider_the_first_look_is_quick_and_the_instructions_say
 
 async def test_a_provider_that_never_answers_delays_the_first_look_by_the_grace_only() -> None:
     """Issue 14: the first look waits for the first attempt, but never longer than the grace
-    (`connect_grace_s`, as calls): a listener that accepts and never answers costs 0.5 s here."""
+    (`connect_grace_s`, as calls): a listener that accepts and never answers costs the grace, 1.5 s
+    here (not the 5 s connection limit). The grace leaves room for the folder survey, which takes
+    0.1–0.5 s on a loaded 2-CPU machine (listener_pids)."""
     silent = socket.socket()
     silent.bind(("127.0.0.1", 0))
     silent.listen()
@@ -351,7 +353,7 @@ async def test_a_provider_that_never_answers_delays_the_first_look_by_the_grace_
         started = time.monotonic()
         async with (
             asyncio.timeout(20),
-            fresh_bridge(grace_s=0.5) as bridge,
+            fresh_bridge(grace_s=1.5) as bridge,
             connect(bridge, "legacy") as (client, _),
         ):
             tools = (await client.list_tools()).tools
@@ -360,6 +362,6 @@ async def test_a_provider_that_never_answers_delays_the_first_look_by_the_grace_
     finally:
         silent.close()
     assert [tool.name for tool in tools] == ["current"]
-    assert 0.5 <= elapsed < 3.0
+    assert 1.5 <= elapsed < 4.5
     assert instructions is not None
     assert instructions.startswith(f"webctx cannot reach a browser: Chromium (pid {os.getpid()}) was found")
