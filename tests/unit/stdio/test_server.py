@@ -342,7 +342,7 @@ async def test_a_provider_that_never_answers_delays_the_first_look_by_the_grace_
     """Issue 14: the first look waits for the first attempt, but never longer than the grace
     (`connect_grace_s`, as calls): a listener that accepts and never answers costs the grace, 1.5 s
     here (not the 5 s connection limit). The grace leaves room for the folder survey, which takes
-    0.1–0.5 s on a loaded 2-CPU machine (listener_pids)."""
+    0.1 to 0.5 s on a loaded 2-CPU machine (listener_pids)."""
     silent = socket.socket()
     silent.bind(("127.0.0.1", 0))
     silent.listen()
