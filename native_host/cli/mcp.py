@@ -3,7 +3,9 @@
 `webctx mcp` serves MCP on stdin/stdout until stdin closes (`stdio.server.StdioBridge`); nothing
 but MCP frames reaches stdout, logs go to `<log dir>/mcp.log`. `webctx mcp --print-config CLIENT`
 prints the JSON to paste into that client's configuration (`stdio.clients.CLIENTS`) on stdout, and
-where the file lives on stderr.
+where the file lives on stderr. `webctx mcp --check` says whether the bridge, started in this
+environment (and with this --pid), would reach a browser (`stdio.check`): exit 0 when it would,
+1 when not (issue 14).
 """
 
 from __future__ import annotations
@@ -34,6 +36,13 @@ resource webctx://current. It survives the browser restarting; while no browser 
 with a clear error after a short wait for one to start.
 
 --print-config CLIENT prints the configuration snippet for one of: {", ".join(CLIENT_NAMES)}.
+
+--check looks for the browser exactly as the bridge would in this environment (the providers
+folder from CONTEXT_PROVIDERS_DIR or XDG_RUNTIME_DIR, and --pid), connects to it and lists its
+tools. It prints the folder it read, every descriptor there (live, stale, refused or skipped, and
+why), then OK or the problem and its fix; it exits 0 when the bridge would reach a browser, 1 when
+not. Run it with the environment your MCP client gives the bridge. When the bridge finds no
+browser at start, its initialize `instructions` say the same in one line.
 """
 
 
@@ -49,19 +58,31 @@ def add_parser(subparsers: Any) -> argparse.ArgumentParser:
         metavar="CLIENT",
         help=f"print the configuration snippet for CLIENT ({', '.join(CLIENT_NAMES)}) and exit",
     )
+    parser.add_argument(
+        "--check",
+        action="store_true",
+        help="say whether the bridge would find a browser here (folder, descriptors, fix) and exit: "
+        "0 if it would, 1 if not",
+    )
     parser.set_defaults(run=run)
     return parser
 
 
 def run(args: argparse.Namespace) -> Result:
-    """`--print-config`: the snippet on stdout, where it goes on stderr. Otherwise serve stdio MCP
-    until stdin closes (exit 0)."""
+    """`--print-config`: the snippet on stdout, where it goes on stderr. `--check`: the report
+    (stdio.check.BridgeReport.text) on stdout, exit 0 when a browser was reached, else 1. Otherwise
+    serve stdio MCP until stdin closes (exit 0)."""
     if args.print_config:
         client = client_config(args.print_config)
         sys.stdout.write(config_text(client.name))
         sys.stdout.flush()
         print(f"Add this to the {client.title} configuration: {client.where[current_os()]}", file=sys.stderr)
         return Result(text="", printed=True)
+    if args.check:
+        from native_host.stdio.check import check_bridge  # imports mcp: only when checking
+
+        report = anyio.run(check_bridge, None, args.pid)
+        return Result(text=report.text(), exit_code=0 if report.ok else 1)
     _log_to_file()
     from native_host.stdio.server import StdioBridge  # imports mcp/uvicorn: only when serving
 

@@ -2,5 +2,6 @@
 (SPEC §1, §5, §7). It finds and follows the provider through `host/`, never `provider/`.
 
 Modules: `server` (StdioBridge, the MCP server), `provider_link` (which provider, kept connected),
-`bad_lines` (answers stdin lines that are not JSON-RPC), `clients` (DATA: client configurations).
+`check` (`webctx mcp --check` and the `instructions`: can the bridge find a browser?), `bad_lines`
+(answers stdin lines that are not JSON-RPC), `clients` (DATA: client configurations).
 """

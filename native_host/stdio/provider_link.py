@@ -2,7 +2,7 @@
 
 ```
 ProviderLink.run()  forever:
-  discover() → pick_provider()            (--pid; else the front browser, else the one last in
+  survey(): discover() → pick_provider()  (--pid; else the front browser, else the one last in
                                            front, else the only or newest one)
     └─ open_session()                      (native_host.host: token, no Origin, time limits)
         ├─ on_change(upstream)             the bridge exposes its tools, sends list_changed
@@ -12,7 +12,10 @@ ProviderLink.run()  forever:
 ```
 
 A connection that fails or ends is never fatal: the loop waits `poll_interval_s` (or a `wake()`)
-and tries again.
+and tries again. `settled()` waits (at most `connect_grace_s`) for the end of the first attempt
+(connected and announced, nothing found, or failed), so a client's first `tools/list` and its
+`initialize` see what the link found rather than the fallback (issue 14); `last_survey` and
+`last_failure` say what that was (the bridge's `instructions`, stdio/check.py).
 """
 
 from __future__ import annotations
@@ -63,6 +66,20 @@ shielded, also while shutting down)."""
 OnChange = Callable[["Upstream | None", bool], Awaitable[None]]
 """`await on_change(upstream, always)`: the live provider changed (None: there is none), or, with
 `always`, the provider said its tool list changed."""
+
+
+def folder_source() -> str:
+    """How `default_providers_folder()` chose its folder, for people: `CONTEXT_PROVIDERS_DIR`,
+    `XDG_RUNTIME_DIR`, `/run/user/<uid>, as XDG_RUNTIME_DIR is unset`, or the OS default."""
+    if os.environ.get("CONTEXT_PROVIDERS_DIR"):
+        return "CONTEXT_PROVIDERS_DIR"
+    if not sys.platform.startswith("linux"):
+        return "the default for this OS"
+    if os.environ.get("XDG_RUNTIME_DIR"):
+        return "XDG_RUNTIME_DIR"
+    if default_providers_folder() != paths.providers_dir():
+        return f"/run/user/{os.getuid()}, as XDG_RUNTIME_DIR is unset"
+    return "the default, as XDG_RUNTIME_DIR is unset and there is no /run/user/<uid>/context-providers"
 
 
 def default_providers_folder() -> Path:
@@ -124,6 +141,47 @@ def pick_provider(
     return max(usable, key=started)
 
 
+@dataclass(frozen=True)
+class Survey:
+    """One look at the providers folder: the `folder` read, every descriptor `found` there with its
+    verdict (host.discover), the one `chosen` (pick_provider) or None, and then `miss`, the error
+    that says why none was (ProviderUnavailable or ProviderRejected); `front` is the front app's
+    pid at the time (None: unknown); `readable` is False when the folder exists but could not be
+    listed (then `found` is empty and `miss` says why)."""
+
+    folder: Path
+    found: list[ProviderInfo]
+    chosen: Descriptor | None
+    miss: WebctxError | None = None
+    front: int | None = None
+    readable: bool = True
+
+
+def survey(
+    folder: Path | None = None,
+    pid: int | None = None,
+    *,
+    identify: BundleIdLookup = expected_bundle_id,
+    front_pid: Callable[[], int | None] = front_app_pid,
+    last_front: int | None = None,
+) -> Survey:
+    """Discover and pick as the bridge does (blocking: it reads files and asks the OS about
+    processes and ports). `folder` defaults to `default_providers_folder()`; `pid` pins one
+    browser; `last_front` is the browser last seen in front (pick_provider). Never raises a
+    WebctxError: an unreadable folder or no usable provider is the survey's `miss`."""
+    folder = default_providers_folder() if folder is None else folder
+    try:
+        found = discover(folder, identify=identify)
+    except WebctxError as exc:
+        return Survey(folder, [], None, exc, readable=False)
+    front = front_pid()
+    try:
+        chosen = pick_provider(found, pid, front_pid=lambda: front, last_front=last_front)
+    except WebctxError as exc:
+        return Survey(folder, found, None, exc, front)
+    return Survey(folder, found, chosen, None, front)
+
+
 @dataclass
 class Upstream:
     """The live connection to one provider: its descriptor, session and tool list (as the provider
@@ -166,6 +224,11 @@ class ProviderLink:
         self._wake = anyio.Event()
         self._last_miss: str | None = None
         self._last_front: int | None = None
+        self._first_attempt = anyio.Event()
+        self.last_survey: Survey | None = None
+        """The latest look at the providers folder (None before the first)."""
+        self.last_failure: str | None = None
+        """Why the latest connection to the chosen provider failed; None once one succeeds."""
 
     def wake(self) -> None:
         """Re-read the providers folder now instead of at the next poll (e.g. after a failed call)."""
@@ -181,40 +244,50 @@ class ProviderLink:
             await self._connected.wait()
         return self.upstream
 
+    async def settled(self) -> None:
+        """Return once the first attempt to reach a provider has ended (connected and `on_change`
+        told, nothing usable found, or the connection failed), or after `connect_grace_s` seconds,
+        whichever comes first; at once after that (issue 14: a client's first look)."""
+        with anyio.move_on_after(self.connect_grace_s):
+            await self._first_attempt.wait()
+
     async def run(self) -> None:
         """Forever: pick a provider, connect, serve it until it goes or is replaced, then again."""
         while True:
             descriptor = await self._pick()
             if descriptor is None:
                 await self._on_change(None, False)
+                self._first_attempt.set()
                 await self._sleep_or_wake(self.poll_interval_s)
                 continue
             try:
                 async with open_session(descriptor, mode="auto", timeout_s=CONNECT_TIMEOUT_S) as session:
                     await self._attach(Upstream(descriptor, session))
             except Exception as exc:  # the provider vanished or refused us; never end the bridge
-                log.info("provider pid %s: %s", descriptor.pid, _describe(exc))
+                self.last_failure = describe_failure(exc)
+                log.info("provider pid %s: %s", descriptor.pid, self.last_failure)
+                self._first_attempt.set()
                 await self._sleep_or_wake(self.poll_interval_s)
 
     async def _pick(self) -> Descriptor | None:
-        def choose() -> Descriptor:
-            folder = self.folder if self.folder is not None else default_providers_folder()
-            found = discover(folder, identify=self.identify)
-            front = self.front_pid()
-            chosen = pick_provider(found, self.pid, front_pid=lambda: front, last_front=self._last_front)
-            if chosen.pid == front:
-                self._last_front = front
-            return chosen
+        def look() -> Survey:
+            return survey(
+                self.folder, self.pid, identify=self.identify, front_pid=self.front_pid,
+                last_front=self._last_front,
+            )
 
-        try:
-            chosen = await anyio.to_thread.run_sync(choose)
-        except WebctxError as exc:
-            if exc.message != self._last_miss:  # log changes only: this runs every POLL_INTERVAL_S
-                log.info("no provider: %s", exc.message)
-            self._last_miss = exc.message
+        found = await anyio.to_thread.run_sync(look)
+        self.last_survey = found
+        if found.chosen is None:
+            message = found.miss.message if found.miss is not None else "no provider"
+            if message != self._last_miss:  # log changes only: this runs every POLL_INTERVAL_S
+                log.info("no provider: %s", message)
+            self._last_miss = message
             return None
+        if found.chosen.pid == found.front:
+            self._last_front = found.front
         self._last_miss = None
-        return chosen
+        return found.chosen
 
     async def _sleep_or_wake(self, seconds: float) -> None:
         with anyio.move_on_after(seconds):
@@ -228,8 +301,10 @@ class ProviderLink:
             log.info("connected to %s pid %s (listener %s) over MCP %s",
                      d.name, d.pid, d.listener_pid, upstream.session.protocol_version)
             self.upstream = upstream
+            self.last_failure = None
             self._connected.set()
             await self._on_change(upstream, False)
+            self._first_attempt.set()  # after on_change: the bridge exposes this provider's tools
             async with anyio.create_task_group() as tg:
 
                 async def until(watcher: Callable[[Upstream], Any]) -> None:
@@ -259,7 +334,8 @@ class ProviderLink:
         except ListenNotSupportedError:
             await anyio.sleep_forever()
         except Exception as exc:
-            log.info("provider pid %s: change stream ended: %s", upstream.descriptor.pid, _describe(exc))
+            pid = upstream.descriptor.pid
+            log.info("provider pid %s: change stream ended: %s", pid, describe_failure(exc))
 
     async def _watch_descriptor(self, upstream: Upstream) -> None:
         """Return when the provider the bridge would pick now is not `upstream` (gone, restarted,
@@ -271,7 +347,9 @@ class ProviderLink:
                 return
 
 
-def _describe(exc: BaseException) -> str:
+def describe_failure(exc: BaseException) -> str:
+    """One sentence for a failure to reach a provider: a WebctxError's message, else `Type: text`
+    (the first of an exception group)."""
     while isinstance(exc, BaseExceptionGroup) and exc.exceptions:
         exc = exc.exceptions[0]
     return exc.message if isinstance(exc, WebctxError) else f"{type(exc).__name__}: {exc}"

@@ -19,6 +19,12 @@ MCP client ──stdio──► StdioBridge.server (tools, the `webctx://current
 A stdin line that is not a JSON-RPC message is answered with a JSON-RPC error (id null, -32700 or
 -32600) and one log line (bad_lines.py); the session goes on.
 
+A client's first look waits for the link's first attempt to reach a provider (at most
+`connect_grace_s`, ProviderLink.settled): `initialize` (or `server/discover`) and the first
+`tools/list` answer with what was found, so a client that lists once sees `location` and the page
+tools (issue 14). The `instructions` then say which browser is in use, or, when none was found,
+what is wrong and the fix in one line (stdio/check.py), for a client UI to show.
+
 When no provider is live, every call answers `isError` with NO_PROVIDER_MESSAGE (after waiting at
 most `connect_grace_s`, default 2 s, for one to appear): never a hang, never a crash. Ids seen in `current`
 answers are kept with the instance that issued them; an id of an instance that is gone is
@@ -57,7 +63,14 @@ from native_host.host import (
 )
 from native_host.protocol.tools import CURRENT_TOOL, SERVER_NAME, ProviderServer, tool_error
 from native_host.stdio.bad_lines import AnsweringReadStream
-from native_host.stdio.provider_link import CONNECT_GRACE_S, POLL_INTERVAL_S, ProviderLink, Upstream
+from native_host.stdio.check import BridgeReport
+from native_host.stdio.provider_link import (
+    CONNECT_GRACE_S,
+    POLL_INTERVAL_S,
+    ProviderLink,
+    Upstream,
+    folder_source,
+)
 
 log = logging.getLogger(__name__)
 
@@ -89,6 +102,9 @@ SERVER_INSTRUCTIONS: Final = (
 FALLBACK_TOOLS: Final = (CURRENT_TOOL,)
 """What `tools/list` shows while no provider is live, so a call reaches the bridge and gets the
 clear NO_PROVIDER_MESSAGE instead of the client hiding the server."""
+
+FIRST_LOOK_METHODS: Final = frozenset({"initialize", "server/discover"})
+"""Requests whose answer waits for the link's first attempt and carries `instructions` (both eras)."""
 
 _TRANSPORT_ERRORS: Final = (httpx2.HTTPError, OSError, anyio.BrokenResourceError, anyio.ClosedResourceError)
 
@@ -170,6 +186,7 @@ class StdioBridge:
         async def on_list_tools(
             ctx: ServerRequestContext[Any, Any], params: types.PaginatedRequestParams | None
         ) -> types.ListToolsResult:
+            await self.link.settled()  # a client's first list: the provider's tools, not the fallback
             return types.ListToolsResult(tools=list(self._exposed[1]))
 
         async def on_call_tool(
@@ -211,8 +228,34 @@ class StdioBridge:
             on_list_resources=on_list_resources,
             on_read_resource=on_read_resource,
             on_subscriptions_listen=self._listen,
-            middleware=[self._remember_legacy_session],
+            middleware=[self._first_look, self._remember_legacy_session],
         )
+
+    def instructions(self) -> str:
+        """The `instructions` for a client's initialize (or server/discover) result: one line,
+        SERVER_INSTRUCTIONS and the browser in use, or what is wrong and the fix first (check.py)."""
+        found = self.link.last_survey
+        if found is None:  # the grace ran out before the first look at the folder
+            return SERVER_INSTRUCTIONS
+        upstream = self.link.upstream
+        source = folder_source() if self.link.folder is None else "the bridge's caller"
+        report = BridgeReport(
+            found, source, self.link.pid,
+            tools=[tool.name for tool in upstream.tools] if upstream is not None else None,
+            failure=self.link.last_failure,
+        )
+        return report.instructions(SERVER_INSTRUCTIONS)
+
+    async def _first_look(self, ctx: ServerRequestContext[Any, Any], call_next: CallNext) -> HandlerResult:
+        """ServerMiddleware: `initialize` / `server/discover` wait for the link's first attempt
+        (ProviderLink.settled) and carry `instructions()` (issue 14)."""
+        if ctx.method not in FIRST_LOOK_METHODS:
+            return await call_next(ctx)
+        await self.link.settled()
+        result = await call_next(ctx)
+        if isinstance(result, dict):
+            result["instructions"] = self.instructions()
+        return result
 
     async def _remember_legacy_session(
         self, ctx: ServerRequestContext[Any, Any], call_next: CallNext

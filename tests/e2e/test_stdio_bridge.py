@@ -3,6 +3,9 @@
 The bridge is a real subprocess (`webctx mcp`) that inherits this test's HOME, XDG_* and
 CONTEXT_PROVIDERS_DIR, so it finds exactly the browser this test started.
 
+A fresh bridge's first and only `tools/list` lists what the provider has (issue 14), and
+`webctx mcp --check` names the running browser (issue 14).
+
 list_changed is checked where the bridge itself sends it (the provider goes away, a new one
 replaces it) and where it relays the provider's: a tab switch that changes the visible page's
 tools (page tools, SPEC §5).
@@ -24,9 +27,11 @@ from mcp import Client, types
 from mcp.client.stdio import StdioServerParameters
 from mcp.shared.exceptions import MCPError
 
+from native_host.host import HostClient
 from native_host.stdio.server import NO_PROVIDER_MESSAGE, RESOURCE_URI, TOOL_NAME_PATTERN
 from tests.e2e.conftest import launched_browser
 from tests.e2e.harness import RunningBrowser
+from tests.e2e.page_tools_harness import TOOLS_PAGE, wait_for_tools
 from tests.e2e.tree import find_all
 
 WEBCTX = Path(sys.executable).with_name("webctx")
@@ -211,3 +216,89 @@ async def test_a_tab_switch_reaches_a_stdio_client_as_list_changed_and_its_page_
         async with asyncio.timeout(10):
             while page_tools((await client.list_tools()).tools):
                 await _next_change(changes)
+
+
+def _frame(message_id: int | None, method: str, params: dict[str, Any] | None = None) -> bytes:
+    message: dict[str, Any] = {"jsonrpc": "2.0", "method": method}
+    if message_id is not None:
+        message["id"] = message_id
+    if params is not None:
+        message["params"] = params
+    return (json.dumps(message) + "\n").encode()
+
+
+async def _answer(stdout: asyncio.StreamReader, message_id: int) -> dict[str, Any]:
+    """The next answer to request `message_id` on the bridge's stdout (notifications skipped)."""
+    while True:
+        line = await stdout.readline()
+        assert line, "the bridge closed stdout"
+        message = json.loads(line)
+        if message.get("id") == message_id:
+            return message  # type: ignore[no-any-return]
+
+
+async def first_look(env: dict[str, str]) -> tuple[dict[str, Any], list[str], float]:
+    """Start a fresh `webctx mcp`, send `initialize`, `notifications/initialized` and ONE
+    `tools/list` at once (as Codex and the Inspector CLI do); return the initialize result, the
+    listed tool names and the seconds from start to the list's answer."""
+    started = time.monotonic()
+    process = await asyncio.create_subprocess_exec(
+        str(WEBCTX), "mcp", stdin=asyncio.subprocess.PIPE, stdout=asyncio.subprocess.PIPE,
+        stderr=asyncio.subprocess.DEVNULL, env=env,
+    )
+    assert process.stdin is not None and process.stdout is not None
+    try:
+        client = {"name": "once", "version": "1"}
+        hello = {"protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": client}
+        process.stdin.write(_frame(1, "initialize", hello))
+        initialized = (await _answer(process.stdout, 1))["result"]
+        process.stdin.write(_frame(None, "notifications/initialized") + _frame(2, "tools/list"))
+        listed = (await _answer(process.stdout, 2))["result"]["tools"]
+        elapsed = time.monotonic() - started
+        process.stdin.close()
+        async with asyncio.timeout(15):
+            assert await process.wait() == 0
+    finally:
+        if process.returncode is None:
+            process.kill()
+            await process.wait()
+    return initialized, [tool["name"] for tool in listed], elapsed
+
+
+async def test_a_client_that_lists_once_right_after_initialize_sees_location_and_the_page_tools(
+    browser: RunningBrowser, page_server: str, host: HostClient
+) -> None:
+    """Issue 14 item 1: a fresh bridge's first `tools/list` is the provider's list (`current`,
+    `location`, the visible page's tools), not the fallback; `instructions` name the browser."""
+    tools_page = await browser.new_page(f"{page_server}{TOOLS_PAGE}")
+    await tools_page.evaluate("() => window.ready")
+    descriptor = await browser.descriptor()
+    async with asyncio.timeout(30), host.session(descriptor.pid) as session:  # the provider has them
+        await wait_for_tools(session, lambda tools: any(t.name.endswith("_add") for t in tools), timeout_s=10)
+    env = {name: os.environ[name] for name in ENV_NAMES if name in os.environ}
+    async with asyncio.timeout(40):
+        initialized, names, elapsed = await first_look(env)
+    assert "current" in names and "location" in names, names
+    assert any(name.endswith("_add") for name in names), names
+    assert elapsed < 15
+    instructions = initialized["instructions"]
+    assert "\n" not in instructions
+    assert f"Browser: Chromium {descriptor.version} (pid {descriptor.pid})." in instructions
+
+
+async def test_check_names_the_running_browser_and_exits_0(browser: RunningBrowser) -> None:
+    """Issue 14 item 4: `webctx mcp --check` in the environment a client gives the bridge."""
+    descriptor = await browser.descriptor()
+    env = {name: os.environ[name] for name in ENV_NAMES if name in os.environ}
+    process = await asyncio.create_subprocess_exec(
+        str(WEBCTX), "mcp", "--check", stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE, env=env
+    )
+    async with asyncio.timeout(30):
+        out, err = await process.communicate()
+    text = out.decode()
+    print(text)  # quoted in docs/native-host.md
+    assert process.returncode == 0, text + err.decode()
+    assert text.startswith(f"Providers folder: {browser.providers}, from CONTEXT_PROVIDERS_DIR\n")
+    assert f"  live     Chromium {descriptor.version} (pid {descriptor.pid}, " in text
+    assert f"OK: the bridge uses Chromium {descriptor.version} (pid {descriptor.pid}), which lists " in text
+    assert "current, location" in text

@@ -88,6 +88,9 @@ def test_the_stdio_server_writes_only_mcp_frames_and_answers_without_a_provider(
     assert all(m.get("jsonrpc") == "2.0" for m in messages)
     by_id = {m["id"]: m for m in messages if "id" in m}
     assert by_id[1]["result"]["capabilities"]["tools"] == {"listChanged": True}
+    instructions = by_id[1]["result"]["instructions"]  # issue 14: the client can show why, in one line
+    assert instructions.startswith("webctx cannot reach a browser: ") and "\n" not in instructions
+    assert f"Looked in {os.environ['CONTEXT_PROVIDERS_DIR']}, from CONTEXT_PROVIDERS_DIR." in instructions
     assert [t["name"] for t in by_id[2]["result"]["tools"]] == ["current"]
     assert by_id[3]["result"]["isError"] is True
     assert by_id[3]["result"]["content"][0]["text"] == NO_PROVIDER_MESSAGE

@@ -6,6 +6,8 @@ from __future__ import annotations
 import asyncio
 import os
 import secrets
+import socket
+import time
 from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
@@ -25,6 +27,7 @@ from native_host.provider.endpoint import McpEndpoint
 from native_host.stdio.server import (
     NO_PROVIDER_MESSAGE,
     RESOURCE_URI,
+    SERVER_INSTRUCTIONS,
     TOOL_NAME_PATTERN,
     StdioBridge,
     exposable,
@@ -288,3 +291,77 @@ def test_only_client_safe_tool_names_are_exposed() -> None:
     names = ["current", "p1_search", "bad.name", "x" * 49, "", "p2_ok_" + "y" * 42, "with-dash"]
     kept = exposable([types.Tool(name=name, input_schema=schema) for name in names])
     assert [tool.name for tool in kept] == ["current", "p1_search", "p2_ok_" + "y" * 42]
+
+
+@asynccontextmanager
+async def fresh_bridge(grace_s: float = 2.0) -> AsyncIterator[StdioBridge]:
+    """A bridge started now (its link has not looked at the providers folder yet)."""
+    bridge = StdioBridge(
+        identify=lambda process: BUNDLE, front_pid=lambda: None, poll_interval_s=0.2, connect_grace_s=grace_s
+    )
+    async with bridge.running():
+        yield bridge
+
+
+@pytest.mark.parametrize("mode", MODES)
+async def test_a_client_that_lists_once_right_after_connecting_sees_the_providers_tools(
+    start_provider: Callable[[], Awaitable[Provider]], mode: Mode
+) -> None:
+    """Issue 14: the first `tools/list` of a fresh bridge waits for the link's first attempt and
+    lists the provider's tools, not the fallback `current` alone; `instructions` name the browser."""
+    provider = await start_provider()
+    async with asyncio.timeout(20), fresh_bridge() as bridge, connect(bridge, mode) as (client, _):
+        tools = (await client.list_tools()).tools
+        instructions = client.instructions
+    assert [tool.name for tool in tools] == ["current", "location"]
+    assert instructions is not None and "\n" not in instructions
+    assert instructions.startswith(SERVER_INSTRUCTIONS)
+    assert f"Browser: Chromium 156.0.8078.114 (pid {provider.descriptor.pid})." in instructions
+
+
+@pytest.mark.parametrize("mode", MODES)
+async def test_with_no_provider_the_first_look_is_quick_and_the_instructions_say_why(mode: Mode) -> None:
+    """Issue 14: nothing to wait for (no descriptor) → no wait for the grace; the one-line
+    `instructions` lead with what is wrong, where the bridge looked, and the fix."""
+    started = time.monotonic()
+    async with asyncio.timeout(20), fresh_bridge(grace_s=5.0) as bridge, connect(bridge, mode) as (client, _):
+        tools = (await client.list_tools()).tools
+        instructions = client.instructions
+    elapsed = time.monotonic() - started
+    assert [tool.name for tool in tools] == ["current"]
+    assert elapsed < 2.0
+    assert instructions is not None and "\n" not in instructions
+    assert instructions.startswith("webctx cannot reach a browser: ")
+    assert f"Looked in {paths.providers_dir()}, from CONTEXT_PROVIDERS_DIR." in instructions
+    assert "Start the browser with the webctx extension" in instructions
+    assert "`webctx mcp --check`" in instructions
+    assert instructions.endswith(SERVER_INSTRUCTIONS)
+
+
+async def test_a_provider_that_never_answers_delays_the_first_look_by_the_grace_only() -> None:
+    """Issue 14: the first look waits for the first attempt, but never longer than the grace
+    (`connect_grace_s`, as calls): a listener that accepts and never answers costs the grace, 1.5 s
+    here (not the 5 s connection limit). The grace leaves room for the folder survey, which takes
+    0.1 to 0.5 s on a loaded 2-CPU machine (listener_pids)."""
+    silent = socket.socket()
+    silent.bind(("127.0.0.1", 0))
+    silent.listen()
+    port = silent.getsockname()[1]
+    descriptor = make_descriptor(bundle_id=BUNDLE, pid=os.getpid(), endpoint=f"http://127.0.0.1:{port}/mcp/x")
+    write_descriptor(paths.providers_dir(), descriptor)
+    try:
+        started = time.monotonic()
+        async with (
+            asyncio.timeout(20),
+            fresh_bridge(grace_s=1.5) as bridge,
+            connect(bridge, "legacy") as (client, _),
+        ):
+            tools = (await client.list_tools()).tools
+            instructions = client.instructions
+        elapsed = time.monotonic() - started
+    finally:
+        silent.close()
+    assert [tool.name for tool in tools] == ["current"]
+    assert 1.5 <= elapsed < 4.5
+    assert instructions is not None
+    assert instructions.startswith(f"webctx cannot reach a browser: Chromium (pid {os.getpid()}) was found")
