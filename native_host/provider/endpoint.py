@@ -314,6 +314,7 @@ class McpEndpoint:
             return
         self._listen.close()
         self.list_changed.close()
+        await self._end_legacy_sessions(timeout_s / 2)
         server.should_exit = True
         done, _ = await asyncio.wait({task}, timeout=timeout_s)
         if not done:
@@ -324,3 +325,21 @@ class McpEndpoint:
         if task.done() and not task.cancelled() and task.exception() is not None:
             log.warning("MCP endpoint ended with an error: %s", type(task.exception()).__name__)
         log.info("MCP endpoint stopped")
+
+    async def _end_legacy_sessions(self, timeout_s: float) -> None:
+        """Terminate every 2025-era session, so that a GET notification stream a client holds ends
+        as a finished response before uvicorn waits for connections. Left open, uvicorn cancels it
+        after GRACEFUL_SHUTDOWN_S and logs "Cancel 1 running task(s)" and an "Exception in ASGI
+        application" traceback at ERROR on every browser quit (issue 14). The SDK's session table
+        is private (`_server_instances`); if it goes away, shutdown is as before, only noisier."""
+        try:
+            manager = self.server.session_manager
+        except RuntimeError:  # the app was never built
+            return
+        sessions = list(getattr(manager, "_server_instances", {}).values())
+        try:
+            async with asyncio.timeout(timeout_s):
+                for transport in sessions:
+                    await transport.terminate()
+        except TimeoutError:
+            log.warning("ending %d MCP session(s) took over %.1f s", len(sessions), timeout_s)
