@@ -314,7 +314,7 @@ class McpEndpoint:
             return
         self._listen.close()
         self.list_changed.close()
-        await self._end_legacy_sessions(timeout_s / 2)
+        self._end_notification_streams()
         server.should_exit = True
         done, _ = await asyncio.wait({task}, timeout=timeout_s)
         if not done:
@@ -326,20 +326,18 @@ class McpEndpoint:
             log.warning("MCP endpoint ended with an error: %s", type(task.exception()).__name__)
         log.info("MCP endpoint stopped")
 
-    async def _end_legacy_sessions(self, timeout_s: float) -> None:
-        """Terminate every 2025-era session, so that a GET notification stream a client holds ends
-        as a finished response before uvicorn waits for connections. Left open, uvicorn cancels it
-        after GRACEFUL_SHUTDOWN_S and logs "Cancel 1 running task(s)" and an "Exception in ASGI
-        application" traceback at ERROR on every browser quit (issue 14). The SDK's session table
-        is private (`_server_instances`); if it goes away, shutdown is as before, only noisier."""
+    def _end_notification_streams(self) -> None:
+        """End every 2025-era session's GET notification stream (the SDK's public
+        `close_standalone_sse_stream`), so that uvicorn finds a finished response instead of a
+        stream it must cancel. Left open, uvicorn cancels it after GRACEFUL_SHUTDOWN_S and logs
+        "Cancel 1 running task(s)" and an "Exception in ASGI application" traceback at ERROR on
+        every browser quit (issue 14). Requests in flight keep their streams, so their answers
+        still go out; a client reconnects its GET stream after ~1 s (the SDKs' default delay), by
+        which time uvicorn no longer listens. The SDK's session table is private
+        (`_server_instances`): if it goes away, shutdown is as before, only noisier."""
         try:
             manager = self.server.session_manager
         except RuntimeError:  # the app was never built
             return
-        sessions = list(getattr(manager, "_server_instances", {}).values())
-        try:
-            async with asyncio.timeout(timeout_s):
-                for transport in sessions:
-                    await transport.terminate()
-        except TimeoutError:
-            log.warning("ending %d MCP session(s) took over %.1f s", len(sessions), timeout_s)
+        for transport in list(getattr(manager, "_server_instances", {}).values()):
+            transport.close_standalone_sse_stream()

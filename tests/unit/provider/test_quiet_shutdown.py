@@ -73,3 +73,34 @@ async def test_a_quit_with_a_held_notification_stream_logs_no_error_and_is_fast(
         assert " ERROR " not in text
         assert "Traceback" not in text
         assert "graceful shutdown exceeded" not in text
+
+
+@pytest.mark.parametrize("mode", ["legacy", "auto"])
+async def test_a_call_in_flight_at_the_quit_still_gets_its_answer_quietly(
+    spawn: Callable[[], Any], tmp_path: Path, mode: Literal["legacy", "auto"]
+) -> None:
+    """Ending the notification streams must not cut the answer of a call the quit interrupts
+    (app.py fails pending requests with "no longer connected" before the endpoint stops)."""
+    host: Host = await spawn()
+    await host.hello()
+    descriptor = await ready_descriptor(host)
+    host.answer_current = False  # the extension never answers: the call is still running at the quit
+    connected = asyncio.Event()
+
+    async def call() -> Any:
+        async with mcp_client(descriptor, mode) as client:
+            connected.set()
+            return await client.call_tool("current", {})
+
+    task = asyncio.create_task(call())
+    async with asyncio.timeout(WAIT_S):
+        await connected.wait()
+    await asyncio.sleep(0.5)  # the call has reached the host and waits for the extension
+    host.close_stdin()
+    assert await host.wait_exit(BROWSER_KILL_S) == 0
+    async with asyncio.timeout(5):
+        result = await task
+    assert result.is_error is True
+    assert "no longer connected" in result.content[0].text
+    log = log_text() + (tmp_path / "host-0.stderr").read_text(errors="replace")
+    assert " ERROR " not in log and "Traceback" not in log
