@@ -8,10 +8,13 @@ import sys
 import time
 from typing import Any
 
+from mcp import types
+
 from native_host.cli.arguments import positive_seconds
-from native_host.cli.render import render_tree
+from native_host.cli.render import MAX_TEXT_CHARS, render_tree, result_text, shorten
 from native_host.cli.result import Result, emit
-from native_host.demo.runner import DEFAULT_DEMO_TIMEOUT_S, launch_demo
+from native_host.demo.runner import DEFAULT_DEMO_TIMEOUT_S, DEMO_TOOL, DemoBrowser, launch_demo
+from native_host.errors import WebctxError
 from native_host.host import iter_elements
 
 HELP = "start a headless browser with the extension on a demo page and print its context"
@@ -20,7 +23,8 @@ Run webctx end to end: start an installed Chromium-family browser headless, with
 profile, the webctx extension and its native host, on a bundled demo page that selects a
 passage. Then act as a desktop host: wait for the browser's descriptor, connect over MCP, call
 `current` until it holds the selected text, print the element tree (or the exact answer with
---json), and shut the browser down. Progress goes to stderr; the browser's own output to a log
+--json), locate the selection, list the MCP tools, call the page's own tool (get_passage) and
+print its result, and shut the browser down. Progress goes to stderr; the browser's own output to a log
 file. Needs a browser: `sudo apt-get install chromium` on Debian/Ubuntu.
 """
 
@@ -76,9 +80,10 @@ def run(args: argparse.Namespace) -> Result:
                 texts = [e for e in iter_elements(current.answer.root) if e.role == "Text" and e.selected]
                 if texts:
                     text += "\n" + demo.locate(texts[0].id)
-                tools = demo.tool_names()
+                tools = demo.tools()
                 if tools:
-                    text += "\nMCP tools: " + ", ".join(tools)
+                    text += "\nMCP tools: " + ", ".join(tool.name for tool in tools)
+                    text += _page_tool_line(demo, tools)
             result = Result(text=text, data=current.raw)
             if args.keep_open:
                 emit(result, args.json)
@@ -96,6 +101,23 @@ def run(args: argparse.Namespace) -> Result:
             return result
     finally:
         signal.signal(signal.SIGTERM, previous)
+
+
+def _page_tool_line(demo: DemoBrowser, tools: list[types.Tool]) -> str:
+    """"\n<name> → <result>" for the demo page's own tool (SPEC §6: the demo calls the page's tools),
+    the reason when the call failed, "" when the page offered no tool (a browser without WebMCP
+    and the polyfill switched off)."""
+    try:
+        called = demo.call_page_tool(tools)
+    except WebctxError as exc:
+        return f"\n{DEMO_TOOL} could not be called: {exc.message}"
+    if called is None:
+        return ""
+    name, result = called
+    text = " ".join(result_text(result).split())
+    if result.is_error:
+        return f"\n{name} → error: {shorten(text, MAX_TEXT_CHARS)}"
+    return f"\n{name} → “{shorten(text, MAX_TEXT_CHARS)}”"
 
 
 def _raise_keyboard_interrupt(signum: int, frame: object) -> None:

@@ -34,6 +34,8 @@ LOG_FILE_NAME: Final = "cli.log"
 COMMANDS: Final = (
     "context",
     "locate",
+    "tools",
+    "call",
     "providers",
     "mcp",
     "conformance",

@@ -2,10 +2,10 @@
 
 `webctx mcp` serves MCP on stdin/stdout until stdin closes (`stdio.server.StdioBridge`); nothing
 but MCP frames reaches stdout, logs go to `<log dir>/mcp.log`. `webctx mcp --print-config CLIENT`
-prints the JSON to paste into that client's configuration (`stdio.clients.CLIENTS`) on stdout, and
-where the file lives on stderr. `webctx mcp --check` says whether the bridge, started in this
-environment (and with this --pid), would reach a browser (`stdio.check`): exit 0 when it would,
-1 when not (issue 14).
+prints the JSON (for Codex: TOML) to paste into that client's configuration (`stdio.clients.CLIENTS`)
+on stdout, and on stderr where the file lives and the client's own `… mcp add` command.
+`webctx mcp --check` says whether the bridge, started in this environment (and with this --pid),
+would reach a browser (`stdio.check`): exit 0 when it would, 1 when not (issue 14).
 """
 
 from __future__ import annotations
@@ -19,14 +19,14 @@ import anyio
 
 from native_host.cli.result import Result
 from native_host.log_files import rotating_log_file
-from native_host.stdio.clients import CLIENT_NAMES, client_config, config_text, current_os
+from native_host.stdio.clients import CLIENT_NAMES, config_text, where_text
 
 log = logging.getLogger(__name__)
 
 LOG_FILE_NAME: Final = "mcp.log"
 """The bridge's log file inside `paths.log_dir()` (rotated at 1 MiB, 3 kept)."""
 
-HELP = "serve the browser's context over MCP on stdin/stdout (for Claude Desktop, Cursor, VS Code …)"
+HELP = "serve the browser's context over MCP on stdin/stdout (Claude, Cursor, VS Code, Gemini CLI, Codex …)"
 DESCRIPTION = f"""\
 Run a stdio MCP server that bridges to the browser provider. Any MCP client can launch it: it finds
 the provider like `webctx context` does (--pid, else the browser in front or last in front, else
@@ -35,7 +35,8 @@ provider's tools (`current`, `location`, and page tools where the provider has t
 resource webctx://current. It survives the browser restarting; while no browser runs, calls answer
 with a clear error after a short wait for one to start.
 
---print-config CLIENT prints the configuration snippet for one of: {", ".join(CLIENT_NAMES)}.
+--print-config CLIENT prints the configuration snippet for one of: {", ".join(CLIENT_NAMES)}
+(on stdout), and on stderr where it goes and the client's own `… mcp add` command where it has one.
 
 --check looks for the browser exactly as the bridge would in this environment (the providers
 folder from CONTEXT_PROVIDERS_DIR or XDG_RUNTIME_DIR, and --pid), connects to it and lists its
@@ -73,10 +74,9 @@ def run(args: argparse.Namespace) -> Result:
     (stdio.check.BridgeReport.text) on stdout, exit 0 when a browser was reached, else 1. Otherwise
     serve stdio MCP until stdin closes (exit 0)."""
     if args.print_config:
-        client = client_config(args.print_config)
-        sys.stdout.write(config_text(client.name))
+        sys.stdout.write(config_text(args.print_config))
         sys.stdout.flush()
-        print(f"Add this to the {client.title} configuration: {client.where[current_os()]}", file=sys.stderr)
+        print(where_text(args.print_config), file=sys.stderr)
         return Result(text="", printed=True)
     if args.check:
         from native_host.stdio.check import check_bridge  # imports mcp: only when checking

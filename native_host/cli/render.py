@@ -1,8 +1,11 @@
-"""A context tree (SPEC §2) as readable indented text for the terminal."""
+"""A context tree (SPEC §2), a tool list and a tool result (SPEC §5) as readable text for the terminal."""
 
 from __future__ import annotations
 
-from typing import Final
+import json
+from typing import Any, Final
+
+from mcp import types
 
 from native_host.protocol.answers import Element
 
@@ -79,3 +82,62 @@ def render_tree(root: Element) -> str:
 
     walk(root, "")
     return "\n".join(lines)
+
+
+MAX_DESCRIPTION_CHARS: Final = 200
+"""A tool's description is shortened to this many characters in `webctx tools` (characters); a
+page tool's starts with the provider's "[Page tool of “title” (origin); …]" prefix."""
+
+
+def describe_tool(tool: types.Tool) -> str:
+    """A `tools/list` entry as a line: name, then for a page tool (SPEC §5 "Exposure", from its
+    `_meta`) `page=<pageId>`, `origin=`, `frame=` (a tool of an embedded frame), then `read-only`
+    or `may act` (the `readOnlyHint`) and `asks first` (consequential: Allow/Deny); then the
+    description, shortened, on a second line indented by 4."""
+    meta = tool.meta or {}
+    parts = [shorten(tool.name, MAX_ID_CHARS)]
+    for key, label in (("pageId", "page"), ("origin", "origin"), ("frameOrigin", "frame")):
+        value = meta.get(key)
+        if isinstance(value, str) and value:
+            parts.append(f"{label}={shorten(value, MAX_ID_CHARS)}")
+    read_only = tool.annotations.read_only_hint if tool.annotations is not None else None
+    parts.append("read-only" if read_only else "may act")
+    if meta.get("consequential"):
+        parts.append("asks first")
+    line = "  ".join(parts)
+    if tool.description:
+        line += "\n    " + shorten(tool.description, MAX_DESCRIPTION_CHARS)
+    return line
+
+
+def result_text(result: types.CallToolResult) -> str:
+    """A tool result's content for a person: text blocks as they are (one holding exactly the
+    `structuredContent` as JSON is printed indented), other blocks as one bracketed line
+    (`[image image/png, 2048 bytes]`); only `structuredContent` (no content): indented JSON."""
+    structured = result.structured_content
+    lines: list[str] = []
+    for block in result.content:
+        if isinstance(block, types.TextContent):
+            lines.append(_text_block(block.text, structured))
+        elif isinstance(block, types.ImageContent | types.AudioContent):
+            kind = "image" if isinstance(block, types.ImageContent) else "audio"
+            lines.append(f"[{kind} {block.mime_type}, {len(block.data) * 3 // 4} bytes]")
+        elif isinstance(block, types.ResourceLink):
+            lines.append(f"[link {block.uri}]")
+        elif isinstance(block, types.EmbeddedResource):
+            inner = block.resource
+            text = getattr(inner, "text", None)
+            lines.append(text if isinstance(text, str) else f"[resource {inner.uri}]")
+    if not lines and structured is not None:
+        lines.append(json.dumps(structured, indent=2, ensure_ascii=False))
+    return "\n".join(lines)
+
+
+def _text_block(text: str, structured: Any) -> str:
+    if structured is not None and text.lstrip().startswith("{"):
+        try:
+            if json.loads(text) == structured:
+                return json.dumps(structured, indent=2, ensure_ascii=False)
+        except ValueError:
+            pass
+    return text

@@ -9,6 +9,7 @@
     wait_for_provider()              a usable descriptor whose pid is the browser's
     wait_for_selection()             `current` holds a selected Text
     locate()                         `location` of that Text, in points
+    tools(), call_page_tool()        `tools/list`; the page's own tool called by its exposed name
     close()                          SIGTERM the browser, SIGKILL after 5 s, reap the native host
                                      and other children by pid, remove the profile
 
@@ -33,6 +34,7 @@ from pathlib import Path
 from typing import IO, Any, Final, TypeVar
 
 import psutil
+from mcp import types
 
 from native_host import paths
 from native_host.demo.browsers import check_chromium_family, find_browser
@@ -53,6 +55,12 @@ POLL_INTERVAL_S: Final = 0.25
 
 BROWSER_STOP_TIMEOUT_S: Final = 5.0
 """Grace period after SIGTERM before the browser is killed, in seconds."""
+
+DEMO_TOOL: Final = "get_passage"
+"""The WebMCP tool demo.html registers (read-only, no arguments: it returns the selected passage)."""
+
+PAGE_TOOL_WAIT_S: Final = 3.0
+"""How long the demo asks `tools/list` again for the page's tool after the selection arrived, in s."""
 
 BROWSER_LOG_NAME: Final = "demo-browser.log"
 """The browser's stdout/stderr (and so the native host's stderr), in `paths.log_dir()`."""
@@ -201,13 +209,35 @@ class DemoBrowser:
         window = f", window {answer.window}" if answer.window is not None else " (headless: no OS window)"
         return f"{element_id} is {answer.state} at {rects or 'no rects'} (points){window}"
 
-    def tool_names(self) -> list[str]:
-        """Names of the provider's MCP tools (best effort: [] when it cannot say)."""
+    def tools(self, wait_s: float = PAGE_TOOL_WAIT_S) -> list[types.Tool]:
+        """The provider's MCP tools, asked again for up to `wait_s` seconds until the demo page's
+        own tool is among them (the page registers it on load, as it selects the passage, and
+        the two reach the host separately). Best effort: [] when the provider cannot say."""
         pid = self.descriptor.pid if self.descriptor is not None else self.pid
-        try:
-            return [t.name for t in _run(self.client.list_tools(pid))]
-        except WebctxError:
-            return []
+        deadline = time.monotonic() + wait_s
+        tools: list[types.Tool] = []
+        while True:
+            with suppress(WebctxError):
+                tools = _run(self.client.list_tools(pid))
+            if _demo_tool_name(tools) is not None or time.monotonic() >= deadline:
+                return tools
+            time.sleep(POLL_INTERVAL_S)
+
+    def call_page_tool(self, tools: list[types.Tool]) -> tuple[str, types.CallToolResult] | None:
+        """Call the demo page's own tool (DEMO_TOOL, no arguments) as a desktop host would: find it
+        in `tools` by its `_meta.toolName` (SPEC §5: the exposed name is `p<n>_…`) and return its
+        exposed name and result; None when the page's tool is not among `tools`. Raises WebctxError
+        when the call fails (the provider's words)."""
+        name = _demo_tool_name(tools)
+        if name is None:
+            return None
+        pid = self.descriptor.pid if self.descriptor is not None else self.pid
+        return name, _run(self.client.call_tool(name, {}, pid=pid))
+
+
+def _demo_tool_name(tools: list[types.Tool]) -> str | None:
+    """The exposed name (`p<n>_get_passage`) of the demo page's own tool in `tools`, or None."""
+    return next((t.name for t in tools if (t.meta or {}).get("toolName") == DEMO_TOOL), None)
 
 
 def _run(coro: Coroutine[Any, Any, _T]) -> _T:

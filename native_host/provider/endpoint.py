@@ -343,6 +343,7 @@ class McpEndpoint:
             return
         self._listen.close()
         self.list_changed.close()
+        self._end_notification_streams()
         server.should_exit = True
         done, _ = await asyncio.wait({task}, timeout=timeout_s)
         if not done:
@@ -354,3 +355,19 @@ class McpEndpoint:
             log.warning("MCP endpoint ended with an error: %s", type(task.exception()).__name__)
         REFUSALS.flush()  # refusals counted but not yet summarised
         log.info("MCP endpoint stopped")
+
+    def _end_notification_streams(self) -> None:
+        """End every 2025-era session's GET notification stream (the SDK's public
+        `close_standalone_sse_stream`), so that uvicorn finds a finished response instead of a
+        stream it must cancel. Left open, uvicorn cancels it after GRACEFUL_SHUTDOWN_S and logs
+        "Cancel 1 running task(s)" and an "Exception in ASGI application" traceback at ERROR on
+        every browser quit (issue 14). Requests in flight keep their streams, so their answers
+        still go out; a client reconnects its GET stream after ~1 s (the SDKs' default delay), by
+        which time uvicorn no longer listens. The SDK's session table is private
+        (`_server_instances`): if it goes away, shutdown is as before, only noisier."""
+        try:
+            manager = self.server.session_manager
+        except RuntimeError:  # the app was never built
+            return
+        for transport in list(getattr(manager, "_server_instances", {}).values()):
+            transport.close_standalone_sse_stream()

@@ -1,19 +1,26 @@
-"""DATA: MCP client → how it is told to launch `webctx mcp`, and where that file lives (issue #8).
+"""DATA: MCP client → how it is told to launch `webctx mcp`, and where that file lives (issues #8, 14).
 
 Sources (checked 2026-11): Claude Desktop, "Connect to local MCP servers" (modelcontextprotocol.io
 quickstart, `claude_desktop_config.json`); Claude Code, "Connect Claude Code to tools via MCP"
 (`.mcp.json`, `claude mcp add`); Cursor, "Model Context Protocol" docs (`mcp.json`); VS Code, "Use
-MCP servers in VS Code" (`.vscode/mcp.json`, top-level key `servers`, `type: "stdio"`). One
-reader (`config_snippet`) serves every row; a new client is a new row.
+MCP servers in VS Code" (`.vscode/mcp.json`, top-level key `servers`, `type: "stdio"`). Checked
+2026-12-01 (issue 14): Gemini CLI, "MCP servers with the Gemini CLI" (geminicli.com/docs/tools/
+mcp-server: `mcpServers` in `~/.gemini/settings.json` or `.gemini/settings.json`; `gemini mcp add
+[options] <name> <commandOrUrl> [args...]`, `-s user`, default scope project) and google-gemini/
+gemini-cli PR 26457 (untrusted folder: every MCP server disabled); Codex, "Model Context
+Protocol" (developers.openai.com/codex/mcp: `[mcp_servers.<name>]` with `command`, `args` in
+`~/.codex/config.toml`, or `.codex/config.toml` in a trusted project; `codex mcp add <name> --
+<command>`). One reader (`config_snippet`) serves every row; a new client is a new row.
 """
 
 from __future__ import annotations
 
 import json
+import shlex
 import sys
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Final
+from typing import Any, Final, Literal
 
 SERVER_KEY: Final = "webctx"
 """The name the server is registered under in every client's configuration."""
@@ -21,14 +28,18 @@ SERVER_KEY: Final = "webctx"
 
 @dataclass(frozen=True)
 class ClientConfig:
-    """One MCP client: the top-level key of its JSON, whether entries carry `"type": "stdio"`,
-    and where the file lives per OS (`linux`, `macos`, `windows`; human-readable paths)."""
+    """One MCP client: the top-level key of its configuration, whether entries carry
+    `"type": "stdio"`, where the file lives per OS (`linux`, `macos`, `windows`; human-readable
+    paths), the file's format (`json`, or `toml` for Codex), and the client's own command that
+    writes the entry (`add`: the words before the server's command; empty when it has none)."""
 
     name: str
     title: str
     top_key: str
     typed: bool
     where: dict[str, str]
+    file_format: Literal["json", "toml"] = "json"
+    add: tuple[str, ...] = ()
 
 
 CLIENTS: Final = (
@@ -42,10 +53,8 @@ CLIENTS: Final = (
     ),
     ClientConfig(
         "claude-code", "Claude Code", "mcpServers", typed=True,
-        where=dict.fromkeys(
-            ("linux", "macos", "windows"),
-            ".mcp.json in the project folder (or: claude mcp add --scope user webctx -- <command> mcp)",
-        ),
+        where=dict.fromkeys(("linux", "macos", "windows"), ".mcp.json in the project folder"),
+        add=("claude", "mcp", "add", "--scope", "user", SERVER_KEY, "--"),
     ),
     ClientConfig(
         "cursor", "Cursor", "mcpServers", typed=False,
@@ -62,6 +71,27 @@ CLIENTS: Final = (
             "macos": ".vscode/mcp.json in the workspace, or ~/Library/Application Support/Code/User/mcp.json",
             "windows": r".vscode\mcp.json in the workspace, or %APPDATA%\Code\User\mcp.json",
         },
+    ),
+    ClientConfig(
+        "gemini", "Gemini CLI", "mcpServers", typed=False,
+        where={
+            "linux": "~/.gemini/settings.json (all folders) or .gemini/settings.json (one project)",
+            "macos": "~/.gemini/settings.json (all folders) or .gemini/settings.json (one project)",
+            "windows": (
+                r"%USERPROFILE%\.gemini\settings.json (all folders) or .gemini\settings.json (one project)"
+            ),
+        },
+        add=("gemini", "mcp", "add", "--scope", "user", SERVER_KEY),
+    ),
+    ClientConfig(
+        "codex", "Codex", "mcp_servers", typed=False,
+        where={
+            "linux": "~/.codex/config.toml (or .codex/config.toml in a trusted project)",
+            "macos": "~/.codex/config.toml (or .codex/config.toml in a trusted project)",
+            "windows": r"%USERPROFILE%\.codex\config.toml (or .codex\config.toml in a trusted project)",
+        },
+        file_format="toml",
+        add=("codex", "mcp", "add", SERVER_KEY, "--"),
     ),
 )
 
@@ -103,5 +133,49 @@ def config_snippet(name: str, command: list[str] | None = None) -> dict[str, Any
 
 
 def config_text(name: str, command: list[str] | None = None) -> str:
-    """`config_snippet` as the exact text to paste (2-space indented JSON, trailing newline)."""
-    return json.dumps(config_snippet(name, command), indent=2) + "\n"
+    """`config_snippet` as the exact text to paste: 2-space indented JSON, or for Codex the TOML
+    table `[mcp_servers.webctx]` with `command` and `args`; a trailing newline either way."""
+    snippet = config_snippet(name, command)
+    if client_config(name).file_format == "toml":
+        return _toml_text(snippet)
+    return json.dumps(snippet, indent=2) + "\n"
+
+
+def add_command(name: str, command: list[str] | None = None) -> list[str] | None:
+    """The client's own command that registers `webctx mcp` (e.g. `codex mcp add webctx --
+    /…/webctx mcp`), or None for a client without one. An argument starting with `-` (the
+    `python -m …` fallback of `bridge_command`) gets a `--` before the server's command, so the
+    client does not read it as its own option. Raises KeyError for an unknown client."""
+    client = client_config(name)
+    if not client.add:
+        return None
+    argv = command or bridge_command()
+    needs_separator = "--" not in client.add and any(arg.startswith("-") for arg in argv[1:])
+    return [*client.add, *(["--"] if needs_separator else []), *argv]
+
+
+def where_text(name: str, command: list[str] | None = None) -> str:
+    """What `--print-config` says on stderr: where the snippet goes on this OS and, when the
+    client has one, its own command that writes it instead (quoted for a POSIX shell)."""
+    client = client_config(name)
+    text = f"Add this to the {client.title} configuration: {client.where[current_os()]}"
+    add = add_command(name, command)
+    if add is not None:
+        text += f"\nor run: {shlex.join(add)}"
+    return text
+
+
+def _toml_text(snippet: dict[str, Any]) -> str:
+    # One table of strings and string arrays. A JSON string is a valid TOML basic string (the
+    # same escapes: \" \\ \n \uXXXX), so json.dumps quotes each value; a Windows path stays one.
+    [(top, servers)] = snippet.items()
+    lines: list[str] = []
+    for server, entry in servers.items():
+        lines.append(f"[{top}.{server}]")
+        for key, value in entry.items():
+            if isinstance(value, list):
+                rendered = "[" + ", ".join(json.dumps(item) for item in value) + "]"
+            else:
+                rendered = json.dumps(value)
+            lines.append(f"{key} = {rendered}")
+    return "\n".join(lines) + "\n"

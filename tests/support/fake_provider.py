@@ -9,7 +9,9 @@ that names it (SPEC §3, §7).
 The descriptor names this Python process (pid and listener), so the host's process checks pass
 against real facts; `same_bundle` stands in for the bundle-id lookup (this process is no browser).
 Requests with an Origin header or without `Bearer TOKEN` get 401; every request's headers are kept
-in `seen_headers`.
+in `seen_headers`. Tools beyond `current` and `echo`: `extra_tools` are listed after them (e.g.
+`page_tool()`), and a name in `results` answers with that result; any other name is the MCP error
+"Unknown tool" (as the real provider answers).
 """
 
 from __future__ import annotations
@@ -26,8 +28,12 @@ from typing import Any
 import psutil
 from mcp import types
 from mcp.server import Server
+from mcp.shared.exceptions import MCPError
+from mcp_types.jsonrpc import INVALID_PARAMS
 
 from native_host.protocol.descriptor import Descriptor
+from native_host.protocol.native import PageTool, PageToolAnnotations
+from native_host.provider.page_tools import mcp_tool
 from tests.support.asgi import loopback_socket, serving_asgi
 
 TOKEN = "test-token-not-secret"
@@ -90,6 +96,8 @@ class FakeProvider:
     selected_id: str = "sel-1"
     delay_s: float = 0.0
     seen_headers: list[dict[str, str]] = field(default_factory=list)
+    extra_tools: list[types.Tool] = field(default_factory=list)
+    results: dict[str, types.CallToolResult] = field(default_factory=dict)
 
     @property
     def endpoint(self) -> str:
@@ -124,6 +132,26 @@ class FakeProvider:
         return path
 
 
+def page_tool(
+    name: str = "p1_get_passage", *, read_only: bool = True, consequential: bool = False
+) -> types.Tool:
+    """A `tools/list` entry of page `tab-1` made by the real provider's `mcp_tool` (SPEC §5
+    "Exposure"; provider/page_tools.py): `_meta` names the page, its origin and URL."""
+    return mcp_tool(
+        PageTool(
+            name=name,
+            tool_name=name.removeprefix("p1_"),
+            page_id="tab-1",
+            description=f"{name} does its thing.",
+            page_title="Demo",
+            origin="http://127.0.0.1:8000",
+            url="http://127.0.0.1:8000/demo",
+            input_schema={"type": "object", "properties": {}},
+            annotations=PageToolAnnotations(read_only_hint=read_only, consequential_hint=consequential),
+        )
+    )
+
+
 @contextlib.asynccontextmanager
 async def fake_provider() -> AsyncIterator[FakeProvider]:
     """Serve a FakeProvider at a free port of 127.0.0.1 (path /mcp/abcDEF) until the block ends."""
@@ -135,6 +163,7 @@ async def fake_provider() -> AsyncIterator[FakeProvider]:
             tools=[
                 types.Tool(name="current", description="context", input_schema={"type": "object"}),
                 types.Tool(name="echo", description="echo", input_schema={"type": "object"}),
+                *provider.extra_tools,
             ]
         )
 
@@ -143,6 +172,10 @@ async def fake_provider() -> AsyncIterator[FakeProvider]:
             return types.CallToolResult(
                 content=[types.TextContent(type="text", text=json.dumps(params.arguments))]
             )
+        if params.name in provider.results:
+            return provider.results[params.name]
+        if params.name != "current":
+            raise MCPError(INVALID_PARAMS, f"Unknown tool: {params.name}")
         await asyncio.sleep(provider.delay_s)
         answer = provider.answer()
         return types.CallToolResult(

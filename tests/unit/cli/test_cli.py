@@ -23,6 +23,8 @@ from native_host.protocol.answers import Element
 COMMAND_NAMES = [
     "context",
     "locate",
+    "tools",
+    "call",
     "providers",
     "mcp",
     "conformance",

@@ -4,9 +4,11 @@ from __future__ import annotations
 
 import json
 import os
+import shlex
 import subprocess
 import sys
 import time
+import tomllib
 from pathlib import Path
 from typing import Any
 
@@ -14,35 +16,91 @@ import pytest
 
 from native_host.cli.main import main
 from native_host.stdio import clients as mcp_clients
-from native_host.stdio.clients import CLIENT_NAMES, config_snippet
+from native_host.stdio.clients import CLIENT_NAMES, add_command, config_snippet, config_text
 from native_host.stdio.server import NO_PROVIDER_MESSAGE
 
 WEBCTX = Path(sys.executable).with_name("webctx")
+REPO = Path(__file__).resolve().parents[3]
 
 
-def test_the_four_documented_clients_have_snippets() -> None:
-    assert CLIENT_NAMES == ("claude-desktop", "claude-code", "cursor", "vscode")
+def test_the_documented_clients_have_snippets() -> None:
+    assert CLIENT_NAMES == ("claude-desktop", "claude-code", "cursor", "vscode", "gemini", "codex")
     command = ["/opt/webctx/bin/webctx", "mcp"]
     entry = {"command": "/opt/webctx/bin/webctx", "args": ["mcp"]}
     assert config_snippet("claude-desktop", command) == {"mcpServers": {"webctx": entry}}
     assert config_snippet("cursor", command) == {"mcpServers": {"webctx": entry}}
     assert config_snippet("claude-code", command) == {"mcpServers": {"webctx": {"type": "stdio", **entry}}}
     assert config_snippet("vscode", command) == {"servers": {"webctx": {"type": "stdio", **entry}}}
+    assert config_snippet("gemini", command) == {"mcpServers": {"webctx": entry}}
+    assert config_snippet("codex", command) == {"mcp_servers": {"webctx": entry}}
     for client in mcp_clients.CLIENTS:
         assert set(client.where) == {"linux", "macos", "windows"}
 
 
+def test_each_clients_own_add_command_runs_this_installations_bridge() -> None:
+    command = ["/opt/webctx/bin/webctx", "mcp"]
+    assert add_command("claude-code", command) == [
+        "claude", "mcp", "add", "--scope", "user", "webctx", "--", "/opt/webctx/bin/webctx", "mcp"
+    ]
+    # gemini mcp add [options] <name> <commandOrUrl> [args...]; user scope (the default is the project)
+    assert add_command("gemini", command) == ["gemini", "mcp", "add", "--scope", "user", "webctx", *command]
+    assert add_command("codex", command) == ["codex", "mcp", "add", "webctx", "--", *command]
+    assert add_command("cursor", command) is None and add_command("claude-desktop", command) is None
+    # the `python -m` fallback: its `-m` must not be read as one of gemini's options
+    fallback = ["/usr/bin/python3", "-m", "native_host.cli.main", "mcp"]
+    gemini = ["gemini", "mcp", "add", "--scope", "user", "webctx"]
+    assert add_command("gemini", fallback) == [*gemini, "--", *fallback]
+    assert add_command("codex", fallback) == ["codex", "mcp", "add", "webctx", "--", *fallback]
+
+
 @pytest.mark.parametrize("client", CLIENT_NAMES)
-def test_print_config_prints_exactly_the_json_with_this_installations_command(
+def test_print_config_prints_exactly_the_snippet_with_this_installations_command(
     client: str, capsys: pytest.CaptureFixture[str]
 ) -> None:
     assert main(["mcp", "--print-config", client]) == 0
     captured = capsys.readouterr()
-    snippet = json.loads(captured.out)
+    # read as the client reads its file: Codex's config.toml is TOML, the others JSON
+    snippet = tomllib.loads(captured.out) if client == "codex" else json.loads(captured.out)
     [entry] = next(iter(snippet.values())).values()
     assert Path(entry["command"]).is_absolute()
     assert entry["command"] == str(WEBCTX) and entry["args"] == ["mcp"]
     assert "configuration" in captured.err
+    add = add_command(client)
+    if add is not None:
+        assert captured.err.splitlines()[-1] == f"or run: {shlex.join(add)}"
+
+
+def test_the_codex_snippet_keeps_a_windows_path_and_quotes_as_toml() -> None:
+    command = [r"C:\Users\Ada Lovelace\webctx\Scripts\webctx.exe", "mcp", 'say "hi"']
+    parsed = tomllib.loads(config_text("codex", command))
+    assert parsed == {"mcp_servers": {"webctx": {"command": command[0], "args": command[1:]}}}
+
+
+def test_the_readme_codex_steps_on_a_clean_home_write_the_file_codex_reads(tmp_path: Path) -> None:
+    """Issue 14's done-when: a fresh HOME, the step docs/native-host.md gives for Codex, run by a
+    shell; the file written is TOML Codex reads (tomllib), beside a setting the user already had,
+    and the command in it starts a bridge that answers `initialize`."""
+    home = tmp_path / "clean-home"
+    home.mkdir()
+    (home / ".codex").mkdir()
+    (home / ".codex" / "config.toml").write_text('model = "gpt-5-codex"\n')  # what a user may have
+    steps = (REPO / "docs" / "native-host.md").read_text(encoding="utf-8")
+    step = next(line for line in steps.splitlines() if "--print-config codex >>" in line)
+    shell = step.strip().strip("`").replace(".venv/bin/webctx", str(WEBCTX))
+    subprocess.run(["bash", "-c", shell], check=True, env={**os.environ, "HOME": str(home)}, timeout=60)
+    config = tomllib.loads((home / ".codex" / "config.toml").read_text(encoding="utf-8"))
+    assert config["model"] == "gpt-5-codex"
+    server = config["mcp_servers"]["webctx"]
+    assert server == {"command": str(WEBCTX), "args": ["mcp"]}
+    initialize = _frame(1, "initialize", {"protocolVersion": "2025-11-25", "capabilities": {},
+                                          "clientInfo": {"name": "codex-like", "version": "1"}})
+    done = subprocess.run(
+        [server["command"], *server["args"]], input=initialize, capture_output=True, timeout=30,
+        env={**os.environ, "HOME": str(home)},
+    )
+    assert done.returncode == 0, done.stderr.decode()
+    [answer] = [json.loads(line) for line in done.stdout.splitlines() if line.strip()]
+    assert answer["result"]["serverInfo"]["name"]
 
 
 def _frame(message_id: int | None, method: str, params: dict[str, Any] | None = None) -> bytes:
