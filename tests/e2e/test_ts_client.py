@@ -27,6 +27,7 @@ import pytest
 import pytest_asyncio
 from playwright.async_api import Page
 
+from native_host.host import HostClient
 from native_host.stdio.server import NO_PROVIDER_MESSAGE
 from tests.e2e.conftest import launched_browser
 from tests.e2e.harness import RunningBrowser
@@ -215,21 +216,30 @@ async def test_a_browser_restart_under_a_live_typescript_bridge_session(
         assert during.ok and during.result["isError"] is True
         assert NO_PROVIDER_MESSAGE in text_of(during.result)
 
+        client.drain_changes()
         async with launched_browser(tmp_path / "udd-again") as again:
-            await open_tools_page(again, page_server)
+            new_page = await open_tools_page(again, page_server)
             new = await again.descriptor()
             assert new.instance != old.instance
             # The new provider and its page's tools are announced to the same session.
             assert await client.next_change(timeout_s=15), "no list_changed for the new provider"
             tools = await list_until(client, lambda ts: page_tool(ts, url, "add") is not None)
-            # An id the old instance issued is refused, not sent to the new one (which mints the
-            # same kind of ids): asked before any `current` of the new instance through the bridge.
+            # The new instance mints the same id for the same selection (asked through the
+            # reference host, so the bridge does not see it): the old id now names a live element
+            # there, and the bridge must still refuse it rather than send it on (SPEC §7).
+            await drag_select_heading(new_page)
+            await asyncio.sleep(0.06)
+            [reminted] = selected_texts((await HostClient(folder=again.providers).current(new.pid)).raw)
+            assert reminted["id"] == selected["id"]
             stale = await client.call("location", {"id": selected["id"]})
             assert stale.ok and stale.result["isError"] is True, stale
             assert stale.result["structuredContent"]["error"]["code"] == "unknown_id", stale
-            assert "gone" in text_of(stale.result)
+            assert "gone" in text_of(stale.result)  # the bridge's words, not the provider's
             add = page_tool(tools, url, "add")
             assert add is not None
             added = await client.call(add["name"], {"a": 20, "b": 22})
             assert added.ok and added.result["structuredContent"] == {"result": 42}, added
-            assert (await current_of(client, new.instance))["instance"] == new.instance
+            answer = await current_of(client, new.instance)
+            [selected_now] = selected_texts(answer)  # once the bridge has seen it, the id works
+            located = await client.call("location", {"id": selected_now["id"]})
+            assert located.ok and located.result["structuredContent"]["state"] == "visible", located
