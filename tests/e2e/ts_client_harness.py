@@ -23,6 +23,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+import psutil
 import pytest
 
 from native_host.protocol.descriptor import Descriptor
@@ -186,9 +187,21 @@ async def ts_client(args: list[str], *, env: dict[str, str], stderr_path: Path) 
             with contextlib.suppress(ProcessLookupError):
                 process.kill()
         await process.wait()
+        end_server(client.connected.get("serverPid"))
         reader.cancel()
         with contextlib.suppress(asyncio.CancelledError):
             await reader
+
+
+def end_server(pid: int | None) -> None:
+    """SIGKILL the server the driver spawned (`webctx mcp`, by its pid) if it outlived the driver:
+    the SDK ends it on `close`, but not when the driver itself had to be killed."""
+    if pid is None:
+        return
+    with contextlib.suppress(psutil.Error):
+        server = psutil.Process(pid)
+        if "mcp" in server.cmdline():
+            server.kill()
 
 
 def http_client(

@@ -11,7 +11,8 @@
 // then reads one JSON command per line on stdin; every stdout line is one JSON object:
 //
 //   {"event": "connected", "protocolVersion": …, "requested": …, "serverInfo": …,
-//    "capabilities": …, "instructions": …}                          once, after `initialize`
+//    "capabilities": …, "instructions": …, "serverPid": <stdio: the spawned server's pid>}
+//                                                                   once, after `initialize`
 //   {"event": "list_changed", "at": <Date.now()>}                   notifications/tools/list_changed
 //   {"event": "transport_error", "message": …} / {"event": "closed"}
 //   {"id": N, "ok": true, "result": {…}, "ms": …}                   the reply to command N
@@ -136,6 +137,7 @@ async function main() {
     serverInfo: client.getServerVersion() ?? null,
     capabilities: client.getServerCapabilities() ?? null,
     instructions: client.getInstructions() ?? null,
+    serverPid: transport instanceof StdioClientTransport ? transport.pid : null,
   });
 
   /** @type {Map<string, AbortController>} */
