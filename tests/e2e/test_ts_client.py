@@ -38,8 +38,8 @@ from tests.e2e.ts_client_harness import (
     http_client,
     list_until,
     page_tool,
+    result_text,
     stdio_client,
-    text_of,
 )
 
 pytestmark = pytest.mark.asyncio(loop_scope="module")
@@ -129,7 +129,7 @@ async def the_steps(client: TsClient, tb: ToolsBrowser, page: Page, url: str) ->
     # A page tool.
     added = await client.call(add["name"], {"a": 2, "b": 3})
     assert added.ok and not added.result.get("isError"), added
-    assert added.result["structuredContent"] == {"result": 5} and text_of(added.result) == "5"
+    assert added.result["structuredContent"] == {"result": 5} and result_text(added.result) == "5"
 
     # An id nobody issued: a tool error with the SPEC's code, not a protocol error.
     bad = await client.call("location", {"id": selected["id"] + "9999"})
@@ -169,7 +169,7 @@ async def the_steps(client: TsClient, tb: ToolsBrowser, page: Page, url: str) ->
     greet = page_tool(tools, url, "greet")
     assert greet is not None
     after = await client.call(greet["name"])  # the session goes on
-    assert after.ok and text_of(after.result) == "hello from the page", after
+    assert after.ok and result_text(after.result) == "hello from the page", after
 
 
 async def test_the_typescript_sdk_client_over_http_with_the_bearer_token(
@@ -220,7 +220,7 @@ async def test_a_browser_restart_under_a_live_typescript_bridge_session(
         assert await client.next_change(timeout_s=10), "no list_changed when the provider went"
         during = await client.call("current")
         assert during.ok and during.result["isError"] is True
-        assert NO_PROVIDER_MESSAGE in text_of(during.result)
+        assert NO_PROVIDER_MESSAGE in result_text(during.result)
 
         client.drain_changes()
         async with launched_browser(tmp_path / "udd-again") as again:
@@ -244,7 +244,7 @@ async def test_a_browser_restart_under_a_live_typescript_bridge_session(
             stale = await client.call("location", {"id": stale_id})
             assert stale.ok and stale.result["isError"] is True, stale
             assert stale.result["structuredContent"]["error"]["code"] == "unknown_id", stale
-            assert "gone" in text_of(stale.result)  # the bridge's words, not the provider's
+            assert "gone" in result_text(stale.result)  # the bridge's words, not the provider's
             add = page_tool(tools, url, "add")
             assert add is not None
             added = await client.call(add["name"], {"a": 20, "b": 22})

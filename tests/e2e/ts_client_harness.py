@@ -247,6 +247,6 @@ def page_tool(tools: list[dict[str, Any]], url: str, tool_name: str) -> dict[str
     return None
 
 
-def text_of(result: dict[str, Any]) -> str:
+def result_text(result: dict[str, Any]) -> str:
     """The text blocks of a tools/call result (as JSON), joined."""
     return "".join(block["text"] for block in result.get("content", []) if block.get("type") == "text")
