@@ -144,7 +144,13 @@ else
   echo "$want" >"$stamp"
 fi
 
-# 4. Test tooling for the extension: TypeScript (type checks) and the Chrome types.
+# 4. Node test tooling (package.json's devDependencies): TypeScript and the Chrome types (the
+# extension's type checks) and the MCP TypeScript SDK (tests/e2e/test_ts_client.py's client).
+# --include=dev: installed even where NODE_ENV=production would leave devDependencies out.
+# --prefer-offline: the lock pins every tarball by its hash, so npm's cache is used without asking
+# the registry; an offline machine with a warm cache installs in seconds (without it npm retries the
+# registry for minutes first), one with an empty cache fails here with npm's EAI_AGAIN.
+npm_flags=(--no-audit --no-fund --include=dev --prefer-offline)
 if [[ "$with_tests" -eq 1 && -f package.json ]]; then
   command -v npm >/dev/null 2>&1 || fail "the tests need Node.js 20+ and npm. Run: sudo apt-get install nodejs npm"
   node_stamp="node_modules/.webctx-installed"
@@ -155,11 +161,11 @@ if [[ "$with_tests" -eq 1 && -f package.json ]]; then
     step "node modules: up to date"
   elif [[ -f package-lock.json ]]; then
     step "installing node modules (npm ci)"
-    quietly npm ci --no-audit --no-fund
+    quietly npm ci "${npm_flags[@]}"
     echo "$want_node" >"$node_stamp"
   else
     step "installing node modules (npm install; there is no package-lock.json)"
-    quietly npm install --no-audit --no-fund
+    quietly npm install "${npm_flags[@]}"
     echo "$want_node" >"$node_stamp"
   fi
 fi
