@@ -59,17 +59,23 @@ MAX_SCHEMA_BYTES: Final = 64 * 1024
 (docs/protocol.md "Page tools" caps), so only a non-webctx sender reaches this."""
 
 CHECK_BUDGET_S: Final = 0.1
-"""Wall time one argument check may take. The check runs in a worker thread (PageToolTable.call),
-so the event loop is not what this protects (issue 13 item 3: under 100 ms of loop delay); it
-bounds the CPU a hostile schema costs per call and how long the call waits for its answer."""
+"""CPU time (of the thread that checks) one argument check may take: CPU, not wall time, so a
+busy machine does not turn a legitimate check into a refusal. The check runs in a worker thread
+(PageToolTable.call), so the event loop is not what this protects (issue 13 item 3: under 100 ms
+of loop delay); it bounds the CPU a hostile schema costs per call."""
 
 COMPILE_BUDGET_S: Final = 2.0
-"""Wall time compiling one schema may take (in the worker thread, on the tool's first call): the
-meta-schema check and the walk. 64 KiB schemas (630 described properties; 2,480 `$ref`s) took
-0.1-0.5 s at load 8 on the 2-vCPU VM; beyond the budget every call is an isError."""
+"""CPU time (of the thread that compiles) compiling one schema may take (in the worker thread,
+on the tool's first call): the meta-schema check and the walk. 64 KiB schemas (630 described
+properties; 2,480 `$ref`s) took 0.1-0.5 s at load 8 on the 2-vCPU VM; beyond the budget every
+call is an isError."""
 
 MAX_SHOWN_CHARS: Final = 200
 """A page's ref or pattern is cut to this many characters in a message."""
+
+_cpu_time = time.thread_time
+"""The budgets' clock: CPU seconds of the calling thread (the check runs in one worker thread;
+waiting for the GIL or for a core does not count, and `regex`'s timeout counts CPU time too)."""
 
 _REF_KEYWORDS: Final = ("$ref", "$dynamicRef", "$recursiveRef")
 
@@ -121,9 +127,9 @@ class _Patterns:
 
     def search(self, pattern: str, text: str, deadline: float) -> bool:
         """Whether `pattern` matches somewhere in `text`. Raises _OutOfTime past `deadline`
-        (time.monotonic), _Unsupported for a pattern neither engine compiles."""
+        (`_cpu_time`: this thread's CPU seconds), _Unsupported for a pattern neither engine compiles."""
         self.compile(pattern)
-        if time.monotonic() > deadline:  # many patterns times many keys in one keyword call
+        if _cpu_time() > deadline:  # many patterns times many keys in one keyword call
             raise _OutOfTime(pattern)
         linear = self.linear.get(pattern)
         if linear is not None:
@@ -132,7 +138,7 @@ class _Patterns:
             except UnicodeEncodeError:  # a lone surrogate (JSON allows "\ud800"): match it as U+FFFD
                 fixed = text.encode("utf-8", "surrogatepass").decode("utf-8", "replace")
                 return linear.search(fixed) is not None
-        left = deadline - time.monotonic()
+        left = deadline - _cpu_time()
         if left <= 0:
             raise _OutOfTime(pattern)
         try:
@@ -179,7 +185,7 @@ def _timed(keyword: Any) -> Any:
 
     def timed(validator: Any, value: Any, instance: Any, schema: Any) -> Iterator[Any]:
         check = _CURRENT.get()
-        if check is not None and time.monotonic() > check.deadline:
+        if check is not None and _cpu_time() > check.deadline:
             raise _OutOfTime(None)
         errors = keyword(validator, value, instance, schema)
         if errors:
@@ -212,7 +218,7 @@ def _unique_items(validator: Any, unique: Any, instance: Any, schema: Any) -> It
     check = _CURRENT.get()
     keys: set[Any] = set()
     for index, item in enumerate(instance):
-        if index % 1024 == 1023 and check is not None and time.monotonic() > check.deadline:
+        if index % 1024 == 1023 and check is not None and _cpu_time() > check.deadline:
             raise _OutOfTime(None)
         keys.add(_json_key(item))
     if len(keys) < len(instance):
@@ -283,7 +289,7 @@ def _walk(schema: Mapping[str, Any], specification: Any, patterns: _Patterns) ->
     seen: set[int] = set()  # a subschema's place fixes its base URI: one visit each
     check = _CURRENT.get()
     while pending:
-        if check is not None and time.monotonic() > check.deadline:
+        if check is not None and _cpu_time() > check.deadline:
             raise _OutOfTime(None)
         resource, outer = pending.pop()
         here = outer.in_subresource(resource)
@@ -329,7 +335,7 @@ def compile_schema(schema: Mapping[str, Any] | None) -> InputSchema:
             "of JSON), so the arguments cannot be checked and the page was not called."
         )
     patterns = _Patterns()
-    token = _CURRENT.set(_Check(patterns, time.monotonic() + COMPILE_BUDGET_S))
+    token = _CURRENT.set(_Check(patterns, _cpu_time() + COMPILE_BUDGET_S))
     try:
         with warnings.catch_warnings():  # an unknown `$schema` warns (to stderr); 2020-12 is used
             warnings.simplefilter("ignore", DeprecationWarning)
@@ -382,7 +388,7 @@ def check_input(schema: Mapping[str, Any] | InputSchema | None, arguments: Any) 
         return compiled.refusal
     if compiled.validator is None:
         return None
-    token = _CURRENT.set(_Check(compiled.patterns, time.monotonic() + CHECK_BUDGET_S))
+    token = _CURRENT.set(_Check(compiled.patterns, _cpu_time() + CHECK_BUDGET_S))
     try:
         error = jsonschema_exceptions.best_match(compiled.validator.iter_errors(arguments))
     except _OutOfTime as exc:

@@ -276,9 +276,9 @@ async def test_a_hostile_schema_answers_without_stalling_the_loop(
 def test_unique_items_is_linear_and_keeps_json_equality() -> None:
     """jsonschema compares every pair of objects (3,000 took 9.6 s, one uninterruptible keyword)."""
     compiled = compile_schema({"type": "object", "properties": {"q": {"type": "array", "uniqueItems": True}}})
-    started = time.monotonic()
+    started = time.thread_time()
     assert check_input(compiled, {"q": [{"a": i} for i in range(3000)]}) is None
-    assert time.monotonic() - started < 1.0
+    assert time.thread_time() - started < 1.0
     huge = check_input(compiled, {"q": [{"a": i} for i in range(300_000)]})
     assert huge is not None and f"within {CHECK_BUDGET_S * 1000:g} ms" in huge
     for same in ([1, 1.0], [{"a": 1, "b": [2]}, {"b": [2.0], "a": 1}]):
@@ -327,9 +327,9 @@ def test_a_schema_of_many_refs_compiles_within_its_budget() -> None:
         "type": "object",
         "properties": {f"p{i}": {"$ref": "x.json"} for i in range(2480)},
     }
-    started = time.monotonic()
+    started = time.thread_time()  # the budget's clock: CPU seconds, not the machine's load
     compiled = compile_schema(schema)
-    assert compiled.refusal is None and time.monotonic() - started < page_schemas.COMPILE_BUDGET_S
+    assert compiled.refusal is None and time.thread_time() - started < page_schemas.COMPILE_BUDGET_S
     assert check_input(compiled, {"p1": 1, "p2": 2}) is None
     assert check_input(compiled, {"p1": "x"}) is not None
 
