@@ -275,7 +275,7 @@ def test_windows_picks_the_visible_browser_window_at_the_bounds_scaled_by_its_dp
         0x40: (True, 7, scaled, 144),  # the one
     })
     monkeypatch.setattr(ctypes, "windll", types.SimpleNamespace(user32=user32), raising=False)
-    monkeypatch.setattr(ctypes, "WINFUNCTYPE", lambda *types: (lambda function: function), raising=False)
+    monkeypatch.setattr(ctypes, "WINFUNCTYPE", lambda *signature: (lambda function: function), raising=False)
     monkeypatch.setattr(sys, "platform", "win32")
     assert platform.has_windows()
     assert platform.window_number(BOUNDS, 7) == 0x40
