@@ -32,8 +32,9 @@ check ruff .venv/bin/ruff check native_host tests scripts bench
 check mypy .venv/bin/mypy
 # The macOS and Windows code paths, type-checked here (issue 15): guards are `sys.platform` checks,
 # which mypy evaluates for the platform it is told, so a POSIX-only call outside one fails here.
-check mypy-darwin .venv/bin/mypy --platform darwin native_host
-check mypy-win32 .venv/bin/mypy --platform win32 native_host
+# A cache per platform keeps each run incremental.
+check mypy-darwin .venv/bin/mypy --platform darwin --cache-dir .mypy_cache/darwin native_host
+check mypy-win32 .venv/bin/mypy --platform win32 --cache-dir .mypy_cache/win32 native_host
 check layering .venv/bin/python scripts/layering.py
 check tsc npx --no-install tsc -p tsconfig.json
 check node-test node --test extension/test/
