@@ -11,7 +11,7 @@ through a `.pth` line (plain paths in a `.pth` are added to sys.path but their o
 not run, so the checkout's editable-install hook never loads), the wheel itself goes in with
 `--no-deps`, and `pip check` proves the wheel's requirements are met by what is there. With
 WEBCTX_WHEEL_FULL_INSTALL=1 (the CI workflow sets it) pip resolves and installs every dependency
-from the package index instead, as a user's install does (~40 s more).
+from the package index instead, as a user's install does (40 to 80 s more).
 """
 
 from __future__ import annotations
