@@ -25,6 +25,7 @@ from __future__ import annotations
 import io
 import logging.handlers
 import os
+import sys
 from pathlib import Path
 from typing import BinaryIO, Final
 
@@ -35,9 +36,6 @@ FOLDER_MODE: Final = 0o700
 
 FILE_MODE: Final = 0o600
 """Mode of every log file, rotated ones included."""
-
-_POSIX: Final = os.name == "posix"
-
 
 def make_private_folder(folder: Path) -> Path:
     """Create `folder` and its missing parents, each 0700 whatever the umask; an existing `folder`
@@ -53,9 +51,9 @@ def make_private_folder(folder: Path) -> Path:
             candidate.mkdir(mode=FOLDER_MODE)
         except FileExistsError:  # another host (another profile) made it just now
             continue
-        if _POSIX:
+        if sys.platform != "win32":
             os.chmod(candidate, FOLDER_MODE)  # mkdir's mode is filtered by the umask only
-    if _POSIX:
+    if sys.platform != "win32":
         os.chmod(folder, FOLDER_MODE)
     return folder
 
@@ -72,7 +70,7 @@ def private_fd(path: Path, *, append: bool) -> int:
     flags = os.O_WRONLY | os.O_CREAT | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_CLOEXEC", 0)
     flags |= os.O_APPEND if append else os.O_TRUNC
     fd = os.open(path, flags, FILE_MODE)
-    if _POSIX:
+    if sys.platform != "win32":
         try:
             os.fchmod(fd, FILE_MODE)  # O_CREAT's mode is filtered by the umask; an old file may be 0644
         except OSError:

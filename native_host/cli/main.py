@@ -43,6 +43,7 @@ COMMANDS: Final = (
     "uninstall",
     "doctor",
     "extension_path",
+    "pack",
     "demo",
 )
 """The command modules in native_host/cli/, in the order `webctx --help` lists them. Imported

@@ -12,6 +12,7 @@ import contextlib
 import json
 import os
 import stat
+import sys
 from pathlib import Path
 
 import psutil
@@ -29,7 +30,7 @@ def inspect_files(ev: Evidence, path: Path) -> None:
     folder = path.parent
     with contextlib.suppress(OSError):
         ev.folder_is_symlink = stat.S_ISLNK(os.lstat(folder).st_mode)
-    if os.name == "posix":
+    if sys.platform != "win32":  # a check the type checker understands (os.getuid is POSIX-only)
         with contextlib.suppress(OSError):
             ev.file_mode = stat.S_IMODE(os.lstat(path).st_mode)
         with contextlib.suppress(OSError):

@@ -18,7 +18,6 @@ vanished between two questions: that is an answer too.
 from __future__ import annotations
 
 import os
-import plistlib
 import shutil
 import subprocess
 import sys
@@ -29,7 +28,7 @@ from typing import Final
 
 import psutil
 
-from native_host.protocol.browser_identity import kind_for
+from native_host.protocol.browser_identity import app_bundle_info, kind_for
 
 __all__ = [
     "UNKNOWN_PID",
@@ -62,23 +61,11 @@ def expected_bundle_id(process: psutil.Process) -> str | None:
     except psutil.AccessDenied:
         exe = ""
     if sys.platform == "darwin" and exe:
-        bundle = _macos_bundle_id(Path(exe))
+        bundle = app_bundle_info(exe).get("CFBundleIdentifier")  # the one Info.plist reader
         if bundle:
             return bundle
     kind = kind_for(exe or process.name())
     return kind.bundle_id if kind is not None else None
-
-
-def _macos_bundle_id(exe: Path) -> str | None:
-    for parent in exe.parents:
-        if parent.suffix == ".app":
-            try:
-                with (parent / "Contents" / "Info.plist").open("rb") as fh:
-                    value = plistlib.load(fh).get("CFBundleIdentifier")
-            except (OSError, plistlib.InvalidFileException):
-                return None
-            return value if isinstance(value, str) else None
-    return None
 
 
 def exe_name(process: psutil.Process) -> str:

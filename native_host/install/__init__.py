@@ -2,6 +2,6 @@
 
 Where each browser looks (`locations`, data), the host manifest and launcher writer (`manifests`,
 from the templates in the top-level `manifests/` folder via `templates`), install/uninstall and
-their record (`installer`), the Windows registry (`registry`), the Firefox build (`firefox`), and
-the doctor's chain of checks (`doctor` with its `doctor_*` parts).
+their record (`installer`), the Windows registry (`registry`), the Firefox build (`firefox`), the
+release zips (`pack`), and the doctor's chain of checks (`doctor` with its `doctor_*` parts).
 """

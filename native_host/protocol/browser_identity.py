@@ -138,7 +138,7 @@ def kind_for(executable: str | None, browser_name: str | None = None) -> Browser
     return by_executable or by_name
 
 
-def _app_bundle_info(executable: str) -> dict[str, str]:
+def app_bundle_info(executable: str) -> dict[str, str]:
     """macOS: CFBundleIdentifier / CFBundleName / CFBundleShortVersionString of the `.app` that
     holds `executable`, as far as present; {} elsewhere or when unreadable."""
     path = Path(executable)
@@ -179,7 +179,7 @@ def identify_browser(
     An unknown browser gets `bundle_id` `unknown.<executable name>` and the hello's name.
     """
     pid, executable = find_browser_process(start_pid)
-    bundle = _app_bundle_info(executable) if executable else {}
+    bundle = app_bundle_info(executable) if executable else {}
     kind = kind_for(executable, browser_name)
     bundle_id = bundle.get("CFBundleIdentifier") or (kind.bundle_id if kind else None)
     if bundle_id is None:

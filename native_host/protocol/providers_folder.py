@@ -27,6 +27,7 @@ from __future__ import annotations
 import os
 import re
 import stat
+import sys
 from collections.abc import Callable, Collection
 from pathlib import Path
 from typing import Final, Literal
@@ -64,8 +65,6 @@ NO_FOLLOW_READ: Final = (
 """`os.open` flags for looking at a descriptor: a symlink fails (ELOOP) instead of being followed,
 and a FIFO planted under a descriptor's name does not block the reader."""
 
-_POSIX: Final = os.name == "posix"
-
 Problem = Literal["symlink", "wrong_type", "other_owner", "others_can_write", "others_can_read"]
 """The first rule a providers folder or descriptor file breaks (see the module doc)."""
 
@@ -92,7 +91,7 @@ def _problem(info: os.stat_result, right_type: Callable[[int], bool]) -> Problem
         return "symlink"
     if not right_type(info.st_mode):
         return "wrong_type"
-    if not _POSIX:
+    if sys.platform == "win32":  # ACLs, not owners and modes, govern access there
         return None
     if info.st_uid != os.geteuid():
         return "other_owner"

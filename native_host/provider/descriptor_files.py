@@ -21,8 +21,8 @@ import logging
 import os
 import secrets
 import stat
+import sys
 from pathlib import Path
-from typing import Final
 
 from pydantic import ValidationError
 
@@ -52,9 +52,6 @@ __all__ = [
 
 log = logging.getLogger(__name__)
 
-_POSIX: Final = os.name == "posix"
-
-
 def ensure_providers_folder(folder: Path) -> Path:
     """Create `folder` with mode 0700 if missing (parents with default modes), then check it as
     `check_providers_folder` does; return it. Raises ProvidersFolderError, creating nothing, when
@@ -63,7 +60,7 @@ def ensure_providers_folder(folder: Path) -> Path:
         folder.parent.mkdir(parents=True, exist_ok=True)
         with contextlib.suppress(FileExistsError):
             folder.mkdir(mode=FOLDER_MODE)
-            if _POSIX:
+            if sys.platform != "win32":
                 os.chmod(folder, FOLDER_MODE)  # mkdir's mode is filtered by the umask
     check_providers_folder(folder)
     return folder
@@ -84,7 +81,7 @@ def write_descriptor(folder: Path, descriptor: Descriptor) -> Path:
     fd = os.open(temp, flags, FILE_MODE)
     try:
         with os.fdopen(fd, "wb") as handle:
-            if _POSIX:
+            if sys.platform != "win32":
                 os.fchmod(handle.fileno(), FILE_MODE)  # O_CREAT's mode is filtered by the umask
             handle.write(data)
             handle.flush()
@@ -103,7 +100,7 @@ def reassert_file_mode(path: Path) -> bool:
     `chmod 644` on it: a host warns about or refuses such a file, SPEC §3, §7); return True if it
     was changed. Only a regular file of ours is touched (opened without following a symlink).
     POSIX only; never raises OSError (a failure is logged and gives False)."""
-    if not _POSIX:
+    if sys.platform == "win32":  # ACLs, not modes, govern access there
         return False
     try:
         fd = os.open(path, NO_FOLLOW_READ)

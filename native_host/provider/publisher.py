@@ -29,6 +29,7 @@ import contextlib
 import json
 import logging
 import os
+import sys
 from collections.abc import Callable
 from pathlib import Path
 from typing import Final
@@ -80,7 +81,7 @@ class ProviderLock:
         if self.held:
             return True
         self.release()
-        if fcntl is None:
+        if sys.platform == "win32" or fcntl is None:  # no flock: every host is a provider
             return True
         ensure_providers_folder(self.path.parent)
         flags = os.O_RDWR | os.O_CREAT | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_CLOEXEC", 0)

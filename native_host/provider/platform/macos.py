@@ -19,7 +19,7 @@ MAX_MISMATCH_PT = 32.0
 def window_number(bounds: WindowBounds, browser_pid: int) -> int | None:
     """The CGWindowID of `browser_pid`'s window at `bounds` (points), or None."""
     try:
-        import Quartz  # type: ignore[import-not-found]
+        import Quartz  # lazily: macOS only (pyproject.toml: pyobjc-framework-Quartz on darwin)
     except ImportError:
         return None
     infos: Any = Quartz.CGWindowListCopyWindowInfo(

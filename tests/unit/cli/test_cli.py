@@ -32,6 +32,7 @@ COMMAND_NAMES = [
     "uninstall",
     "doctor",
     "extension-path",
+    "pack",
     "demo",
 ]
 
