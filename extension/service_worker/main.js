@@ -33,7 +33,8 @@ import { PAGE_CHANNEL_NAME, PageChannels } from "./page_channel.js";
 import { SelectionStore } from "./selections.js";
 import { TabModel } from "./tab_model.js";
 import { installDebugHooks } from "./debug_hooks.js";
-import { isExcluded, normalizeSettings } from "./settings.js";
+import { describeStatus, isExcluded, normalizeSettings } from "./settings.js";
+import { actionLook } from "./action_icon.js";
 import { isInternalUrl, tabUrl } from "./tree.js";
 import { Current } from "./current.js";
 import { WINDOW_STATE_POLL_MS, windowStatePollMs } from "./page_tools.js";
@@ -107,8 +108,19 @@ const ready = (async () => {
   const browser = pickBrowser(brands, userAgent);
   settings = normalizeSettings(stored);
   applyProviderSwitch(browser);
+  void api.readStatus().then((status) => {
+    shownStatus ??= status;
+    showActionLook();
+  });
   return { browser };
 })();
+
+/** The status the toolbar icon shows (chrome.storage.session, written by native_port.js). @type {import("../protocol.js").ConnectionStatus | undefined} */
+let shownStatus;
+/** The toolbar icon, badge and tooltip follow the status and the switch (action_icon.js, issue 18 item 1). */
+function showActionLook() {
+  void api.setActionLook(actionLook(describeStatus(shownStatus, settings.enabled)));
+}
 const pageTools = new PageToolRouter({
   port: () => port,
   ids,
@@ -156,10 +168,15 @@ api.onContentPort(PAGE_CHANNEL_NAME, (pagePort) => {
   }
   channels.adopt(pagePort);
 });
+api.onStatusChanged((status) => {
+  shownStatus = status;
+  showActionLook();
+});
 api.onSettingsChanged((stored) => {
   void ready.then(({ browser }) => {
     settings = normalizeSettings(stored);
     applyProviderSwitch(browser);
+    showActionLook();
     pageTools.scheduleChanged(); // exposure may differ now (page tools on/off, excluded sites)
     treePusher.schedule(); // incognito, excluded sites
   });

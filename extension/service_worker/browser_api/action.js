@@ -1,0 +1,20 @@
+// browser_api part: action: the toolbar button's icon, badge and tooltip (action_icon.js decides them).
+
+/**
+ * Show `look` on the toolbar button (every tab). Errors are swallowed: the button is cosmetic and a
+ * failure here (the browser shutting down) must not break the provider.
+ * @param {import("../action_icon.js").ActionLook} look
+ * @returns {Promise<void>}
+ */
+export async function setActionLook(look) {
+  try {
+    await Promise.all([
+      chrome.action.setIcon({ path: look.path }),
+      chrome.action.setBadgeText({ text: look.badge }),
+      chrome.action.setBadgeBackgroundColor({ color: look.badgeColour }),
+      chrome.action.setTitle({ title: look.title }),
+    ]);
+  } catch {
+    // the next status change tries again
+  }
+}
