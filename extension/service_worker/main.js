@@ -279,7 +279,14 @@ function routeRuntimeMessage(message, sender) {
   const { type } = /** @type {{type?: unknown}} */ (message);
   if (sender.fromOwnPage) return undefined; // the popup reads chrome.storage.session directly
   if (sender.tabId === undefined) return undefined;
-  if ((sender.incognito && !settings.incognito) || isExcluded(sender.url ?? "", settings.excludedSites)) {
+  const hiddenIncognito = sender.incognito === true && !settings.incognito;
+  const excluded = isExcluded(sender.url ?? "", settings.excludedSites);
+  // An excluded site's page-tool report is kept in memory and never exposed: the exposure applies
+  // the same rule every time (page_tools.js `exposed`, the policy below), and a page reports its
+  // tools only when they change, so dropping it here would leave "Share this site again" (the
+  // popup, issue 18 item 4) without the tools of a page loaded while it was excluded.
+  const keptHidden = excluded && !hiddenIncognito && (type === TOOLS_REPORT || type === TOOLS_FRAME);
+  if ((hiddenIncognito || excluded) && !keptHidden) {
     // SPEC §2: incognito (unless opted in) and excluded sites are never reported. What such a
     // frame reported before is stale from now on: the tab is pulled if it may be shown again.
     if (type === FRAME_CHANGED) selections.dropped(sender);
