@@ -3,7 +3,8 @@ the popup's accessibility, in a real Chromium with the real native host (issue 1
 
 "Don't share this site" must take the page out of `current` and out of the page tools at once (no
 reload), stay so after a browser restart (chrome.storage.local), and "Share this site again" must
-bring both back. The toolbar's badge and tooltip follow the state. The popup must be keyboard
+bring both back. The toolbar's badge and tooltip follow the state (the broken icon of a missing native
+host: test_popup_screens.py, with a profile that has none). The popup must be keyboard
 operable, its controls labelled, its text at 4.5:1 contrast or more, and it must fit 300 and 400 px;
 each state is shown in words. tests/e2e/test_popup_screens.py takes the screenshots.
 """
@@ -27,9 +28,11 @@ from tests.e2e.tree import walk
 
 READ_SETTINGS = "async () => (await chrome.storage.local.get('settings')).settings"
 
-AT_ONCE_S = 2.0
-""""At once": the page leaves `current` and the tools within this many seconds of the click (the
-worker applies storage.onChanged in milliseconds; the margin is for a machine shared by 7 helpers)."""
+AT_ONCE_S = 5.0
+""""At once": the page leaves `current` and the tools within this many seconds of the click, with
+no reload. The worker applies storage.onChanged in milliseconds (0.2 to 0.4 s measured here, polls
+included, at load 20); the margin is for a machine shared by 7 helpers, where one `current` round
+trip can take a second."""
 
 
 async def _page_urls(host: HostClient, pid: int) -> list[str]:
@@ -107,25 +110,10 @@ async def _has_tools(host: HostClient, pid: int, url: str) -> bool:
 
 
 async def _gone(host: HostClient, pid: int, url: str) -> bool:
-    return url not in await _page_urls(host, pid) and not await _tools(host, pid, url)
-
-
-async def test_the_toolbar_badge_and_tooltip_follow_the_state(browser: RunningBrowser) -> None:
-    await browser.descriptor()
-    await wait_for_look(browser, "webctx: Provider on: connected", "")
-    switch = "async (enabled) => { const {settings} = await chrome.storage.local.get('settings');"
-    switch += " await chrome.storage.local.set({settings: {...settings, enabled}}); }"
-    await browser.worker_eval(switch, False)
-    await wait_for_look(browser, "webctx: Provider off", "")
-    await browser.worker_eval(SET_STATUS, {"state": "mismatch", "fix": "webctx install --browser chromium"})
-    await wait_for_look(browser, "webctx: Provider off", "")  # off wins: the user's choice
-    await browser.worker_eval(switch, True)
-    await browser.descriptor()
-    await wait_for_look(browser, "webctx: Provider on: connected", "")
-    # A version mismatch (written as the worker would) lights the broken badge. The broken icon of
-    # a missing native host is checked in test_popup_screens.py, with a profile that has none.
-    await browser.worker_eval(SET_STATUS, {"state": "mismatch", "words": "host 0.2.0, extension 0.1.0"})
-    await wait_for_look(browser, "webctx: Provider on: version mismatch", "!")
+    in_current, tools = url in await _page_urls(host, pid), await _tools(host, pid, url)
+    if in_current or tools:
+        print(f"still shared: in current {in_current}, tools {sorted(tools)}")
+    return not in_current and not tools
 
 
 async def test_the_options_page_shows_wrong_site_entries_inline_and_keeps_the_stored_list(
@@ -154,26 +142,29 @@ async def test_the_options_page_shows_wrong_site_entries_inline_and_keeps_the_st
 
 
 STATES = [
-    # (status written as native_port.js would, or None for the real one; the words; the fix shown)
-    ({"state": "connecting"}, "Provider on: connecting…", ""),
+    # (the status, written as native_port.js would; the words; the fix shown; the toolbar badge)
+    ({"state": "connecting"}, "Provider on: connecting…", "", ""),
     (
         {"state": "disconnected", "error": "Native host has exited.", "fix": "webctx doctor"},
         "Provider on: native host error",
         "webctx doctor",
+        "!",
     ),
     (
         {"state": "mismatch", "words": "The native host is 0.2.0; this extension is 0.1.0.",
          "fix": "webctx install --browser chromium"},
         "Provider on: version mismatch",
         "webctx install --browser chromium",
+        "!",
     ),
 ]
 
 
-async def test_the_popup_is_keyboard_operable_labelled_readable_and_says_each_state(
+async def test_the_popup_is_keyboard_operable_labelled_readable_and_says_each_state_as_the_toolbar_does(
     browser: RunningBrowser, page_server: str
 ) -> None:
     await browser.descriptor()
+    await wait_for_look(browser, "webctx: Provider on: connected", "")
     await browser.new_page(f"{page_server}/index.html")
     popup = await open_popup(browser)
     # Labelled controls, reachable by role and name.
@@ -186,7 +177,10 @@ async def test_the_popup_is_keyboard_operable_labelled_readable_and_says_each_st
     await expect(switch).to_be_focused()
     await popup.keyboard.press("Space")
     await expect(popup.locator("#state")).to_have_text("Provider off")
+    await wait_for_look(browser, "webctx: Provider off", "")  # the grey icon, and its words
     await popup.keyboard.press("Space")
+    await browser.descriptor()
+    await wait_for_look(browser, "webctx: Provider on: connected", "")
     await popup.keyboard.press("Tab")
     await expect(exclude).to_be_focused()
     await popup.keyboard.press("Enter")
@@ -206,9 +200,10 @@ async def test_the_popup_is_keyboard_operable_labelled_readable_and_says_each_st
         assert not low, f"{name}: text under 4.5:1 contrast: {low}"
 
     await readable("connected")
-    for status, words, fix in STATES:
+    for status, words, fix, badge in STATES:
         await browser.worker_eval(SET_STATUS, status)
         await expect(popup.locator("#state")).to_have_text(words)
+        await wait_for_look(browser, f"webctx: {words}", badge)
         if fix:
             await expect(popup.locator("#fix-command")).to_have_text(fix)
         else:
@@ -216,4 +211,5 @@ async def test_the_popup_is_keyboard_operable_labelled_readable_and_says_each_st
         await readable(words)
     await switch.uncheck()
     await expect(popup.locator("#state")).to_have_text("Provider off")
+    await wait_for_look(browser, "webctx: Provider off", "")  # off wins over a broken status
     await readable("off")
