@@ -18,7 +18,8 @@ export const BROKEN_BADGE_COLOUR = "#b3261e";
 
 /**
  * @typedef {object} ActionLook
- * @property {Record<string, string>} path  size → icon path (relative to the extension's root)
+ * @property {Record<string, string>} path  size → icon path, from the extension's root (a leading "/":
+ *   `setIcon` in a service worker resolves a relative path against the worker's own folder)
  * @property {string} badge   badge text ("" for none)
  * @property {string} badgeColour
  * @property {string} title   the tooltip: "webctx: " and the state in words
@@ -32,7 +33,7 @@ export function actionLook(view) {
   const variant = view.tone === "off" ? "icon-off" : view.tone === "broken" ? "icon-broken" : "icon";
   /** @type {Record<string, string>} */
   const path = {};
-  for (const size of ACTION_ICON_SIZES) path[String(size)] = `popup/icons/${variant}-${size}.png`;
+  for (const size of ACTION_ICON_SIZES) path[String(size)] = `/popup/icons/${variant}-${size}.png`;
   return {
     path,
     badge: view.tone === "broken" ? "!" : "",

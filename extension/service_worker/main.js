@@ -97,7 +97,7 @@ const treePusher = new TreePusher({
 });
 tabModel.onChange = () => treePusher.schedule();
 // Debug checks and counters for tests and benches, reached over the DevTools protocol (debug_hooks.js).
-installDebugHooks(tabModel, treePusher);
+installDebugHooks(tabModel, treePusher, () => shownLook);
 
 /** The user's settings (settings.js), followed live through storage.onChanged. */
 let settings = normalizeSettings(undefined);
@@ -117,9 +117,14 @@ const ready = (async () => {
 
 /** The status the toolbar icon shows (chrome.storage.session, written by native_port.js). @type {import("../protocol.js").ConnectionStatus | undefined} */
 let shownStatus;
+/** The look last applied and the browser's error ("" when shown), for the debug hook. @type {import("./debug_hooks.js").ShownLook | undefined} */
+let shownLook;
 /** The toolbar icon, badge and tooltip follow the status and the switch (action_icon.js, issue 18 item 1). */
 function showActionLook() {
-  void api.setActionLook(actionLook(describeStatus(shownStatus, settings.enabled)));
+  const look = actionLook(describeStatus(shownStatus, settings.enabled));
+  void api.setActionLook(look).then((error) => {
+    shownLook = { ...look, error };
+  });
 }
 const pageTools = new PageToolRouter({
   port: () => port,

@@ -9,21 +9,21 @@ const look = (/** @type {any} */ status, enabled = true) => actionLook(describeS
 
 test("each state has its own icon, badge and words", () => {
   const on = look({ state: "connected", port: 1, at: 0 });
-  assert.deepEqual(on.path, { 16: "popup/icons/icon-16.png", 32: "popup/icons/icon-32.png" });
+  assert.deepEqual(on.path, { 16: "/popup/icons/icon-16.png", 32: "/popup/icons/icon-32.png" });
   assert.equal(on.badge, "");
   assert.equal(on.title, "webctx: Provider on: connected");
 
   const off = look({ state: "connected", at: 0 }, false);
-  assert.equal(off.path["16"], "popup/icons/icon-off-16.png");
+  assert.equal(off.path["16"], "/popup/icons/icon-off-16.png");
   assert.equal(off.title, "webctx: Provider off");
 
   const broken = look({ state: "disconnected", error: "Specified native messaging host not found.", fix: "webctx install --browser chromium", at: 0 });
-  assert.equal(broken.path["32"], "popup/icons/icon-broken-32.png");
+  assert.equal(broken.path["32"], "/popup/icons/icon-broken-32.png");
   assert.equal(broken.badge, "!");
   assert.equal(broken.title, "webctx: Provider on: native host not installed");
 
   assert.equal(look({ state: "connecting", at: 0 }).badge, "");
-  assert.equal(look({ state: "connecting", at: 0 }).path["16"], "popup/icons/icon-16.png");
+  assert.equal(look({ state: "connecting", at: 0 }).path["16"], "/popup/icons/icon-16.png");
 });
 
 test("version mismatch is broken, in words, with its fix", () => {

@@ -31,22 +31,31 @@ async def open_popup(browser: RunningBrowser, *, width: int = 360) -> Page:
 
 
 async def action_look(browser: RunningBrowser) -> dict[str, Any]:
-    """The toolbar button's badge text and tooltip, as the browser holds them now."""
+    """The toolbar button as the browser holds it now: badge text and tooltip (chrome.action), and
+    the icon the worker last set with the browser's error, if any (`__webctxActionLook`,
+    debug_hooks.js: the browser has no getter for the icon)."""
     look: dict[str, Any] = await browser.worker_eval(
-        "async () => ({badge: await chrome.action.getBadgeText({}), title: await chrome.action.getTitle({})})"
+        """async () => {
+          const shown = globalThis.__webctxActionLook?.();
+          return {badge: await chrome.action.getBadgeText({}), title: await chrome.action.getTitle({}),
+                  icon: shown?.path?.["16"] ?? "", error: shown?.error ?? "never set"};
+        }"""
     )
     return look
 
 
-async def wait_for_look(browser: RunningBrowser, title: str, badge: str, timeout_s: float = 10.0) -> None:
-    """Wait until the toolbar button shows `title` and `badge`; AssertionError naming what it shows."""
+async def wait_for_look(
+    browser: RunningBrowser, title: str, badge: str, icon: str, timeout_s: float = 10.0
+) -> None:
+    """Wait until the toolbar button shows `title`, `badge` and the icon set `icon` ("icon",
+    "icon-off", "icon-broken"), set without error; AssertionError naming what it shows."""
+    wanted = {"badge": badge, "title": title, "icon": f"/popup/icons/{icon}-16.png", "error": ""}
     look: dict[str, Any] = {}
     try:
         async with asyncio.timeout(timeout_s):
-            while (look := await action_look(browser)) != {"badge": badge, "title": title}:
+            while (look := await action_look(browser)) != wanted:
                 await asyncio.sleep(0.05)
     except TimeoutError:
-        wanted = {"badge": badge, "title": title}
         raise AssertionError(f"the toolbar shows {look}, not {wanted}") from None
 
 

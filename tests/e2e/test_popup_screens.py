@@ -81,7 +81,7 @@ async def test_screenshots_of_the_popup_with_a_provider(
 
     await popup.locator("#enabled").uncheck()
     await expect(popup.locator("#state")).to_have_text("Provider off")
-    await wait_for_look(browser, "webctx: Provider off", "")
+    await wait_for_look(browser, "webctx: Provider off", "", "icon-off")
     await _shot(popup, folder, shots, "off", "Switched off.")
     _write_index(folder, shots)
 
@@ -105,7 +105,7 @@ async def test_screenshot_of_the_popup_without_a_native_host(tmp_path: Path, pag
             label = "Provider on: native host not installed"
             await expect(popup.locator("#state")).to_have_text(label, timeout=10_000)
             await expect(popup.locator("#fix-command")).to_have_text("webctx install --browser chromium")
-            await wait_for_look(browser, "webctx: Provider on: native host not installed", "!")
+            await wait_for_look(browser, "webctx: Provider on: native host not installed", "!", "icon-broken")
             assert (await action_look(browser))["badge"] == "!"
             caption = "Broken: the native host is not installed; the fix is shown."
             await _shot(popup, folder, shots, "broken", caption)

@@ -164,7 +164,7 @@ async def test_the_popup_is_keyboard_operable_labelled_readable_and_says_each_st
     browser: RunningBrowser, page_server: str
 ) -> None:
     await browser.descriptor()
-    await wait_for_look(browser, "webctx: Provider on: connected", "")
+    await wait_for_look(browser, "webctx: Provider on: connected", "", "icon")
     await browser.new_page(f"{page_server}/index.html")
     popup = await open_popup(browser)
     # Labelled controls, reachable by role and name.
@@ -177,10 +177,10 @@ async def test_the_popup_is_keyboard_operable_labelled_readable_and_says_each_st
     await expect(switch).to_be_focused()
     await popup.keyboard.press("Space")
     await expect(popup.locator("#state")).to_have_text("Provider off")
-    await wait_for_look(browser, "webctx: Provider off", "")  # the grey icon, and its words
+    await wait_for_look(browser, "webctx: Provider off", "", "icon-off")  # the grey icon, and its words
     await popup.keyboard.press("Space")
     await browser.descriptor()
-    await wait_for_look(browser, "webctx: Provider on: connected", "")
+    await wait_for_look(browser, "webctx: Provider on: connected", "", "icon")
     await popup.keyboard.press("Tab")
     await expect(exclude).to_be_focused()
     await popup.keyboard.press("Enter")
@@ -203,7 +203,7 @@ async def test_the_popup_is_keyboard_operable_labelled_readable_and_says_each_st
     for status, words, fix, badge in STATES:
         await browser.worker_eval(SET_STATUS, status)
         await expect(popup.locator("#state")).to_have_text(words)
-        await wait_for_look(browser, f"webctx: {words}", badge)
+        await wait_for_look(browser, f"webctx: {words}", badge, "icon-broken" if badge else "icon")
         if fix:
             await expect(popup.locator("#fix-command")).to_have_text(fix)
         else:
@@ -211,5 +211,5 @@ async def test_the_popup_is_keyboard_operable_labelled_readable_and_says_each_st
         await readable(words)
     await switch.uncheck()
     await expect(popup.locator("#state")).to_have_text("Provider off")
-    await wait_for_look(browser, "webctx: Provider off", "")  # off wins over a broken status
+    await wait_for_look(browser, "webctx: Provider off", "", "icon-off")  # off wins over a broken status
     await readable("off")

@@ -1,10 +1,10 @@
 // browser_api part: action: the toolbar button's icon, badge and tooltip (action_icon.js decides them).
 
 /**
- * Show `look` on the toolbar button (every tab). Errors are swallowed: the button is cosmetic and a
- * failure here (the browser shutting down) must not break the provider.
+ * Show `look` on the toolbar button (every tab). Errors are returned, not thrown: the button is
+ * cosmetic and a failure here (the browser shutting down) must not break the provider.
  * @param {import("../action_icon.js").ActionLook} look
- * @returns {Promise<void>}
+ * @returns {Promise<string>}  "" when shown, else the browser's error message
  */
 export async function setActionLook(look) {
   try {
@@ -14,7 +14,8 @@ export async function setActionLook(look) {
       chrome.action.setBadgeBackgroundColor({ color: look.badgeColour }),
       chrome.action.setTitle({ title: look.title }),
     ]);
-  } catch {
-    // the next status change tries again
+    return "";
+  } catch (error) {
+    return String(error); // the next status change tries again
   }
 }
