@@ -199,8 +199,11 @@ export const STATUS_KEY = "status";
 /**
  * The connection status the worker keeps in `chrome.storage.session` under STATUS_KEY.
  * @typedef {object} ConnectionStatus
- * @property {"connecting" | "connected" | "disconnected" | "off"} state  "off": the user switched the provider off
+ * @property {"connecting" | "connected" | "disconnected" | "off" | "mismatch" | string} state  "off": the user
+ *   switched the provider off; "mismatch": extension and native host versions differ; the popup
+ *   shows any other state by its `words` (settings.js describeStatus)
  * @property {string} [error]     the dropped port's chrome.runtime.lastError.message
+ * @property {string} [words]     the state in words, for a state the popup has no sentence of its own for
  * @property {string} [fix]       the command that fixes it
  * @property {string} [instance]  the native host's instance (when connected)
  * @property {number} [port]      the MCP endpoint's port on 127.0.0.1 (once `provider.ready` came)

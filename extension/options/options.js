@@ -2,7 +2,7 @@
 // chrome.storage.local on every change; the service worker applies them live (storage.onChanged).
 
 import { allowedInIncognito, onSettingsChanged, readSettings, writeSettings } from "../service_worker/browser_api.js";
-import { normalizeSettings, parseSiteList } from "../service_worker/settings.js";
+import { normalizeSettings, validateSiteList } from "../service_worker/settings.js";
 
 /** @typedef {import("../service_worker/settings.js").Settings} Settings */
 
@@ -16,10 +16,35 @@ function input(id) {
 
 const sitesBox = /** @type {HTMLTextAreaElement} */ (document.getElementById("excluded-sites"));
 const saved = /** @type {HTMLElement} */ (document.getElementById("saved"));
+const sitesErrors = /** @type {HTMLElement} */ (document.getElementById("excluded-errors"));
+
+/**
+ * Check the site list and show its errors inline, under the box (issue 18 item 4).
+ * @returns {string[] | undefined}  the sites, or undefined when an entry is wrong (nothing is saved then)
+ */
+function checkSites() {
+  const { sites, errors } = validateSiteList(sitesBox.value);
+  sitesBox.setAttribute("aria-invalid", String(errors.length > 0));
+  sitesErrors.hidden = errors.length === 0;
+  sitesErrors.replaceChildren();
+  if (errors.length === 0) return sites;
+  const intro = document.createElement("p");
+  intro.style.margin = "0";
+  intro.textContent = errors.length === 1 ? "This entry is not a site, so the list is not saved:" : `These ${errors.length} entries are not sites, so the list is not saved:`;
+  const list = document.createElement("ul");
+  for (const error of errors.slice(0, 20)) {
+    const item = document.createElement("li");
+    item.textContent = `Line ${error.line}: "${error.entry}": ${error.message}.`;
+    list.append(item);
+  }
+  sitesErrors.append(intro, list);
+  return undefined;
+}
 
 /** Show `settings` in the form (the site list only when it is not being edited). */
 function render() {
-  if (document.activeElement !== sitesBox) sitesBox.value = settings.excludedSites.join("\n");
+  // Not while it is being edited, nor while it shows a wrong list beside its errors.
+  if (document.activeElement !== sitesBox && sitesErrors.hidden) sitesBox.value = settings.excludedSites.join("\n");
   input("expose-page-tools").checked = settings.exposePageTools;
   input("confirm-consequential").checked = settings.confirmConsequential;
   input("incognito").checked = settings.incognito;
@@ -30,22 +55,25 @@ function render() {
 }
 
 async function save() {
+  const excludedSites = checkSites();
   settings = {
     ...settings,
-    excludedSites: parseSiteList(sitesBox.value),
+    excludedSites: excludedSites ?? settings.excludedSites, // a wrong list keeps the stored one
     exposePageTools: input("expose-page-tools").checked,
     confirmConsequential: input("confirm-consequential").checked,
     incognito: input("incognito").checked,
   };
   await writeSettings(settings);
-  saved.textContent = "Saved; applied at once.";
+  saved.textContent = excludedSites ? "Saved; applied at once." : "Other settings saved; the site list is not saved until its errors are fixed.";
 }
 
 for (const id of ["expose-page-tools", "confirm-consequential", "incognito"]) {
   input(id).addEventListener("change", () => void save());
 }
 sitesBox.addEventListener("change", () => void save());
-sitesBox.addEventListener("blur", () => render());
+sitesBox.addEventListener("blur", () => {
+  if (sitesErrors.hidden) render(); // a wrong list stays as typed, beside its errors
+});
 
 onSettingsChanged((raw) => {
   settings = normalizeSettings(raw);

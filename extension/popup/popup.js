@@ -1,20 +1,21 @@
-// webctx popup (an extension page, ES module): the provider switch and the connection status.
+// webctx popup (an extension page, ES module): the entry. One module per section, each owning its
+// <section> in popup.html:
 //
-//   chrome.storage.local "settings" ──► the switch ──(change)──► writeSettings ──► main.js applies it
+//   status_section.js  the provider switch, the state in words, the fixing command (issue 18 item 5)
+//   site_section.js    "This site": Don't share this site / Share this site again (issue 18 item 4)
+//   (#shared-section, #activity-section: what is shared now, who read it: issue 18 items 2, 3)
+//
+//   chrome.storage.local "settings" ──► every section ──(change)──► writeSettings ──► main.js applies it
 //   chrome.storage.session "status" (written by service_worker/native_port.js)
 //        │ readStatus() + onStatusChanged()
 //        ▼
-//   render(): describeStatus() → state label, the dropped port's lastError message, the fixing command
+//   render(): renderStatus (describeStatus), renderSite (describeSite)
 //   Port "popup" (open while the popup is) ──► the worker refreshes pagesWithTools in the status
 
-import {
-  onSettingsChanged,
-  onStatusChanged,
-  readSettings,
-  readStatus,
-  writeSettings,
-} from "../service_worker/browser_api.js";
-import { describeStatus, normalizeSettings } from "../service_worker/settings.js";
+import { onSettingsChanged, onStatusChanged, readSettings, readStatus } from "../service_worker/browser_api.js";
+import { normalizeSettings } from "../service_worker/settings.js";
+import { renderSite, wireSite } from "./site_section.js";
+import { renderStatus, wireStatus } from "./status_section.js";
 
 /** @typedef {import("../protocol.js").ConnectionStatus} ConnectionStatus */
 /** @typedef {import("../service_worker/settings.js").Settings} Settings */
@@ -24,30 +25,20 @@ let status;
 /** @type {Settings} */
 let settings = normalizeSettings(undefined);
 
-/** @param {string} id @returns {HTMLElement} */
-function byId(id) {
-  return /** @type {HTMLElement} */ (document.getElementById(id));
-}
-
 function render() {
-  const view = describeStatus(status, settings.enabled);
-  /** @type {HTMLInputElement} */ (byId("enabled")).checked = settings.enabled;
-  const state = byId("state");
-  state.textContent = view.label;
-  state.dataset.state = view.state;
-  byId("detail").hidden = !view.detail;
-  byId("detail").textContent = view.detail;
-  byId("fix").hidden = !view.fix;
-  byId("fix-command").textContent = view.fix;
+  renderStatus(status, settings);
+  renderSite(settings);
 }
 
-byId("enabled").addEventListener("change", (event) => {
-  const enabled = /** @type {HTMLInputElement} */ (event.target).checked;
-  settings = { ...settings, enabled };
+/** @param {Settings} next what a section is about to store: shown at once */
+function changed(next) {
+  settings = next;
   render();
-  void writeSettings(settings);
-});
-byId("options").addEventListener("click", (event) => {
+}
+
+wireStatus(() => settings, changed);
+const siteRead = wireSite(() => settings, changed);
+/** @type {HTMLElement} */ (document.getElementById("options")).addEventListener("click", (event) => {
   event.preventDefault();
   void chrome.runtime.openOptionsPage();
 });
@@ -63,11 +54,12 @@ onSettingsChanged((raw) => {
   settings = normalizeSettings(raw);
   render();
 });
-Promise.all([readStatus(), readSettings()]).then(
+Promise.all([readStatus(), readSettings(), siteRead]).then(
   ([stored, raw]) => {
     status = stored;
     settings = normalizeSettings(raw);
     render();
+    document.body.dataset.ready = "true"; // the screenshots and tests wait for the first full render
   },
   () => render(),
 );

@@ -10,8 +10,10 @@
 //   browser_api/pages.js     content scripts: messages, ports, injection, frame reports; ports from
 //                            this extension's own pages
 //   browser_api/storage.js   settings, connection status, session flags (popup and options too)
+//   browser_api/action.js    the toolbar button: icon, badge, tooltip
 
 export * from "./browser_api/runtime.js";
 export * from "./browser_api/windows.js";
 export * from "./browser_api/pages.js";
 export * from "./browser_api/storage.js";
+export * from "./browser_api/action.js";

@@ -5,19 +5,23 @@
 //   __webctxTabModelDiff()   where the tab model (tab_model.js) differs from a fresh
 //                            windows.getAll({populate: true}): tests/e2e/test_tab_model.py
 //   __webctxTreePushStats()  how many pushed trees were built and sent (tree_push.js): bench/README.md
+//   __webctxActionLook()     the toolbar look last applied and the browser's error, if any
+//                            (action_icon.js): tests/e2e/test_popup_site.py
 
 import * as api from "./browser_api.js";
 import { tabUrl } from "./tree.js";
 
 /** @typedef {import("./tab_model.js").ModelTab} ModelTab */
 /** @typedef {import("./tab_model.js").ModelWindow} ModelWindow */
+/** @typedef {import("./action_icon.js").ActionLook & {error: string}} ShownLook */
 
 /**
  * Hang the debug hooks on globalThis (main.js, once).
  * @param {import("./tab_model.js").TabModel} tabModel
  * @param {import("./tree_push.js").TreePusher} treePusher
+ * @param {() => ShownLook | undefined} shownLook  the toolbar look last applied (main.js)
  */
-export function installDebugHooks(tabModel, treePusher) {
+export function installDebugHooks(tabModel, treePusher, shownLook) {
   /**
    * Where the tab model differs from a fresh windows.getAll({populate: true}), one line each;
    * empty when they agree.
@@ -35,6 +39,7 @@ export function installDebugHooks(tabModel, treePusher) {
     builds: treePusher.builds,
     sent: treePusher.sent,
   });
+  /** @type {{__webctxActionLook?: () => ShownLook | undefined}} */ (globalThis).__webctxActionLook = shownLook;
 }
 
 /**

@@ -33,7 +33,8 @@ import { PAGE_CHANNEL_NAME, PageChannels } from "./page_channel.js";
 import { SelectionStore } from "./selections.js";
 import { TabModel } from "./tab_model.js";
 import { installDebugHooks } from "./debug_hooks.js";
-import { isExcluded, normalizeSettings } from "./settings.js";
+import { describeStatus, isExcluded, normalizeSettings } from "./settings.js";
+import { actionLook } from "./action_icon.js";
 import { isInternalUrl, tabUrl } from "./tree.js";
 import { Current } from "./current.js";
 import { WINDOW_STATE_POLL_MS, windowStatePollMs } from "./page_tools.js";
@@ -96,7 +97,7 @@ const treePusher = new TreePusher({
 });
 tabModel.onChange = () => treePusher.schedule();
 // Debug checks and counters for tests and benches, reached over the DevTools protocol (debug_hooks.js).
-installDebugHooks(tabModel, treePusher);
+installDebugHooks(tabModel, treePusher, () => shownLook);
 
 /** The user's settings (settings.js), followed live through storage.onChanged. */
 let settings = normalizeSettings(undefined);
@@ -107,8 +108,24 @@ const ready = (async () => {
   const browser = pickBrowser(brands, userAgent);
   settings = normalizeSettings(stored);
   applyProviderSwitch(browser);
+  void api.readStatus().then((status) => {
+    shownStatus ??= status;
+    showActionLook();
+  });
   return { browser };
 })();
+
+/** The status the toolbar icon shows (chrome.storage.session, written by native_port.js). @type {import("../protocol.js").ConnectionStatus | undefined} */
+let shownStatus;
+/** The look last applied and the browser's error ("" when shown), for the debug hook. @type {import("./debug_hooks.js").ShownLook | undefined} */
+let shownLook;
+/** The toolbar icon, badge and tooltip follow the status and the switch (action_icon.js, issue 18 item 1). */
+function showActionLook() {
+  const look = actionLook(describeStatus(shownStatus, settings.enabled));
+  void api.setActionLook(look).then((error) => {
+    shownLook = { ...look, error };
+  });
+}
 const pageTools = new PageToolRouter({
   port: () => port,
   ids,
@@ -156,10 +173,15 @@ api.onContentPort(PAGE_CHANNEL_NAME, (pagePort) => {
   }
   channels.adopt(pagePort);
 });
+api.onStatusChanged((status) => {
+  shownStatus = status;
+  showActionLook();
+});
 api.onSettingsChanged((stored) => {
   void ready.then(({ browser }) => {
     settings = normalizeSettings(stored);
     applyProviderSwitch(browser);
+    showActionLook();
     pageTools.scheduleChanged(); // exposure may differ now (page tools on/off, excluded sites)
     treePusher.schedule(); // incognito, excluded sites
   });
@@ -262,7 +284,14 @@ function routeRuntimeMessage(message, sender) {
   const { type } = /** @type {{type?: unknown}} */ (message);
   if (sender.fromOwnPage) return undefined; // the popup reads chrome.storage.session directly
   if (sender.tabId === undefined) return undefined;
-  if ((sender.incognito && !settings.incognito) || isExcluded(sender.url ?? "", settings.excludedSites)) {
+  const hiddenIncognito = sender.incognito === true && !settings.incognito;
+  const excluded = isExcluded(sender.url ?? "", settings.excludedSites);
+  // An excluded site's page-tool report is kept in memory and never exposed: the exposure applies
+  // the same rule every time (page_tools.js `exposed`, the policy below), and a page reports its
+  // tools only when they change, so dropping it here would leave "Share this site again" (the
+  // popup, issue 18 item 4) without the tools of a page loaded while it was excluded.
+  const keptHidden = excluded && !hiddenIncognito && (type === TOOLS_REPORT || type === TOOLS_FRAME);
+  if ((hiddenIncognito || excluded) && !keptHidden) {
     // SPEC §2: incognito (unless opted in) and excluded sites are never reported. What such a
     // frame reported before is stale from now on: the tab is pulled if it may be shown again.
     if (type === FRAME_CHANGED) selections.dropped(sender);

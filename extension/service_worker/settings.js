@@ -49,30 +49,150 @@ export function normalizeSettings(raw) {
 const HOST_NAME = /^(?!-)[a-z0-9-]{1,63}(?<!-)(\.(?!-)[a-z0-9-]{1,63}(?<!-))*$/;
 
 /**
- * The host names in a user's list (one per line or separated by commas/spaces): URLs are reduced to
- * their host, a leading "*." is dropped, case is folded, duplicates and junk are dropped.
+ * @typedef {object} SiteListError
+ * @property {number} line     1-based line of the entry in the user's text
+ * @property {string} entry    the entry as typed
+ * @property {string} message  what is wrong, in words (shown inline by the options page)
+ */
+
+/**
+ * Check a user's excluded-sites list (issue 18 item 4): one entry per line (or separated by commas
+ * or spaces). An entry is a host name (`mail.example.com`), a host name after `*.`
+ * (`*.example.com`: the same as `example.com`, the site and its subdomains) or a URL (reduced to
+ * its host); a port, a path and a trailing dot are dropped, case is folded, non-ASCII names become
+ * their punycode. Duplicates are dropped silently; anything else is an error naming its line.
+ * @param {string} text
+ * @returns {{sites: string[], errors: SiteListError[]}}  `sites` holds the valid entries (at most MAX_EXCLUDED_SITES)
+ */
+export function validateSiteList(text) {
+  /** @type {string[]} */
+  const sites = [];
+  /** @type {SiteListError[]} */
+  const errors = [];
+  const lines = text.split(/\r?\n/);
+  for (let index = 0; index < lines.length; index += 1) {
+    for (const word of lines[index].split(/[\s,]+/)) {
+      if (!word) continue;
+      const host = siteEntryHost(word);
+      if (typeof host !== "string") {
+        errors.push({ line: index + 1, entry: word, message: host.error });
+      } else if (sites.length >= MAX_EXCLUDED_SITES) {
+        errors.push({ line: index + 1, entry: word, message: `more than ${MAX_EXCLUDED_SITES} sites: this one is not kept` });
+      } else if (!sites.includes(host)) {
+        sites.push(host);
+      }
+    }
+  }
+  return { sites, errors };
+}
+
+/**
+ * One entry of the excluded-sites list → its host name, or why it is not one.
+ * @param {string} word  no white space
+ * @returns {string | {error: string}}
+ */
+function siteEntryHost(word) {
+  let host = word.toLowerCase();
+  if (host.includes("://")) {
+    try {
+      host = new URL(host).hostname;
+    } catch {
+      return { error: "not a valid URL" };
+    }
+    if (!host) return { error: "this URL has no host name" };
+  }
+  host = host.replace(/^\*\./, "").replace(/\/.*$/, "").replace(/:\d+$/, "").replace(/\.$/, "");
+  if (host.includes("*")) return { error: "a * may only start the entry, as in *.example.com" };
+  if (/[^\x00-\x7f]/.test(host)) {
+    try {
+      host = new URL(`http://${host}`).hostname; // an international name → its punycode
+    } catch {
+      return { error: "not a host name" };
+    }
+  }
+  if (!host) return { error: "no host name" };
+  if (!HOST_NAME.test(host)) {
+    return { error: "not a host name: use letters, digits, hyphens and dots, e.g. mail.example.com or *.example.com" };
+  }
+  return host;
+}
+
+/**
+ * The host names in a user's list: the valid entries of validateSiteList (junk dropped).
  * @param {string} text
  * @returns {string[]}
  */
 export function parseSiteList(text) {
-  /** @type {string[]} */
-  const out = [];
-  for (const word of text.split(/[\s,]+/)) {
-    let host = word.trim().toLowerCase();
-    if (!host) continue;
-    if (host.includes("://")) {
-      try {
-        host = new URL(host).hostname;
-      } catch {
-        continue;
-      }
-    }
-    host = host.replace(/^\*\./, "").replace(/\/.*$/, "").replace(/:\d+$/, "").replace(/\.$/, "");
-    if (!HOST_NAME.test(host) || out.includes(host)) continue;
-    out.push(host);
-    if (out.length >= MAX_EXCLUDED_SITES) break;
+  return validateSiteList(text).sites;
+}
+
+/**
+ * The site the popup's "Don't share this site" acts on: the host of an http(s) page, or "" for
+ * anything else (the browser's own pages, files, extension pages: never reported anyway).
+ * @param {string | undefined} url
+ * @returns {string}
+ */
+export function siteOf(url) {
+  try {
+    const parsed = new URL(url ?? "");
+    return parsed.protocol === "http:" || parsed.protocol === "https:" ? parsed.hostname.toLowerCase().replace(/\.$/, "") : "";
+  } catch {
+    return "";
   }
-  return out;
+}
+
+/**
+ * The entries of `excludedSites` that exclude `host` (the host itself or a parent domain).
+ * @param {string[]} excludedSites
+ * @param {string} host from siteOf
+ * @returns {string[]}
+ */
+export function rulesExcluding(excludedSites, host) {
+  return host ? excludedSites.filter((site) => host === site || host.endsWith(`.${site}`)) : [];
+}
+
+/**
+ * "Don't share this site": the list with `host` added (unchanged when a rule excludes it already).
+ * @param {string[]} excludedSites
+ * @param {string} host from siteOf
+ * @returns {string[]}
+ */
+export function excludeSite(excludedSites, host) {
+  if (!host || rulesExcluding(excludedSites, host).length > 0) return excludedSites;
+  return parseSiteList([...excludedSites, host].join("\n"));
+}
+
+/**
+ * "Share this site again": the list without every rule that excludes `host` (a parent domain's
+ * rule too, or the button would change nothing; the popup names such rules before it is pressed).
+ * @param {string[]} excludedSites
+ * @param {string} host from siteOf
+ * @returns {string[]}
+ */
+export function shareSiteAgain(excludedSites, host) {
+  const rules = rulesExcluding(excludedSites, host);
+  return excludedSites.filter((site) => !rules.includes(site));
+}
+
+/**
+ * What the popup's "This site" section says and offers for the active page (pure; issue 18 item 4).
+ * @param {string} host  from siteOf ("" when the page is not a web site)
+ * @param {boolean} incognito  the page is in an incognito window
+ * @param {Settings} settings
+ * @returns {{text: string, action: "exclude" | "share" | "", button: string}}  `action` "" hides the button
+ */
+export function describeSite(host, incognito, settings) {
+  if (!host) return { text: "This page is not a web site: nothing from it is shared.", action: "", button: "" };
+  const rules = rulesExcluding(settings.excludedSites, host);
+  if (rules.length > 0) {
+    const by = rules.length === 1 && rules[0] === host ? "" : ` by the rule ${rules.map((r) => `*.${r}`).join(", ")}`;
+    return { text: `${host} is not shared: it is excluded${by}.`, action: "share", button: "Share this site again" };
+  }
+  if (incognito && !settings.incognito) {
+    return { text: `${host} is in an incognito window: not shared (see Settings).`, action: "exclude", button: "Don't share this site" };
+  }
+  const when = settings.enabled ? "shared with desktop AI hosts" : "shared when the provider is on";
+  return { text: `${host} is ${when}.`, action: "exclude", button: "Don't share this site" };
 }
 
 /**
@@ -93,14 +213,25 @@ export function isExcluded(url, excludedSites) {
 }
 
 /**
- * What the popup shows for a status and the switch (pure, so node tests pin the wording).
+ * @typedef {object} StatusView
+ * @property {string} state   off | connecting | connected | disconnected | mismatch | "" (not started) | the
+ *   worker's own state name (a generic `{state, words, fix}` status from the service worker)
+ * @property {"off" | "busy" | "ok" | "broken"} tone  what the toolbar icon shows (action_icon.js)
+ * @property {string} label   the state in words
+ * @property {string} detail  the endpoint when connected, the error otherwise
+ * @property {string} fix     the command that fixes it ("" when none)
+ */
+
+/**
+ * What the popup (and the toolbar icon) shows for a status and the switch (pure, so node tests pin
+ * the wording; issue 18 item 5: every state in words).
  * @param {import("../protocol.js").ConnectionStatus | undefined} status
  * @param {boolean} enabled
- * @returns {{state: string, label: string, detail: string, fix: string}}  `detail` names the endpoint when connected
+ * @returns {StatusView}
  */
 export function describeStatus(status, enabled) {
   if (!enabled) {
-    return { state: "off", label: "Provider off", detail: "No descriptor is written and no port is open.", fix: "" };
+    return { state: "off", tone: "off", label: "Provider off", detail: "Nothing is shared: no descriptor is written and no port is open.", fix: "" };
   }
   switch (status?.state) {
     case "connected": {
@@ -116,22 +247,35 @@ export function describeStatus(status, enabled) {
         parts.push(`${status.pagesWithTools} ${status.pagesWithTools === 1 ? "page" : "pages"} with tools`);
       }
       const label = status.viaProvider ? "Provider on: connected through this browser's provider" : "Provider on: connected";
-      return { state: "connected", label, detail: parts.join(" · "), fix: "" };
+      return { state: "connected", tone: "ok", label, detail: parts.join(" · "), fix: "" };
     }
     case "disconnected": {
       const notInstalled = (status.fix ?? "").startsWith("webctx install");
       return {
         state: "disconnected",
+        tone: "broken",
         label: notInstalled ? "Provider on: native host not installed" : "Provider on: native host error",
-        detail: status.error ?? "",
+        detail: status.error ?? status.words ?? "",
         fix: status.fix ?? "",
       };
     }
+    case "mismatch": // the extension and the native host speak different versions (issue 17 item 6)
+      return {
+        state: "mismatch",
+        tone: "broken",
+        label: "Provider on: version mismatch",
+        detail: status.words ?? status.error ?? "The extension and the native host are different versions.",
+        fix: status.fix ?? "",
+      };
     case "connecting":
     case "off": // the switch was just turned on; the worker has not caught up yet
-      return { state: "connecting", label: "Provider on: connecting…", detail: "", fix: "" };
-    default:
-      return { state: "", label: "Provider on: not started", detail: "", fix: "" };
+      return { state: "connecting", tone: "busy", label: "Provider on: connecting…", detail: "", fix: "" };
+    default: {
+      if (!status) return { state: "", tone: "busy", label: "Provider on: not started", detail: "", fix: "" };
+      // A state this popup does not know yet: the worker's own words, broken when it names a fix.
+      const words = status.words ?? status.error ?? String(status.state);
+      return { state: String(status.state), tone: status.fix ? "broken" : "busy", label: `Provider on: ${words}`, detail: "", fix: status.fix ?? "" };
+    }
   }
 }
 

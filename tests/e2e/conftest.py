@@ -76,13 +76,15 @@ async def launched_browser(
     headless: bool = True,
     env: dict[str, str] | None = None,
     allow_incognito: bool = False,
+    keep_profile: bool = False,
 ) -> AsyncIterator[RunningBrowser]:
     """Chromium on a fresh profile at `user_data_dir` with the extension loaded and its native host
     registered; closed (and its native hosts ended) after. Tests that restart the browser call it.
     `real_window`: no Playwright viewport emulation, so the page sees the window's real geometry and
     device scale factor (the `location` tests need that); `extra_args` go to Chromium; `headless`
     False with `env` naming a DISPLAY runs a real window (the X11 tests); `allow_incognito` starts
-    the extension allowed in incognito (harness.seed_profile)."""
+    the extension allowed in incognito (harness.seed_profile); `keep_profile` keeps the profile
+    after, for a second launch on it (a browser restart: the extension's storage survives)."""
     seed_profile(user_data_dir, allow_incognito=allow_incognito)
     install_host_manifest(user_data_dir)
     providers = paths.providers_dir()
@@ -109,7 +111,8 @@ async def launched_browser(
     finally:
         if running is not None:
             end_leftovers(running.host_pids)
-        shutil.rmtree(user_data_dir, ignore_errors=True)
+        if not keep_profile:
+            shutil.rmtree(user_data_dir, ignore_errors=True)
 
 
 @pytest.fixture

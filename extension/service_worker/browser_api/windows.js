@@ -55,6 +55,22 @@ export async function lastFocusedWindow() {
 }
 
 /**
+ * The page the popup's "This site" section acts on: the active tab of the last-focused normal
+ * window (the toolbar bubble belongs to that window; a popup-type window showing the popup, as the
+ * tests open it, is skipped the same way).
+ * @returns {Promise<{url: string, incognito: boolean} | undefined>} undefined when there is none
+ */
+export async function activeNormalTab() {
+  try {
+    const win = await chrome.windows.getLastFocused({ windowTypes: ["normal"], populate: true });
+    const tab = win.tabs?.find((t) => t.active);
+    return tab ? { url: tab.url ?? tab.pendingUrl ?? "", incognito: tab.incognito } : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
  * Every normal window's id, state ("normal", "minimized", …) and focus (windows.getAll without tabs).
  * @returns {Promise<{id?: number, state?: string, focused: boolean}[]>}
  */
