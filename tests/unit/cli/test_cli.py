@@ -178,13 +178,13 @@ def test_the_demo_prefers_the_first_installed_browser_in_the_table(tmp_path: Pat
     assert browsers.find_browser(table[::2], path=str(tmp_path / "bin")) == str(on_path)
 
 
-def test_the_demo_browser_command_is_headless_with_only_our_extension(tmp_path: Path) -> None:
-    command = browser_command("/b/chromium", tmp_path / "udd", tmp_path / "ext", "http://127.0.0.1:1/")
+def test_the_demo_browser_command_is_headless_with_the_devtools_pipe(tmp_path: Path) -> None:
+    command = browser_command("/b/chromium", tmp_path / "udd", "http://127.0.0.1:1/")
     assert command[:2] == ["/b/chromium", "--headless=new"]
     assert ("--no-sandbox" in command) == (os.geteuid() == 0)
     assert f"--user-data-dir={tmp_path / 'udd'}" in command
-    assert f"--load-extension={tmp_path / 'ext'}" in command
-    assert f"--disable-extensions-except={tmp_path / 'ext'}" in command
+    assert {"--remote-debugging-pipe", "--enable-unsafe-extension-debugging"} <= set(command)
+    assert not [arg for arg in command if arg.startswith(("--load-extension", "--disable-extensions"))]
     assert command[-1] == "http://127.0.0.1:1/"
 
 
