@@ -1,6 +1,6 @@
 """`webctx demo`: start a real browser with the extension, then read it back as a desktop host (SPEC §6).
 
-    find_browser()                   demo/browsers.py table, or --browser PATH
+    find_browser()                   install/programs.py table (demo/browsers.py), or --browser PATH
     temporary profile (mkdtemp)      Default/Preferences: developer mode on (recipe §9.1)
       └─ NativeMessagingHosts/       host manifest + launcher, via install.manifests.install
     serve_demo_page()                demo.html on 127.0.0.1, selects a passage on load
