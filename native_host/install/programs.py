@@ -23,12 +23,14 @@ Canary ("SxS") is per-user only); the Linux packages' executables (`google-chrom
 ~/Applications; Chrome for Testing has no installer: `npx @puppeteer/browsers install chrome@stable`
 unpacks it into ~/.cache/puppeteer, and people drag the macOS app to /Applications.
 
-`python -m native_host.install.programs` prints the browser `webctx demo` would start (stdlib only,
-so `scripts/setup.sh` can ask before anything is installed); exit status 1 when there is none.
+`python -m native_host.install.programs [--os macos]` prints the browser `webctx demo` would start
+(stdlib only, so `scripts/setup.sh` asks it before anything is installed: one list of names, here);
+exit status 1 when there is none.
 """
 
 from __future__ import annotations
 
+import argparse
 import glob
 import os
 import re
@@ -250,9 +252,14 @@ def demo_names(os_name: OsName | None = None) -> list[str]:
             for path in p.paths]
 
 
-def main() -> int:
-    """Print the browser `webctx demo` would start and return 0, or return 1 when none is installed."""
-    for _, path in demo_browsers():
+def main(argv: list[str] | None = None) -> int:
+    """`python -m native_host.install.programs [--os linux|macos|windows]`: print the browser
+    `webctx demo` would start on that OS's table (default: this OS) and return 0, or return 1 when
+    none is installed (scripts/setup.sh)."""
+    parser = argparse.ArgumentParser(prog="python -m native_host.install.programs")
+    parser.add_argument("--os", choices=["linux", "macos", "windows"], help="whose table to read")
+    args = parser.parse_args(argv)
+    for _, path in demo_browsers(Machine(os=args.os)):
         print(path)
         return 0
     return 1
