@@ -112,9 +112,10 @@ class DevToolsPipe:
         self.to_browser = self.from_browser = -1
 
     def call(self, method: str, params: dict[str, Any] | None = None, *,
-             timeout_s: float = DEVTOOLS_TIMEOUT_S) -> dict[str, Any]:
-        """Send one command and return its `result` object. Raises DevToolsError with the browser's
-        own error message (`error.message`), or when the pipe closes or `timeout_s` passes first."""
+             timeout_s: float | None = None) -> dict[str, Any]:
+        """Send one command and return its `result` object, waiting up to `timeout_s` seconds
+        (default DEVTOOLS_TIMEOUT_S). Raises DevToolsError with the browser's own error message
+        (`error.message`), or when the pipe closes or the time is up first."""
         self._next_id += 1
         message_id = self._next_id
         data = json.dumps({"id": message_id, "method": method, "params": params or {}}).encode() + b"\0"
@@ -124,7 +125,7 @@ class DevToolsPipe:
                 view = view[os.write(self.to_browser, view):]
         except OSError as exc:
             raise DevToolsError(f"{method}: the browser closed its DevTools pipe ({exc.strerror})") from None
-        deadline = time.monotonic() + timeout_s
+        deadline = time.monotonic() + (DEVTOOLS_TIMEOUT_S if timeout_s is None else timeout_s)
         while True:
             answer = self._read_message(method, deadline)
             if answer.get("id") != message_id:

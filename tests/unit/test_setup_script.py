@@ -52,7 +52,8 @@ def test_on_macos_without_a_browser_setup_says_how_to_get_one_and_never_tries_ap
     result = run_setup(env)
     assert result.returncode == 1, result.stdout + result.stderr
     assert "no Chromium-family browser found" in result.stderr
-    assert "https://www.google.com/chrome/" in result.stderr and "brew install --cask chromium" in result.stderr
+    assert "https://www.google.com/chrome/" in result.stderr
+    assert "brew install --cask chromium" in result.stderr
     assert "apt-get" not in result.stdout + result.stderr
 
 
