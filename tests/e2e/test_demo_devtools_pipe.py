@@ -50,7 +50,7 @@ def branded_chrome(folder: Path) -> tuple[Path, Path]:
 async def test_the_demo_succeeds_in_a_browser_that_ignores_load_extension(tmp_path: Path) -> None:
     wrapper, args_file = branded_chrome(tmp_path / "chrome")
     code, out, err = await webctx(
-        "demo", "--browser", str(wrapper), "--timeout", "30", providers=tmp_path / "providers"
+        "demo", "--browser", str(wrapper), "--timeout", "45", providers=tmp_path / "providers", timeout_s=90
     )
     assert code == 0, err
     assert "over the DevTools pipe" in err
