@@ -87,13 +87,11 @@ class DevToolsPipe:
         fds 3 and 4, inheritable. Only async-signal-safe system calls (fcntl, dup2). Popen's
         close_fds then closes every other descriptor except `pass_fds` (3, 4)."""
         assert self.child_read is not None and self.child_write is not None
-        if sys.platform == "win32":  # never called there (runner.py refuses first); for the type checker
-            raise OSError("no DevTools pipe on Windows")
-
-        read_copy = fcntl.fcntl(self.child_read, fcntl.F_DUPFD, _HIGH_FD)
-        write_copy = fcntl.fcntl(self.child_write, fcntl.F_DUPFD, _HIGH_FD)
-        os.dup2(read_copy, BROWSER_READS_FD)  # inheritable by default
-        os.dup2(write_copy, BROWSER_WRITES_FD)
+        if sys.platform != "win32":  # never called on Windows (runner.py refuses first)
+            read_copy = fcntl.fcntl(self.child_read, fcntl.F_DUPFD, _HIGH_FD)
+            write_copy = fcntl.fcntl(self.child_write, fcntl.F_DUPFD, _HIGH_FD)
+            os.dup2(read_copy, BROWSER_READS_FD)  # inheritable by default
+            os.dup2(write_copy, BROWSER_WRITES_FD)
 
     def parent_started(self) -> None:
         """Close the browser's ends here once it has them, so its exit shows as EOF on ours."""
