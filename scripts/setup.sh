@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
-# Set up webctx in this checkout. Safe to run again: each step is skipped when already done.
+# Set up webctx in this checkout (Linux or macOS). Safe to run again: each step is skipped when done.
 #
 #   ./scripts/setup.sh               a Chromium-family browser, .venv (Python >= 3.11), `pip install -e .`
 #   ./scripts/setup.sh --with-tests  the same with the test extras (`-e ".[test]"`), `npm ci`, and
-#                                    Firefox ESR and Xvfb (apt-get) for the Firefox and X11 tests
+#                                    Firefox ESR and Xvfb (apt-get, Linux) for the Firefox and X11 tests
+#   ./scripts/setup.sh --find-browser  print the browser `webctx demo` would start, install nothing
 #
 # Then: .venv/bin/webctx demo
 set -euo pipefail
@@ -11,11 +12,13 @@ set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 
 with_tests=0
+find_only=0
 for arg in "$@"; do
   case "$arg" in
     --with-tests) with_tests=1 ;;
+    --find-browser) find_only=1 ;;
     -h | --help)
-      sed -n '2,8p' "$0" | sed 's/^# \{0,1\}//'
+      sed -n '2,9p' "$0" | sed 's/^# \{0,1\}//'
       exit 0
       ;;
     *)
@@ -46,27 +49,48 @@ quietly() {
   fi
 }
 
-# The same candidates, in the same order, as native_host/demo/browsers.py.
-find_browser() {
-  local candidate
-  for candidate in /usr/lib/chromium/chromium chromium google-chrome google-chrome-stable \
-    microsoft-edge brave-browser; do
-    if [[ "$candidate" == /* ]]; then
-      if [[ -x "$candidate" ]]; then
-        echo "$candidate"
-        return 0
-      fi
-    elif command -v "$candidate" >/dev/null 2>&1; then
-      command -v "$candidate"
-      return 0
+# sha256sum on Linux, shasum on macOS.
+sha256() {
+  if command -v sha256sum >/dev/null 2>&1; then sha256sum "$@"; else shasum -a 256 "$@"; fi
+}
+
+case "$(uname -s)" in
+  Linux) os=linux ;;
+  Darwin) os=macos ;;
+  *) fail "this script sets up Linux and macOS. Elsewhere, install webctx from a package (docs/native-host.md, Install)." ;;
+esac
+
+# 0. Python >= 3.11: webctx needs it, and the browser lookup below is webctx's own table.
+python_ok() { "$1" -c 'import sys; sys.exit(sys.version_info < (3, 11))' >/dev/null 2>&1; }
+python=""
+if [[ -x .venv/bin/python ]] && python_ok .venv/bin/python; then
+  python=.venv/bin/python
+else
+  for candidate in python3 python3.13 python3.12 python3.11; do
+    if command -v "$candidate" >/dev/null 2>&1 && python_ok "$candidate"; then
+      python="$(command -v "$candidate")"
+      break
     fi
   done
-  return 1
+fi
+if [[ -z "$python" ]]; then
+  [[ "$os" == macos ]] && fail "webctx needs Python 3.11 or newer. Run: brew install python@3.12 (or use the installer from python.org)"
+  fail "webctx needs Python 3.11 or newer. Run: sudo apt-get install python3 python3-venv"
+fi
+
+# The browser `webctx demo` would start: the same table, in the same order, as the demo
+# (native_host/install/programs.py, stdlib only, so it runs before anything is installed).
+find_browser() {
+  PYTHONPATH=. "$python" -m native_host.install.programs --os "$os"
 }
 
 # 1. A Chromium-family browser (webctx demo and the browser tests start one).
 if browser="$(find_browser)"; then
   step "browser: $browser"
+elif [[ "$find_only" -eq 1 || "$os" == macos ]]; then
+  [[ "$os" == macos ]] &&
+    fail "no Chromium-family browser found (looked for Google Chrome, Chromium, Chrome for Testing, Microsoft Edge and Brave in /Applications and ~/Applications). Install Google Chrome from https://www.google.com/chrome/ (or: brew install --cask chromium), then run this again."
+  fail "no Chromium-family browser found. Install one (sudo apt-get install chromium), then run this again."
 else
   sudo_cmd=()
   if [[ "$(id -u)" -ne 0 ]]; then
@@ -82,10 +106,11 @@ else
   browser="$(find_browser)" || fail "apt-get installed chromium but no browser was found; check the output above."
   step "browser: $browser"
 fi
+[[ "$find_only" -eq 1 ]] && exit 0
 
 # 1b. Browsers and tools only the tests use: Firefox ESR (the Firefox build of the extension is
 # tested in it). Best effort: without it those tests are skipped, and say why.
-if [[ "$with_tests" -eq 1 ]] && ! command -v firefox-esr >/dev/null 2>&1 && ! command -v firefox >/dev/null 2>&1; then
+if [[ "$with_tests" -eq 1 && "$os" == linux ]] && ! command -v firefox-esr >/dev/null 2>&1 && ! command -v firefox >/dev/null 2>&1; then
   if [[ "$(id -u)" -eq 0 ]] && command -v apt-get >/dev/null 2>&1; then
     step "installing firefox-esr with apt-get (for the Firefox tests)"
     quietly env DEBIAN_FRONTEND=noninteractive apt-get update
@@ -96,7 +121,7 @@ if [[ "$with_tests" -eq 1 ]] && ! command -v firefox-esr >/dev/null 2>&1 && ! co
 fi
 
 # 1c. Xvfb for the X11 `location` test (tests/e2e/test_x11.py starts it itself; skipped without it).
-if [[ "$with_tests" -eq 1 ]] && ! command -v Xvfb >/dev/null 2>&1; then
+if [[ "$with_tests" -eq 1 && "$os" == linux ]] && ! command -v Xvfb >/dev/null 2>&1; then
   if [[ "$(id -u)" -eq 0 ]] && command -v apt-get >/dev/null 2>&1; then
     step "installing xvfb with apt-get (for the X11 location test)"
     quietly env DEBIAN_FRONTEND=noninteractive apt-get update
@@ -110,30 +135,23 @@ if [[ "$with_tests" -eq 1 ]] && ! command -v Xvfb >/dev/null 2>&1; then
   fi
 fi
 
-# 2. A virtual environment with Python >= 3.11.
-python_ok() { "$1" -c 'import sys; sys.exit(sys.version_info < (3, 11))' >/dev/null 2>&1; }
-if [[ -x .venv/bin/python ]] && python_ok .venv/bin/python; then
+# 2. A virtual environment with Python >= 3.11 (the one found in step 0).
+if [[ "$python" == .venv/bin/python ]]; then
   step "python: .venv ($(.venv/bin/python -c 'import platform; print(platform.python_version())'))"
 else
-  python=""
-  for candidate in python3 python3.13 python3.12 python3.11; do
-    if command -v "$candidate" >/dev/null 2>&1 && python_ok "$candidate"; then
-      python="$(command -v "$candidate")"
-      break
-    fi
-  done
-  [[ -n "$python" ]] || fail "webctx needs Python 3.11 or newer. Run: sudo apt-get install python3 python3-venv"
   step "creating .venv with $python"
   rm -rf .venv
-  "$python" -m venv .venv ||
-    fail "could not create .venv. On Debian/Ubuntu run: sudo apt-get install python3-venv"
+  if ! "$python" -m venv .venv; then
+    [[ "$os" == linux ]] && fail "could not create .venv. On Debian/Ubuntu run: sudo apt-get install python3-venv"
+    fail "could not create .venv with $python."
+  fi
 fi
 
 # 3. webctx itself, editable (skipped when pyproject.toml has not changed since the last install).
 extras=""
 [[ "$with_tests" -eq 1 ]] && extras="[test]"
 stamp=".venv/.webctx-installed"
-want="$(cat pyproject.toml | sha256sum | cut -d' ' -f1) $extras"
+want="$(sha256 <pyproject.toml | cut -d' ' -f1) $extras"
 have="$(cat "$stamp" 2>/dev/null || true)"
 # An install with the test extras also serves a plain setup.
 if [[ ("$have" == "$want" || "$have" == "$want[test]") ]] && .venv/bin/python -c 'import native_host' 2>/dev/null; then
@@ -156,7 +174,7 @@ if [[ "$with_tests" -eq 1 && -f package.json ]]; then
   node_stamp="node_modules/.webctx-installed"
   lock="package-lock.json"
   [[ -f "$lock" ]] || lock="package.json"
-  want_node="$(sha256sum "$lock" | cut -d' ' -f1)"
+  want_node="$(sha256 "$lock" | cut -d' ' -f1)"
   if [[ -f "$node_stamp" && "$(cat "$node_stamp")" == "$want_node" ]]; then
     step "node modules: up to date"
   elif [[ -f package-lock.json ]]; then

@@ -19,13 +19,15 @@ from native_host.host import iter_elements
 
 HELP = "start a headless browser with the extension on a demo page and print its context"
 DESCRIPTION = """\
-Run webctx end to end: start an installed Chromium-family browser headless, with a temporary
-profile, the webctx extension and its native host, on a bundled demo page that selects a
-passage. Then act as a desktop host: wait for the browser's descriptor, connect over MCP, call
-`current` until it holds the selected text, print the element tree (or the exact answer with
---json), locate the selection, list the MCP tools, call the page's own tool (get_passage) and
-print its result, and shut the browser down. Progress goes to stderr; the browser's own output to a log
-file. Needs a browser: `sudo apt-get install chromium` on Debian/Ubuntu.
+Run webctx end to end: start an installed Chromium-family browser headless (Chromium, Chrome, Edge,
+Brave, …: the first one found), with a temporary profile, on a bundled demo page that selects a
+passage, and load the webctx extension over the browser's DevTools pipe (Google Chrome ignores
+--load-extension); the extension starts its native host. Then act as a desktop host: wait for the
+browser's descriptor, connect over MCP, call `current` until it holds the selected text, print the
+element tree (or the exact answer with --json), locate the selection, list the MCP tools, call the
+page's own tool (get_passage) and print its result, and shut the browser down. Progress goes to
+stderr; the browser's own output to a log file. Needs a browser: `sudo apt-get install chromium` on
+Debian/Ubuntu, Google Chrome on macOS. Not on Windows yet (the DevTools pipe).
 """
 
 

@@ -1,23 +1,15 @@
-"""DATA: which browser `webctx demo` starts, in order of preference, and the lookup that reads it."""
+"""Which browser `webctx demo` starts: the first installed one of install/programs.py's table (one
+table per OS, shared with `webctx install`'s "found" detection, issue 15), and the rules that keep
+Firefox-family browsers out."""
 
 from __future__ import annotations
 
 import os
-import shutil
-from collections.abc import Sequence
 from typing import Final
 
 from native_host.errors import BrowserNotFound
-
-BROWSER_CANDIDATES: Final[tuple[str, ...]] = (
-    "/usr/lib/chromium/chromium",  # Debian's real binary; /usr/bin/chromium is a shell wrapper (recipe §9.7)
-    "chromium",
-    "google-chrome",
-    "google-chrome-stable",
-    "microsoft-edge",
-    "brave-browser",
-)
-"""Absolute paths are taken if executable; bare names are looked up on PATH."""
+from native_host.install.locations import OsName, current_os
+from native_host.install.programs import Machine, demo_browsers, demo_names
 
 GECKO_NAMES: Final[tuple[str, ...]] = ("firefox", "iceweasel", "librewolf", "waterfox", "floorp", "zen")
 """Executable names (or name prefixes) of Firefox-family browsers, which take none of Chromium's flags."""
@@ -29,8 +21,18 @@ FIREFOX_STEPS: Final = (
 )
 """How to try webctx with Firefox, which `webctx demo` cannot start (README "Install")."""
 
-INSTALL_FIX: Final = "sudo apt-get install chromium"
-"""How to get a browser on Debian/Ubuntu (the platform `scripts/setup.sh` targets)."""
+INSTALL_FIXES: Final[dict[OsName, str]] = {
+    "linux": "sudo apt-get install chromium",
+    "macos": "install Google Chrome from https://www.google.com/chrome/ (or `brew install --cask chromium`)",
+    "windows": "install Google Chrome from https://www.google.com/chrome/, or use Microsoft Edge",
+}
+"""How to get a Chromium-family browser on each OS (Debian/Ubuntu's package on Linux, the one
+`scripts/setup.sh` installs)."""
+
+
+def install_fix(os_name: OsName | None = None) -> str:
+    """INSTALL_FIXES for `os_name` (default: this OS)."""
+    return INSTALL_FIXES[os_name or current_os()]
 
 
 def check_chromium_family(browser: str) -> None:
@@ -47,22 +49,18 @@ def check_chromium_family(browser: str) -> None:
         )
 
 
-def find_browser(candidates: Sequence[str] | None = None, *, path: str | None = None) -> str:
-    """The first installed browser from `candidates` (default BROWSER_CANDIDATES, read at call
-    time), searching `path` (default $PATH) for bare names. Returns an absolute path.
-    Raises BrowserNotFound (with `.fix`) when there is none."""
-    names = BROWSER_CANDIDATES if candidates is None else candidates
-    for name in names:
-        if os.path.isabs(name):
-            if os.path.isfile(name) and os.access(name, os.X_OK):
-                return name
-            continue
-        found = shutil.which(name, path=path)
-        if found:
-            return os.path.abspath(found)
-    looked = ", ".join(names) or "(nothing)"
+def find_browser(machine: Machine | None = None) -> str:
+    """The first installed Chromium-family browser without a sandbox on `machine` (default: this
+    one), in install/programs.py's order for its OS. Returns an absolute path. Raises
+    BrowserNotFound (with `.fix`, the OS's INSTALL_FIXES entry) when there is none."""
+    machine = machine or Machine()
+    for _, path in demo_browsers(machine):
+        return path
+    os_name = machine.os or current_os()
+    fix = install_fix(os_name)
+    looked = ", ".join(demo_names(os_name))
     raise BrowserNotFound(
         f"No Chromium-family browser is installed (looked for {looked}). "
-        f"Install one with `{INSTALL_FIX}`, or pass --browser PATH.",
-        fix=INSTALL_FIX,
+        f"To get one: {fix}; or pass --browser PATH.",
+        fix=fix,
     )

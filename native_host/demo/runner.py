@@ -1,11 +1,13 @@
 """`webctx demo`: start a real browser with the extension, then read it back as a desktop host (SPEC §6).
 
-    find_browser()                   demo/browsers.py table, or --browser PATH
+    find_browser()                   install/programs.py table (demo/browsers.py), or --browser PATH
     temporary profile (mkdtemp)      Default/Preferences: developer mode on (recipe §9.1)
       └─ NativeMessagingHosts/       host manifest + launcher, via install.manifests.install
     serve_demo_page()                demo.html on 127.0.0.1, selects a passage on load
     Popen(browser --headless=new …)  stdout/stderr → <log dir>/demo-browser.log (the native host's
-                                     stderr is the browser's, so nothing reaches the terminal)
+                                     stderr is the browser's, so nothing reaches the terminal);
+                                     fds 3/4: the DevTools pipe (--remote-debugging-pipe)
+    load_extension()                 devtools.py: Browser.getVersion, Extensions.loadUnpacked
     wait_for_provider()              a usable descriptor whose pid is the browser's
     wait_for_selection()             `current` holds a selected Text
     locate()                         `location` of that Text, in points
@@ -38,10 +40,18 @@ from mcp import types
 
 from native_host import paths
 from native_host.demo.browsers import check_chromium_family, find_browser
+from native_host.demo.devtools import (
+    BROWSER_READS_FD,
+    BROWSER_WRITES_FD,
+    PIPE_FLAGS,
+    DevToolsPipe,
+    load_extension,
+)
 from native_host.demo.page import serve_demo_page
 from native_host.errors import ProvidersFolderError, ProviderUnavailable, WebctxError
 from native_host.host import CurrentResult, HostClient, ProviderInfo, is_same_or_descendant, iter_elements
 from native_host.install.installer import install
+from native_host.install.manifests import extension_id
 from native_host.log_files import open_private_binary, private_log_folder
 from native_host.protocol.descriptor import Descriptor
 from native_host.protocol.processes import process_alive
@@ -76,9 +86,11 @@ def stderr_progress(line: str) -> None:
     print(f"webctx demo: {line}", file=sys.stderr, flush=True)
 
 
-def browser_command(browser: str, user_data_dir: Path, extension_dir: Path, url: str) -> list[str]:
-    """The browser command line: headless (new), a throwaway profile, only our extension loaded.
-    `--no-sandbox` only when running as root (Chromium refuses to start as root otherwise)."""
+def browser_command(browser: str, user_data_dir: Path, url: str) -> list[str]:
+    """The browser command line: headless (new), a throwaway profile, and the DevTools pipe on which
+    the demo loads the extension (devtools.py; no `--load-extension`, which Google Chrome ignores
+    since version 137, issue 15). `--no-sandbox` only when running as root (Chromium refuses to
+    start as root otherwise)."""
     command = [browser, "--headless=new"]
     if hasattr(os, "geteuid") and os.geteuid() == 0:
         command.append("--no-sandbox")
@@ -91,8 +103,7 @@ def browser_command(browser: str, user_data_dir: Path, extension_dir: Path, url:
         "--disable-component-update",
         "--disable-sync",
         f"--user-data-dir={user_data_dir}",
-        f"--disable-extensions-except={extension_dir}",
-        f"--load-extension={extension_dir}",
+        *PIPE_FLAGS,
         url,
     ]
     return command
@@ -312,7 +323,15 @@ def launch_demo(
             )
         browser_path = found
     check_chromium_family(browser_path)
+    if sys.platform == "win32":
+        raise WebctxError(
+            "`webctx demo` loads the extension over the browser's DevTools pipe (fds 3 and 4), which "
+            "it cannot open on Windows yet. Load the extension by hand instead: run `webctx install`, "
+            "then follow the steps it prints, and `webctx doctor`.",
+            code="unsupported_platform",
+        )
     extension = paths.extension_dir()
+    expected_id = extension_id(extension)
     _prepare_providers_folder()
     with ExitStack() as stack:
         user_data_dir = Path(tempfile.mkdtemp(prefix="webctx-demo-"))
@@ -327,15 +346,29 @@ def launch_demo(
         env = dict(os.environ)
         env["CONTEXT_PROVIDERS_DIR"] = str(paths.providers_dir().absolute())
         progress(f"starting {Path(browser_path).name} ({browser_path}) on {url}")
+        pipe = DevToolsPipe.open()
+        stack.callback(pipe.close)  # after _stop_browser (callbacks run last-in first-out)
         process = subprocess.Popen(
-            browser_command(browser_path, user_data_dir, extension, url),
+            browser_command(browser_path, user_data_dir, url),
             stdin=subprocess.DEVNULL,
             stdout=log_file,
             stderr=subprocess.STDOUT,
             env=env,
             start_new_session=True,
+            # fds 3/4 are the browser's DevTools pipe; close_fds (the default) closes all others.
+            pass_fds=(BROWSER_READS_FD, BROWSER_WRITES_FD),
+            preexec_fn=pipe.child_setup,
         )
+        pipe.parent_started()
         demo = DemoBrowser(browser_path, process, user_data_dir, url, log_path, progress)
         stack.callback(_stop_browser, demo)
+        product, loaded_id = load_extension(pipe, str(extension), browser_path)
+        if loaded_id != expected_id:  # the host manifest admits only the key-derived id
+            raise WebctxError(
+                f"{browser_path} ({product}) loaded the extension as {loaded_id!r}, not as "
+                f"{expected_id!r} (the id its manifest's key gives), so it may not start the native host.",
+                code="extension_not_loaded",
+            )
+        progress(f"{product} loaded the extension {loaded_id} over the DevTools pipe")
         yield demo
         progress("stopping the browser")

@@ -56,8 +56,8 @@ class Location:
 
     `folder` (`~` = home): the manifest goes there (Linux, macOS). `registry`: on Windows, the key
     under which the subkey `<host name>` has the manifest file's full path as its default value.
-    `profile`: the browser's own user data folder (`~`-relative); its existence, or one of
-    `programs` (names on PATH or absolute paths), shows the browser is installed.
+    `profile`: the browser's own user data folder (`~`-relative); its existence, or the browser's
+    program (programs.py, the one table of executables), shows the browser is installed.
     `sandbox`/`app_id`: the Flatpak app id or Snap name of a sandboxed browser.
     """
 
@@ -67,7 +67,6 @@ class Location:
     registry: str | None = None
     kind: ManifestKind = "chromium"
     profile: str | None = None
-    programs: tuple[str, ...] = ()
     sandbox: Sandbox | None = None
     app_id: str | None = None
 
@@ -103,9 +102,15 @@ BROWSER_NAMES: Final[dict[str, str]] = {
     "chrome-beta": "Google Chrome Beta",
     "chrome-dev": "Google Chrome Dev",
     "chrome-canary": "Google Chrome Canary",
+    "chrome-for-testing": "Google Chrome for Testing",
     "chromium": "Chromium",
     "edge": "Microsoft Edge",
+    "edge-beta": "Microsoft Edge Beta",
+    "edge-dev": "Microsoft Edge Dev",
+    "edge-canary": "Microsoft Edge Canary",
     "brave": "Brave",
+    "brave-beta": "Brave Beta",
+    "brave-nightly": "Brave Nightly",
     "vivaldi": "Vivaldi",
     "opera": "Opera",
     "firefox": "Firefox",
@@ -117,7 +122,8 @@ BROWSER_NAMES: Final[dict[str, str]] = {
     "chromium-snap": "Chromium (Snap)",
     "firefox-snap": "Firefox (Snap)",
 }
-"""Display names for the `browser` keys below."""
+"""Display names for the `browser` keys below and programs.py's (some of which, such as Chrome for
+Testing, have no row here: the demo can start them, `webctx install` has no folder for them yet)."""
 
 def load_steps(browser: str) -> str:
     """How to load the unpacked extension in `browser` (a key of BROWSER_NAMES), as one sentence
@@ -145,27 +151,25 @@ _WIN: Final = "~/AppData/Local"
 LOCATIONS: Final[tuple[Location, ...]] = (
     # Linux ----------------------------------------------------------------------------------
     Location("chrome", "linux", folder="~/.config/google-chrome/NativeMessagingHosts",
-             profile="~/.config/google-chrome",
-             programs=("google-chrome", "google-chrome-stable", "/opt/google/chrome/chrome")),
+             profile="~/.config/google-chrome"),
     Location("chrome-beta", "linux", folder="~/.config/google-chrome-beta/NativeMessagingHosts",
-             profile="~/.config/google-chrome-beta", programs=("google-chrome-beta",)),
+             profile="~/.config/google-chrome-beta"),
     Location("chrome-dev", "linux", folder="~/.config/google-chrome-unstable/NativeMessagingHosts",
-             profile="~/.config/google-chrome-unstable", programs=("google-chrome-unstable",)),
+             profile="~/.config/google-chrome-unstable"),
     Location("chrome-canary", "linux", folder="~/.config/google-chrome-canary/NativeMessagingHosts",
-             profile="~/.config/google-chrome-canary", programs=("google-chrome-canary",)),
+             profile="~/.config/google-chrome-canary"),
     Location("chromium", "linux", folder="~/.config/chromium/NativeMessagingHosts",
-             profile="~/.config/chromium",
-             programs=("/usr/lib/chromium/chromium", "chromium", "chromium-browser")),
+             profile="~/.config/chromium"),
     Location("edge", "linux", folder="~/.config/microsoft-edge/NativeMessagingHosts",
-             profile="~/.config/microsoft-edge", programs=("microsoft-edge", "microsoft-edge-stable")),
+             profile="~/.config/microsoft-edge"),
     Location("brave", "linux", folder="~/.config/BraveSoftware/Brave-Browser/NativeMessagingHosts",
-             profile="~/.config/BraveSoftware/Brave-Browser", programs=("brave-browser", "brave")),
+             profile="~/.config/BraveSoftware/Brave-Browser"),
     Location("vivaldi", "linux", folder="~/.config/vivaldi/NativeMessagingHosts",
-             profile="~/.config/vivaldi", programs=("vivaldi", "vivaldi-stable")),
+             profile="~/.config/vivaldi"),
     Location("opera", "linux", folder="~/.config/google-chrome/NativeMessagingHosts",
-             profile="~/.config/opera", programs=("opera",)),
+             profile="~/.config/opera"),
     Location("firefox", "linux", folder="~/.mozilla/native-messaging-hosts", kind="firefox",
-             profile="~/.mozilla/firefox", programs=("firefox", "firefox-esr")),
+             profile="~/.mozilla/firefox"),
     Location("chromium-flatpak", "linux",
              folder="~/.var/app/org.chromium.Chromium/config/chromium/NativeMessagingHosts",
              profile="~/.var/app/org.chromium.Chromium", sandbox="flatpak", app_id="org.chromium.Chromium"),
@@ -182,31 +186,31 @@ LOCATIONS: Final[tuple[Location, ...]] = (
              folder="~/.var/app/org.mozilla.firefox/.mozilla/native-messaging-hosts", kind="firefox",
              profile="~/.var/app/org.mozilla.firefox", sandbox="flatpak", app_id="org.mozilla.firefox"),
     Location("chromium-snap", "linux", folder="~/snap/chromium/common/chromium/NativeMessagingHosts",
-             profile="~/snap/chromium", programs=("/snap/bin/chromium",), sandbox="snap", app_id="chromium"),
+             profile="~/snap/chromium", sandbox="snap", app_id="chromium"),
     Location("firefox-snap", "linux", folder="~/snap/firefox/common/.mozilla/native-messaging-hosts",
-             kind="firefox", profile="~/snap/firefox", programs=("/snap/bin/firefox",),
+             kind="firefox", profile="~/snap/firefox",
              sandbox="snap", app_id="firefox"),
     # macOS ----------------------------------------------------------------------------------
     Location("chrome", "macos", folder=f"{_MAC}/Google/Chrome/NativeMessagingHosts",
-             profile=f"{_MAC}/Google/Chrome", programs=("/Applications/Google Chrome.app",)),
+             profile=f"{_MAC}/Google/Chrome"),
     Location("chrome-beta", "macos", folder=f"{_MAC}/Google/Chrome Beta/NativeMessagingHosts",
-             profile=f"{_MAC}/Google/Chrome Beta", programs=("/Applications/Google Chrome Beta.app",)),
+             profile=f"{_MAC}/Google/Chrome Beta"),
     Location("chrome-dev", "macos", folder=f"{_MAC}/Google/Chrome Dev/NativeMessagingHosts",
-             profile=f"{_MAC}/Google/Chrome Dev", programs=("/Applications/Google Chrome Dev.app",)),
+             profile=f"{_MAC}/Google/Chrome Dev"),
     Location("chrome-canary", "macos", folder=f"{_MAC}/Google/Chrome Canary/NativeMessagingHosts",
-             profile=f"{_MAC}/Google/Chrome Canary", programs=("/Applications/Google Chrome Canary.app",)),
+             profile=f"{_MAC}/Google/Chrome Canary"),
     Location("chromium", "macos", folder=f"{_MAC}/Chromium/NativeMessagingHosts",
-             profile=f"{_MAC}/Chromium", programs=("/Applications/Chromium.app",)),
+             profile=f"{_MAC}/Chromium"),
     Location("edge", "macos", folder=f"{_MAC}/Microsoft Edge/NativeMessagingHosts",
-             profile=f"{_MAC}/Microsoft Edge", programs=("/Applications/Microsoft Edge.app",)),
+             profile=f"{_MAC}/Microsoft Edge"),
     Location("brave", "macos", folder=f"{_MAC}/BraveSoftware/Brave-Browser/NativeMessagingHosts",
-             profile=f"{_MAC}/BraveSoftware/Brave-Browser", programs=("/Applications/Brave Browser.app",)),
+             profile=f"{_MAC}/BraveSoftware/Brave-Browser"),
     Location("vivaldi", "macos", folder=f"{_MAC}/Vivaldi/NativeMessagingHosts",
-             profile=f"{_MAC}/Vivaldi", programs=("/Applications/Vivaldi.app",)),
+             profile=f"{_MAC}/Vivaldi"),
     Location("opera", "macos", folder=f"{_MAC}/Google/Chrome/NativeMessagingHosts",
-             profile=f"{_MAC}/com.operasoftware.Opera", programs=("/Applications/Opera.app",)),
+             profile=f"{_MAC}/com.operasoftware.Opera"),
     Location("firefox", "macos", folder=f"{_MAC}/Mozilla/NativeMessagingHosts", kind="firefox",
-             profile=f"{_MAC}/Firefox", programs=("/Applications/Firefox.app",)),
+             profile=f"{_MAC}/Firefox"),
     # Windows: HKCU\<key>\<host name> (default value) = full path of the manifest file ---------
     Location("chrome", "windows", registry=r"HKCU\Software\Google\Chrome\NativeMessagingHosts",
              profile=f"{_WIN}/Google/Chrome/User Data"),

@@ -32,11 +32,10 @@ import logging
 import os
 import re
 import shlex
-import shutil
 import stat
 import sys
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any, Final
 
@@ -53,6 +52,7 @@ from native_host.install.locations import (
     current_os,
     locations_for,
 )
+from native_host.install.programs import Machine, installed
 
 log = logging.getLogger(__name__)
 
@@ -265,21 +265,17 @@ class Target:
         return BROWSER_NAMES.get(self.browser, self.browser)
 
 
-def browser_present(row: Location, home: Path | None = None) -> bool:
-    """True when the browser of `row` looks installed: its user data folder exists, or (on this
-    machine's OS) one of its programs is on PATH / exists."""
+def browser_present(row: Location, home: Path | None = None, machine: Machine | None = None) -> bool:
+    """True when the browser of `row` looks installed: its user data folder under `home` exists,
+    or its program is where programs.py says on `machine` (default: this one, with `home`), when
+    `row` is for that machine's OS (issue 15: one table for the demo and this)."""
     profile = row.profile_path(home)
     if profile is not None and profile.exists():
         return True
-    if row.os != current_os():
+    machine = machine or Machine(home=home)
+    if row.os != (machine.os or current_os()):
         return False
-    for program in row.programs:
-        if os.path.isabs(program):
-            if os.path.exists(program):
-                return True
-        elif shutil.which(program):
-            return True
-    return False
+    return installed(row.browser, replace(machine, os=row.os)) is not None
 
 
 def target_for(

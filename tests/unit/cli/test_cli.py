@@ -18,6 +18,8 @@ from native_host.cli.main import COMMANDS, build_parser, main
 from native_host.cli.render import render_tree, shorten
 from native_host.demo import browsers
 from native_host.demo.runner import browser_command
+from native_host.install import programs
+from native_host.install.locations import current_os
 from native_host.protocol.answers import Element
 
 COMMAND_NAMES = [
@@ -75,7 +77,8 @@ def test_demo_without_a_browser_exits_1_and_says_how_to_install_one(
     monkeypatch: pytest.MonkeyPatch, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     monkeypatch.setattr(
-        browsers, "BROWSER_CANDIDATES", (str(tmp_path / "no" / "chromium"), "no-such-browser")
+        programs, "PROGRAMS",
+        (programs.Program("chromium", current_os(), (str(tmp_path / "no" / "chromium"), "no-such-browser")),),
     )
     monkeypatch.setenv("PATH", str(tmp_path))
     monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))
@@ -89,7 +92,7 @@ def test_demo_without_a_browser_exits_1_and_says_how_to_install_one(
 def test_an_error_prints_one_sentence_and_logs_the_traceback_to_the_file(
     monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    monkeypatch.setattr(browsers, "BROWSER_CANDIDATES", ())
+    monkeypatch.setattr(programs, "PROGRAMS", ())
     assert main(["demo"]) == 1
     err = capsys.readouterr().err
     assert err.startswith("webctx: No Chromium-family browser")
@@ -175,17 +178,22 @@ def test_the_demo_prefers_the_first_installed_browser_in_the_table(tmp_path: Pat
     on_path.write_text("#!/bin/sh\n")
     on_path.chmod(0o755)
     table = (str(tmp_path / "missing"), str(real), "google-chrome")
-    assert browsers.find_browser(table, path=str(tmp_path / "bin")) == str(real)
-    assert browsers.find_browser(table[::2], path=str(tmp_path / "bin")) == str(on_path)
+    machine = programs.Machine(os="linux", path=str(tmp_path / "bin"))
+    row = programs.Program("chromium", "linux", table)
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(programs, "PROGRAMS", (row,))
+        assert browsers.find_browser(machine) == str(real)
+        patch.setattr(programs, "PROGRAMS", (programs.Program("chromium", "linux", table[::2]),))
+        assert browsers.find_browser(machine) == str(on_path)
 
 
-def test_the_demo_browser_command_is_headless_with_only_our_extension(tmp_path: Path) -> None:
-    command = browser_command("/b/chromium", tmp_path / "udd", tmp_path / "ext", "http://127.0.0.1:1/")
+def test_the_demo_browser_command_is_headless_with_the_devtools_pipe(tmp_path: Path) -> None:
+    command = browser_command("/b/chromium", tmp_path / "udd", "http://127.0.0.1:1/")
     assert command[:2] == ["/b/chromium", "--headless=new"]
     assert ("--no-sandbox" in command) == (os.geteuid() == 0)
     assert f"--user-data-dir={tmp_path / 'udd'}" in command
-    assert f"--load-extension={tmp_path / 'ext'}" in command
-    assert f"--disable-extensions-except={tmp_path / 'ext'}" in command
+    assert {"--remote-debugging-pipe", "--enable-unsafe-extension-debugging"} <= set(command)
+    assert not [arg for arg in command if arg.startswith(("--load-extension", "--disable-extensions"))]
     assert command[-1] == "http://127.0.0.1:1/"
 
 
