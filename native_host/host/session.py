@@ -34,6 +34,7 @@ from native_host.errors import ProviderRejected, ProviderUnavailable, WebctxErro
 from native_host.host.ids import IdBook
 from native_host.protocol.answers import CurrentAnswer, LocationAnswer
 from native_host.protocol.descriptor import Descriptor
+from native_host.protocol.tools import ACTIVITY_RESOURCE_URI
 
 __all__ = [
     "DEFAULT_TIMEOUT_S",
@@ -196,6 +197,24 @@ class ProviderSession:
             if not cursor:
                 break
         return tools
+
+    async def activity(self) -> list[dict[str, Any]]:
+        """The provider's last reads, newest first (`webctx://activity`, provider/activity.py:
+        `[{at, client: {name, version?}, tool, ok, elements}]`). Same errors as `call_tool`, and
+        WebctxError (code `mcp_error`) when the answer is not that JSON."""
+        result = await self._limited(ACTIVITY_RESOURCE_URI, self._client.read_resource(ACTIVITY_RESOURCE_URI))
+        texts = [item.text for item in result.contents if isinstance(item, types.TextResourceContents)]
+        try:
+            entries = json.loads(texts[0])["entries"] if texts else None
+        except (ValueError, KeyError, TypeError):
+            entries = None
+        if not isinstance(entries, list):
+            raise WebctxError(
+                f"{self.descriptor.name} sent its activity in a shape this webctx does not know; "
+                "update webctx.",
+                code="mcp_error",
+            )
+        return [entry for entry in entries if isinstance(entry, dict)]
 
     async def _limited(self, what: str, call: Awaitable[_T]) -> _T:
         try:

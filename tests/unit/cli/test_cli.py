@@ -25,6 +25,7 @@ COMMAND_NAMES = [
     "locate",
     "tools",
     "call",
+    "activity",
     "providers",
     "mcp",
     "conformance",
