@@ -15,6 +15,7 @@ import {
   writeSettings,
 } from "../service_worker/browser_api.js";
 import { describeStatus, normalizeSettings } from "../service_worker/settings.js";
+import "./transparency.js"; // "Shared now" and "Who read it" (issue 18): their own sections
 
 /** @typedef {import("../protocol.js").ConnectionStatus} ConnectionStatus */
 /** @typedef {import("../service_worker/settings.js").Settings} Settings */
