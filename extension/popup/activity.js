@@ -34,7 +34,8 @@ function quoted(title, limit = 40) {
  * @returns {string}
  */
 export function describeRead(entry, nowMs) {
-  const who = [entry.client.name, entry.client.version].filter(Boolean).join(" ") || "unknown client";
+  const name = [entry.client.name, entry.client.version].filter(Boolean).join(" ") || "unknown client";
+  const who = entry.client.via ? `${name} (via ${entry.client.via})` : name;
   /** @type {Map<string | undefined, string | undefined>} */
   const titles = new Map();
   for (const e of entry.elements) if (e.kind === "page") titles.set(e.page, e.title);

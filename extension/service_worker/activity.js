@@ -23,7 +23,8 @@ export const READ_BADGE_TEXT = "read";
  * One read, as the host sends it (provider/activity.py ActivityEntry).
  * @typedef {object} ActivityEntry
  * @property {number} at  ms since the epoch
- * @property {{name: string, version?: string}} client  the client's self-declared clientInfo
+ * @property {{name: string, version?: string, via?: string}} client  the client's self-declared
+ *   clientInfo; `via`: the bridge it came through (`webctx mcp`), which named it
  * @property {string} tool  `current`, `location` or a page tool's MCP name
  * @property {boolean} ok  false: the answer was an `isError`
  * @property {{kind: string, id: string, page?: string, title?: string}[]} elements
@@ -42,6 +43,7 @@ export function parseEntry(raw) {
   /** @type {ActivityEntry["client"]} */
   const client = { name: name.slice(0, 64) };
   if (typeof e.client.version === "string" && e.client.version) client.version = e.client.version.slice(0, 64);
+  if (typeof e.client.via === "string" && e.client.via) client.via = e.client.via.slice(0, 64);
   const elements = (Array.isArray(e.elements) ? e.elements : [])
     .filter((el) => typeof el === "object" && el !== null && typeof el.kind === "string" && typeof el.id === "string")
     .slice(0, 20)

@@ -46,6 +46,8 @@ test("a read is told in words with the client's name", () => {
   );
   const tool = { ...ENTRY, tool: "p1_search", ok: false, client: { name: "unknown client" }, elements: [ENTRY.elements[0]] };
   assert.match(describeRead(tool, ENTRY.at), /^unknown client called the page tool p1_search in 'Tidal.*' \(it failed\) just now$/);
+  const bridged = { ...ENTRY, client: { name: "Claude Desktop", version: "1.2", via: "webctx mcp" } };
+  assert.match(describeRead(bridged, ENTRY.at), /^Claude Desktop 1\.2 \(via webctx mcp\) read the selection in /);
   assert.equal(ago(0, 9_999), "just now");
   assert.equal(ago(0, 3_600_000), "1 h ago");
 });

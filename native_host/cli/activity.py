@@ -83,6 +83,7 @@ def describe_read(entry: dict[str, Any], now_ms: int) -> str:
     """One entry in words: "Claude Code 1.2 read the selection in 'Tidal…' 2 min ago"."""
     client = entry.get("client") or {}
     who = " ".join(str(part) for part in (client.get("name"), client.get("version")) if part)
+    who = f"{who or 'unknown client'} (via {client['via']})" if client.get("via") else who
     elements = [e for e in entry.get("elements") or [] if isinstance(e, dict)]
     titles = {e.get("page"): e.get("title") for e in elements if e.get("kind") == "page"}
     kinds = {e.get("kind"): e for e in elements}

@@ -30,6 +30,7 @@ from mcp.client.streamable_http import streamable_http_client
 from mcp.shared.exceptions import MCPError
 from pydantic import ValidationError
 
+from native_host import __version__
 from native_host.errors import ProviderRejected, ProviderUnavailable, WebctxError
 from native_host.host.ids import IdBook
 from native_host.protocol.answers import CurrentAnswer, LocationAnswer
@@ -267,13 +268,16 @@ async def open_session(
     mode: ConnectMode = "auto",
     timeout_s: float = DEFAULT_TIMEOUT_S,
     id_book: IdBook | None = None,
+    client_name: str = "webctx",
 ) -> AsyncIterator[ProviderSession]:
     """Connect to `descriptor.endpoint` with its bearer token and no `Origin` header (SPEC §1).
 
     `mode="auto"` lands on MCP 2026-07-28, `"legacy"` does the 2025-11-25 handshake. Connecting is
     limited to `timeout_s` seconds, and so is every call on the yielded session. Raises
     ProviderUnavailable when the provider cannot be reached or does not answer in time. Does not
-    re-check the descriptor: pass one from `discover()`/`choose_provider()`.
+    re-check the descriptor: pass one from `discover()`/`choose_provider()`. `client_name` is the
+    clientInfo name declared to the provider, which records it with each read (issue 18): "webctx"
+    for the commands, "webctx mcp" for the bridge.
     """
     headers = {"Authorization": f"Bearer {descriptor.token}"}
     timeout = httpx2.Timeout(timeout_s, read=_HTTP_READ_TIMEOUT_S)
@@ -289,6 +293,7 @@ async def open_session(
                     mode=mode,
                     read_timeout_seconds=timeout_s,
                     cache=None,
+                    client_info=types.Implementation(name=client_name, version=__version__),
                 ) as client,
             ):
                 connected = True

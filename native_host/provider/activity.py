@@ -9,14 +9,10 @@ tools/call current | location | p<n>_… (endpoint.py on_call_tool)
         └─ entries() ◄── the unlisted MCP resource `webctx://activity` ◄── `webctx activity`
 ```
 
-Who: the client's self-declared `clientInfo` (name, version). A handshake-era (≤ 2025-11-25)
-client declares it once in `initialize`; a 2026-07-28 client sends it in every request's `_meta`
-(`io.modelcontextprotocol/clientInfo`, optional). The SDK exposes both as
-`ctx.session.client_params.client_info` (research/mcp-sdk.md; mcp/server/connection.py
-`from_envelope`); the raw `_meta` is read too, for a modern request that carried clientInfo but
-no well-formed capabilities (then the SDK synthesises no `client_params`). Without either: "unknown
-client". The name is the client's own claim, not verified: any local program holding the token
-can call itself "Claude Code".
+Who: the client's self-declared `clientInfo` (name, version), in both MCP eras, or the client
+`webctx mcp` forwards for (protocol/client_info.py `client_of`); "unknown client" without one.
+The name is the client's own claim, not verified: any local program holding the token can call
+itself "Claude Code".
 
 What: the tool, whether it succeeded, and which elements it returned, as ids, roles and page
 titles only (ELEMENT_KINDS): a `current` answer's shown pages and their selection, focused field,
@@ -32,7 +28,7 @@ from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Final
 
-from native_host.protocol.json_text import SURROGATE
+from native_host.protocol.client_info import ClientName, cut
 
 MAX_ENTRIES: Final = 50
 """Entries kept per native-host instance (issue 18: "the last 50")."""
@@ -42,64 +38,6 @@ MAX_ELEMENTS: Final = 20
 
 MAX_TITLE_CHARS: Final = 80
 """Page titles are cut to this many characters (with "…"): enough to recognise the page."""
-
-MAX_NAME_CHARS: Final = 64
-"""A client's name and version are cut to this many characters (they are the client's claim)."""
-
-UNKNOWN_CLIENT: Final = "unknown client"
-"""The name shown when the client declared none (issue 18)."""
-
-CLIENT_INFO_META_KEY: Final = "io.modelcontextprotocol/clientInfo"
-"""Where a 2026-07-28 request carries its clientInfo (spec 2026-07-28 basic/index.mdx#meta)."""
-
-def _cut(text: str, limit: int) -> str:
-    text = SURROGATE.sub("\ufffd", text)
-    return text if len(text) <= limit else text[: limit - 1] + "…"
-
-
-@dataclass(frozen=True)
-class ClientName:
-    """A client's self-declared `clientInfo.name` and `version` (None when not given)."""
-
-    name: str = UNKNOWN_CLIENT
-    version: str | None = None
-
-    def to_wire(self) -> dict[str, str]:
-        """`{name, version?}`."""
-        return {"name": self.name} | ({"version": self.version} if self.version else {})
-
-
-def _name_of(info: Any) -> ClientName | None:
-    """ClientName from an SDK `Implementation` or a raw `{name, version}` mapping; None if neither."""
-    if isinstance(info, Mapping):
-        name, version = info.get("name"), info.get("version")
-    else:
-        name, version = getattr(info, "name", None), getattr(info, "version", None)
-    if not isinstance(name, str) or not name.strip():
-        return None
-    return ClientName(
-        _cut(name.strip(), MAX_NAME_CHARS),
-        _cut(version, MAX_NAME_CHARS) if isinstance(version, str) and version else None,
-    )
-
-
-def client_of(ctx: Any) -> ClientName:
-    """The client of one request, from the SDK's `ServerRequestContext` `ctx`, in both eras (see the
-    module docstring); ClientName() ("unknown client") when it declared none. Never raises."""
-    try:
-        params = ctx.session.client_params
-    except Exception:  # no session (a test's bare context) or an SDK change: not worth a failure
-        params = None
-    info = getattr(params, "client_info", None)
-    found = _name_of(info) if info is not None else None
-    if found is not None:
-        return found
-    meta = getattr(ctx, "meta", None)
-    if meta is not None and not isinstance(meta, Mapping):
-        meta = getattr(meta, "model_extra", None) or {}
-    raw = meta.get(CLIENT_INFO_META_KEY) if isinstance(meta, Mapping) else None
-    return (_name_of(raw) if raw is not None else None) or ClientName()
-
 
 ELEMENT_KINDS: Final = ("page", "selection", "field", "hover", "pdf", "element")
 """What an entry's element was: a shown Page, a selection (Text `selected`), the focused field
@@ -140,7 +78,7 @@ def current_elements(root: Mapping[str, Any]) -> list[dict[str, str]]:
             page_id = str(page.get("id", ""))
             entry = {"kind": "page", "id": page_id, "page": page_id}
             if isinstance(page.get("title"), str) and page["title"]:
-                entry["title"] = _cut(page["title"], MAX_TITLE_CHARS)
+                entry["title"] = cut(page["title"], MAX_TITLE_CHARS)
             found.append(entry)
             for element in _walk(page):
                 kind = _kind(element)
@@ -195,7 +133,7 @@ class ActivityLog:
         entry = ActivityEntry(
             at=int(self._clock() * 1000),
             client=client,
-            tool=_cut(tool, 128),
+            tool=cut(tool, 128),
             ok=ok,
             elements=tuple(dict(element) for element in (elements or [])[:MAX_ELEMENTS]),
         )
@@ -224,7 +162,7 @@ class ActivityLog:
         elif tool == "location":
             element_id = (arguments or {}).get("id")
             if isinstance(element_id, str):
-                elements = [{"kind": "element", "id": _cut(element_id, 128)}]
+                elements = [{"kind": "element", "id": cut(element_id, 128)}]
         elif page is not None:
             elements = [page]
         return self.record(client, tool, ok=not is_error, elements=elements)

@@ -42,6 +42,7 @@ from mcp.shared.exceptions import MCPError
 from mcp_types.jsonrpc import INVALID_PARAMS
 
 from native_host import __version__
+from native_host.protocol.client_info import client_of
 from native_host.protocol.native import (
     CURRENT_DEADLINE_MS,
     LOCATION_DEADLINE_MS,
@@ -55,7 +56,7 @@ from native_host.protocol.tools import (
     ProviderServer,
     tool_error,
 )
-from native_host.provider.activity import ActivityLog, client_of
+from native_host.provider.activity import ActivityLog
 from native_host.provider.bridge import Requester
 from native_host.provider.builtin_tools import BuiltinTools, ToolSpec, WindowFinder, default_window_finder
 from native_host.provider.connections import (

@@ -17,15 +17,10 @@ import pytest
 from mcp import types
 
 from native_host.host.session import ProviderSession
+from native_host.protocol.client_info import ClientName, client_of
 from native_host.protocol.descriptor import Descriptor
 from native_host.protocol.tools import ACTIVITY_RESOURCE_URI
-from native_host.provider.activity import (
-    MAX_ENTRIES,
-    ActivityLog,
-    ClientName,
-    client_of,
-    current_elements,
-)
+from native_host.provider.activity import MAX_ENTRIES, ActivityLog, current_elements
 from tests.support.host_process import WAIT_S, Host, log_text, mcp_client, ready_descriptor, wait_until
 
 SECRET = "the user's private selection 4711"
@@ -172,3 +167,29 @@ async def test_the_resource_keeps_the_last_50_and_needs_the_token(spawn: Callabl
     with pytest.raises(Exception):  # noqa: B017 (the SDK wraps the 401 in its task group)
         async with asyncio.timeout(WAIT_S), mcp_client({**descriptor, "token": "wrong"}, "auto") as client:
             await client.read_resource(ACTIVITY_RESOURCE_URI)
+
+
+def test_a_bridge_names_the_client_it_calls_for_and_stays_visible_as_via() -> None:
+    ctx = SimpleNamespace(
+        session=SimpleNamespace(
+            client_params=SimpleNamespace(client_info=types.Implementation(name="webctx mcp", version="0.1"))
+        ),
+        meta={"dev.context-providers/onBehalfOf": {"name": "Claude Desktop", "version": "1.2"}},
+    )
+    assert client_of(ctx) == ClientName("Claude Desktop", "1.2", via="webctx mcp")
+    assert client_of(ctx).to_wire() == {"name": "Claude Desktop", "version": "1.2", "via": "webctx mcp"}
+
+
+def test_webctx_activity_says_it_in_the_popups_words() -> None:
+    from native_host.cli.activity import describe_read
+
+    entry = {"at": 0, "client": {"name": "Claude Code", "version": "2.1.0"}, "tool": "current", "ok": True,
+             "elements": current_elements(TREE)}
+    said = "Claude Code 2.1.0 read the selection in 'Tidal locking - Wikipedia' 2 min ago"
+    assert describe_read(entry, 125_000) == said
+    bridged = {**entry, "client": {"name": "Claude Desktop", "via": "webctx mcp"}}
+    bridged |= {"tool": "p1_buy", "ok": False}
+    assert describe_read(bridged, 0) == (
+        "Claude Desktop (via webctx mcp) called the page tool p1_buy in 'Tidal locking - Wikipedia' "
+        "(it failed) just now"
+    )
