@@ -22,13 +22,19 @@ field's text, a URL, a page tool's arguments or result. The log module never log
 
 from __future__ import annotations
 
+import json
 import time
 from collections import deque
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Final
 
+from mcp import types
+from mcp.shared.exceptions import MCPError
+from mcp_types.jsonrpc import INVALID_PARAMS
+
 from native_host.protocol.client_info import ClientName, cut
+from native_host.protocol.tools import ACTIVITY_RESOURCE_URI
 
 MAX_ENTRIES: Final = 50
 """Entries kept per native-host instance (issue 18: "the last 50")."""
@@ -174,3 +180,26 @@ class ActivityLog:
     def to_wire(self) -> dict[str, Any]:
         """`{entries: [entry, …]}`, newest first: the `webctx://activity` resource's JSON."""
         return {"entries": [entry.to_wire() for entry in self.entries()]}
+
+    # The MCP resource `webctx://activity` (`webctx activity`), the endpoint's `resources/*`
+    # handlers. Unlisted on purpose (`resources/list` is empty): clients would show it beside
+    # the user's resources; `webctx activity` asks for it by name (docs/native-host.md).
+
+    async def list_resources(
+        self, ctx: Any, params: types.PaginatedRequestParams | None
+    ) -> types.ListResourcesResult:
+        """`resources/list`: empty (the activity resource is read by its URI only)."""
+        return types.ListResourcesResult(resources=[])
+
+    async def read_resource(
+        self, ctx: Any, params: types.ReadResourceRequestParams
+    ) -> types.ReadResourceResult:
+        """`resources/read` of ACTIVITY_RESOURCE_URI: `to_wire()` as JSON text. Raises MCPError
+        (invalid params) for any other URI."""
+        if str(params.uri) != ACTIVITY_RESOURCE_URI:
+            raise MCPError(INVALID_PARAMS, "Unknown resource; webctx has only webctx://activity.")
+        text = json.dumps(self.to_wire(), ensure_ascii=False)
+        contents = types.TextResourceContents(
+            uri=ACTIVITY_RESOURCE_URI, mime_type="application/json", text=text
+        )
+        return types.ReadResourceResult(contents=[contents])

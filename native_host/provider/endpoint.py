@@ -26,7 +26,6 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import json
 import logging
 import secrets
 import socket
@@ -50,7 +49,6 @@ from native_host.protocol.native import (
     PageTool,
 )
 from native_host.protocol.tools import (
-    ACTIVITY_RESOURCE_URI,
     EXTENSIONS,
     SERVER_NAME,
     ProviderServer,
@@ -247,26 +245,10 @@ class McpEndpoint:
                 raise MCPError(INVALID_PARAMS, f"Unknown tool: {params.name[:128]}")
             return result
 
-        async def on_read_resource(
-            ctx: ServerRequestContext[Any, Any], params: types.ReadResourceRequestParams
-        ) -> types.ReadResourceResult:
-            # Unlisted on purpose (no `on_list_resources`): clients would show it beside the
-            # user's resources; `webctx activity` asks for it by name (docs/native-host.md).
-            if str(params.uri) != ACTIVITY_RESOURCE_URI:
-                raise MCPError(INVALID_PARAMS, "Unknown resource; webctx has only webctx://activity.")
-            return types.ReadResourceResult(
-                contents=[
-                    types.TextResourceContents(
-                        uri=ACTIVITY_RESOURCE_URI,
-                        mime_type="application/json",
-                        text=json.dumps(self.activity.to_wire(), ensure_ascii=False),
-                    )
-                ]
-            )
-
         server = ProviderServer(
             SERVER_NAME,
-            on_read_resource=on_read_resource,
+            on_list_resources=self.activity.list_resources,  # `webctx://activity`, unlisted
+            on_read_resource=self.activity.read_resource,
             version=__version__,
             extensions=EXTENSIONS,
             on_list_tools=on_list_tools,
