@@ -2,7 +2,7 @@
 
 ```
 tools/call current | location | p<n>_… (endpoint.py on_call_tool)
-   └─ ActivityLog.record(client_of(ctx), tool, result)     ids, roles and page titles; never content
+   └─ ActivityLog.record_call(client_of(ctx), tool, …)     ids, roles and page titles; never content
         ├─ the last MAX_ENTRIES entries, in memory only (a new instance starts empty)
         ├─ on_record(entry) ──► serving.py: event `activity {entry}` to the worker (docs/protocol.md)
         │                        ──► the popup's "Who read it" list and the toolbar badge's flash
@@ -17,7 +17,10 @@ itself "Claude Code".
 What: the tool, whether it succeeded, and which elements it returned, as ids, roles and page
 titles only (ELEMENT_KINDS): a `current` answer's shown pages and their selection, focused field,
 hover and PDF; `location`'s element id; a page tool's name and page. Never a selection's or a
-field's text, a URL, a page tool's arguments or result. The log module never logs entries.
+field's text, a URL, a page tool's arguments or result. Entries are never written to the log.
+
+Imports `mcp` (the resource handlers): only endpoint.py imports this module, in the thread that
+imports the endpoint (app.py MCP_MODULE).
 """
 
 from __future__ import annotations
