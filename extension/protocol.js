@@ -28,6 +28,9 @@ export const ERROR = "error";
 /** host → worker event: the MCP endpoint listens (`{port}`) and the descriptor is written. */
 export const PROVIDER_READY = "provider.ready";
 
+/** host → worker event: a desktop host read through MCP (`{entry}`: who, when, which ids; docs/protocol.md). */
+export const ACTIVITY = "activity";
+
 /** Every message type that crosses the native port (docs/protocol.md, "Messages"). */
 export const NATIVE_MESSAGE_TYPES = [
   "hello",
@@ -42,6 +45,7 @@ export const NATIVE_MESSAGE_TYPES = [
   "error",
   "provider.ready",
   "tree",
+  "activity",
 ];
 
 export const FRAME_CHANGED = "frame.changed";

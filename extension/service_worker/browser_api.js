@@ -4,7 +4,7 @@
 // module (`import * as api from "./browser_api.js"`); each part is one concern:
 //
 //   browser_api/runtime.js   the native port, this extension's id and version, the browser's brands,
-//                            incognito access
+//                            incognito access, the toolbar badge's text
 //   browser_api/windows.js   windows and tabs: reads, the tab model's events, visibility events,
 //                            zoom, the confirmation prompt's window
 //   browser_api/pages.js     content scripts: messages, ports, injection, frame reports; ports from

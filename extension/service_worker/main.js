@@ -42,6 +42,8 @@ import { PageToolRouter } from "./page_tool_router.js";
 import { TreePusher } from "./tree_push.js";
 import { cancelConfirmation } from "./confirm.js";
 import { servePopupStatus } from "./popup_status.js";
+import { ActivityFeed, readBadgeFlasher } from "./activity.js";
+import { serveTransparency } from "./popup_transparency.js";
 import {
   CURRENT,
   ERROR_CODES,
@@ -77,16 +79,25 @@ const polledWindowStates = new Map();
 const polledWindowState =
   POLL_MS === WINDOW_STATE_POLL_MS ? (/** @type {number} */ windowId) => polledWindowStates.get(windowId) : undefined;
 const locator = new Locator(ids, tabModel, seedTabModel, channels, (tabId, key) => selections.lineage(tabId, key), polledWindowState);
+// The last reads of desktop hosts (the host's `activity` events) and the badge's read flash.
+const activity = new ActivityFeed();
+// The flash ends by putting the state's look back (its "!" badge when broken).
+const flashReadBadge = readBadgeFlasher(api.setActionBadgeText, () => showActionLook());
 const port = new NativePort({
   onRequest: routeNativeRequest,
   onConnect: () => {
     ids.reset();
     pageTools.onConnect();
     treePusher.reset();
+    activity.clear(); // a new native host: its record of reads starts empty too
   },
   onInstance: (instance) => {
     pageTools.onInstance(ids.useInstance(instance));
     treePusher.schedule();
+  },
+  // Who read it (activity.js): kept for the popup; the toolbar badge flashes.
+  onActivity: (entry) => {
+    if (activity.add(entry)) flashReadBadge();
   },
 });
 // The pushed tree (tree_push.js): whatever the tree shows may have changed → one build, and a
@@ -211,6 +222,19 @@ servePopupStatus(
   },
   (pagesWithTools) => void port.noteStatus({ pagesWithTools }),
 );
+// The popup's "Shared now" and "Who read it" (popup_transparency.js): the tree `current` would
+// answer now, by the same builds (the pushed one when complete, else the pulled one), and the reads.
+serveTransparency({
+  tree: async () => {
+    if (!port.connected) return null; // nothing is shared while the provider is off or down
+    const pushed = await current.pushedTree();
+    if (pushed?.complete && pushed.root) return pushed.root;
+    return (await current.answer()).root;
+  },
+  windowElementId: (windowId) => (port.connected ? ids.windowId(windowId) : null),
+  never: () => ({ excludedSites: settings.excludedSites.length, incognito: settings.incognito }),
+  feed: activity,
+});
 // Minimize, restore and focus: window events and the page's visibilitychange (on its page channel)
 // where the browser has them; while the port is connected, a window-state poll too, every 25 ms in
 // headless Chromium (minimizing fires nothing there) and every 1 s as a safety net otherwise. A

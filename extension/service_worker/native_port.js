@@ -8,7 +8,7 @@
 import * as api from "./browser_api.js";
 import { installName } from "./browser_identity.js";
 import { ChunkGroups } from "./chunks.js";
-import { CHUNK, ERROR, ERROR_CODES, HELLO, NATIVE_HOST_NAME, PROTOCOL_VERSION, PROVIDER_READY, RESULT } from "../protocol.js";
+import { ACTIVITY, CHUNK, ERROR, ERROR_CODES, HELLO, NATIVE_HOST_NAME, PROTOCOL_VERSION, PROVIDER_READY, RESULT } from "../protocol.js";
 
 /** @typedef {import("../protocol.js").NativeMessage} NativeMessage */
 /** @typedef {import("../protocol.js").HelloResult} HelloResult */
@@ -62,6 +62,8 @@ export class RequestError extends Error {
  *   resolves to the `result`, or throws (a RequestError carries its code)
  * @property {() => void} onConnect   a new port: a new native host process, a new instance
  * @property {(instance: string) => void} onInstance   the hello reply named the instance
+ * @property {(entry: unknown) => void} [onActivity]   an `activity` event: a desktop host read
+ *   through MCP (`entry` unchecked: activity.js checks it)
  */
 
 /**
@@ -250,6 +252,9 @@ export class NativePort {
       }
       case PROVIDER_READY:
         void this.#onProviderReady(message);
+        return;
+      case ACTIVITY: // an event (no id): who read what, for the popup and the badge (activity.js)
+        this.options.onActivity?.(message.entry);
         return;
       default:
         void this.#answer(message);

@@ -76,5 +76,6 @@ test("NATIVE_MESSAGE_TYPES is a plain array of double-quoted strings (read by a 
     "error",
     "provider.ready",
     "tree",
+    "activity",
   ]);
 });

@@ -36,6 +36,7 @@ COMMANDS: Final = (
     "locate",
     "tools",
     "call",
+    "activity",
     "providers",
     "mcp",
     "conformance",

@@ -30,10 +30,12 @@ from mcp.client.streamable_http import streamable_http_client
 from mcp.shared.exceptions import MCPError
 from pydantic import ValidationError
 
+from native_host import __version__
 from native_host.errors import ProviderRejected, ProviderUnavailable, WebctxError
 from native_host.host.ids import IdBook
 from native_host.protocol.answers import CurrentAnswer, LocationAnswer
 from native_host.protocol.descriptor import Descriptor
+from native_host.protocol.tools import ACTIVITY_RESOURCE_URI
 
 __all__ = [
     "DEFAULT_TIMEOUT_S",
@@ -197,6 +199,24 @@ class ProviderSession:
                 break
         return tools
 
+    async def activity(self) -> list[dict[str, Any]]:
+        """The provider's last reads, newest first (`webctx://activity`, provider/activity.py:
+        `[{at, client: {name, version?}, tool, ok, elements}]`). Same errors as `call_tool`, and
+        WebctxError (code `mcp_error`) when the answer is not that JSON."""
+        result = await self._limited(ACTIVITY_RESOURCE_URI, self._client.read_resource(ACTIVITY_RESOURCE_URI))
+        texts = [item.text for item in result.contents if isinstance(item, types.TextResourceContents)]
+        try:
+            entries = json.loads(texts[0])["entries"] if texts else None
+        except (ValueError, KeyError, TypeError):
+            entries = None
+        if not isinstance(entries, list):
+            raise WebctxError(
+                f"{self.descriptor.name} sent its activity in a shape this webctx does not know; "
+                "update webctx.",
+                code="mcp_error",
+            )
+        return [entry for entry in entries if isinstance(entry, dict)]
+
     async def _limited(self, what: str, call: Awaitable[_T]) -> _T:
         try:
             with anyio.fail_after(self.timeout_s + 0.5):
@@ -248,13 +268,16 @@ async def open_session(
     mode: ConnectMode = "auto",
     timeout_s: float = DEFAULT_TIMEOUT_S,
     id_book: IdBook | None = None,
+    client_name: str = "webctx",
 ) -> AsyncIterator[ProviderSession]:
     """Connect to `descriptor.endpoint` with its bearer token and no `Origin` header (SPEC §1).
 
     `mode="auto"` lands on MCP 2026-07-28, `"legacy"` does the 2025-11-25 handshake. Connecting is
     limited to `timeout_s` seconds, and so is every call on the yielded session. Raises
     ProviderUnavailable when the provider cannot be reached or does not answer in time. Does not
-    re-check the descriptor: pass one from `discover()`/`choose_provider()`.
+    re-check the descriptor: pass one from `discover()`/`choose_provider()`. `client_name` is the
+    clientInfo name declared to the provider, which records it with each read (issue 18): "webctx"
+    for the commands, "webctx mcp" for the bridge.
     """
     headers = {"Authorization": f"Bearer {descriptor.token}"}
     timeout = httpx2.Timeout(timeout_s, read=_HTTP_READ_TIMEOUT_S)
@@ -270,6 +293,7 @@ async def open_session(
                     mode=mode,
                     read_timeout_seconds=timeout_s,
                     cache=None,
+                    client_info=types.Implementation(name=client_name, version=__version__),
                 ) as client,
             ):
                 connected = True

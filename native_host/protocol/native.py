@@ -70,6 +70,7 @@ NATIVE_MESSAGE_TYPES: Final = (
     "error",
     "provider.ready",
     "tree",
+    "activity",
 )
 """Every `type` that crosses the native port (docs/protocol.md "Messages").
 `extension/protocol.js` exports the same list; `tests/unit/test_protocol_names.py` compares them."""
@@ -215,6 +216,18 @@ class ProviderReady(WireModel):
     via_provider: bool | None = None
     """True when this host stands by (another profile's host is the browser's provider, SPEC §3):
     `port` is then the provider's MCP port, which this profile's pages are served through."""
+
+
+class ActivityEvent(WireModel):
+    """host → worker event (no id): a desktop host read through MCP (issue 18; provider/activity.py):
+    `entry` is `{at, client: {name, version?}, tool, ok, elements: [{kind, id, page?, title?}]}`,
+    ids, roles and page titles only, never content. The worker keeps the last 50 for the popup's
+    "Who read it" and lights the toolbar badge for a moment."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    type: Literal["activity"] = "activity"
+    entry: dict[str, Any]
 
 
 PAGE_TOOL_DEADLINE_MS: Final = 60_000

@@ -29,6 +29,10 @@ from native_host.protocol.version import PROTOCOL_VERSION
 SERVER_NAME: Final = "webctx"
 """`serverInfo.name` of every webctx MCP server."""
 
+ACTIVITY_RESOURCE_URI: Final = "webctx://activity"
+"""The provider's unlisted MCP resource: its last reads, `{entries: [...]}` (provider/activity.py;
+`webctx activity` reads it; docs/native-host.md "Who read it")."""
+
 EXTENSION_ID: Final = "dev.context-providers/context"
 """The provider protocol's MCP extension identifier (SPEC §1 "Server capabilities")."""
 

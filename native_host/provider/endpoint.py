@@ -11,8 +11,10 @@ desktop host ──HTTP──► uvicorn (pre-bound 127.0.0.1:0 socket, embedded
                                 │      `location` → Requester.request("location", {elementId})
                                 │                   + platform.window_number (OS window id)
                                 ├─ PageToolTable (page_tools.py): `p<n>_…` → tools.call → page (SPEC §5)
-                                └─ follower_tools (follower_tools.py): `p<n>f<k>_…` → another
-                                   profile's host → its page (SPEC §3, handoff.py)
+                                ├─ follower_tools (follower_tools.py): `p<n>f<k>_…` → another
+                                │  profile's host → its page (SPEC §3, handoff.py)
+                                ├─ every call above ──► ActivityLog (activity.py): who read what
+                                └─ resources/read `webctx://activity` (unlisted) ──► `webctx activity`
 ```
 
 This module imports `mcp` and `uvicorn` (about a second): `app.py` imports it in a thread while it
@@ -39,13 +41,20 @@ from mcp.shared.exceptions import MCPError
 from mcp_types.jsonrpc import INVALID_PARAMS
 
 from native_host import __version__
+from native_host.protocol.client_info import client_of
 from native_host.protocol.native import (
     CURRENT_DEADLINE_MS,
     LOCATION_DEADLINE_MS,
     PAGE_TOOL_DEADLINE_MS,
     PageTool,
 )
-from native_host.protocol.tools import EXTENSIONS, SERVER_NAME, ProviderServer, tool_error
+from native_host.protocol.tools import (
+    EXTENSIONS,
+    SERVER_NAME,
+    ProviderServer,
+    tool_error,
+)
+from native_host.provider.activity import ActivityLog
 from native_host.provider.bridge import Requester
 from native_host.provider.builtin_tools import BuiltinTools, ToolSpec, WindowFinder, default_window_finder
 from native_host.provider.connections import (
@@ -122,7 +131,8 @@ class McpEndpoint:
     the built-in tools' requests and `page_tool_deadline_ms` one page-tool call (default 60 s,
     SPEC §5), in ms; `window_finder` gives `location` its OS window number; `follower_tools`,
     other profiles' page tools (follower_tools.FollowerTools), are listed after our own;
-    `connection_limits` bounds half-open and live HTTP connections (connections.py, issue 13).
+    `connection_limits` bounds half-open and live HTTP connections (connections.py, issue 13);
+    `activity` records every tool call's client and returned ids (activity.py, issue 18).
     `token` (32 random bytes, URL-safe base64) is minted here, published only in the descriptor,
     never logged. Usage: `url = await endpoint.start()` … `await endpoint.stop()`.
     """
@@ -139,7 +149,9 @@ class McpEndpoint:
         window_finder: WindowFinder = default_window_finder,
         follower_tools: ToolSource | None = None,
         connection_limits: ConnectionLimits | None = None,
+        activity: ActivityLog | None = None,
     ) -> None:
+        self.activity: Final = activity if activity is not None else ActivityLog()
         self.token: Final = secrets.token_urlsafe(32)
         self.path: Final = f"/mcp/{secrets.token_urlsafe(16)}"
         self._graceful_shutdown_s = graceful_shutdown_s
@@ -200,17 +212,24 @@ class McpEndpoint:
             ctx: ServerRequestContext[Any, Any], params: types.CallToolRequestParams
         ) -> types.CallToolResult:
             spec = self._tools.get(params.name)
+            page = self._page_of(params.name) if spec is None else None  # before: the tab may go
             if spec is None:
-                return await call_page_tool(params)
-            try:
-                return await spec.run(dict(params.arguments or {}))
-            except (MCPError, asyncio.CancelledError):
-                raise
-            except Exception:
-                log.exception("tool %s failed unexpectedly", spec.tool.name)
-                return tool_error(
-                    f"The tool `{spec.tool.name}` failed unexpectedly; the details are in the webctx log."
-                )
+                result = await call_page_tool(params)
+            else:
+                try:
+                    result = await spec.run(dict(params.arguments or {}))
+                except (MCPError, asyncio.CancelledError):
+                    raise
+                except Exception:
+                    log.exception("tool %s failed unexpectedly", spec.tool.name)
+                    result = tool_error(
+                        f"The tool `{spec.tool.name}` failed unexpectedly; the details are in the webctx log."
+                    )
+            self.activity.record_call(
+                client_of(ctx), params.name, params.arguments, result.is_error,
+                result.structured_content, page,
+            )
+            return result
 
         async def call_page_tool(params: types.CallToolRequestParams) -> types.CallToolResult:
             try:
@@ -228,6 +247,8 @@ class McpEndpoint:
 
         server = ProviderServer(
             SERVER_NAME,
+            on_list_resources=self.activity.list_resources,  # `webctx://activity`, unlisted
+            on_read_resource=self.activity.read_resource,
             version=__version__,
             extensions=EXTENSIONS,
             on_list_tools=on_list_tools,
@@ -239,6 +260,16 @@ class McpEndpoint:
             "notifications/initialized", types.NotificationParams, self.list_changed.on_initialized
         )
         return server
+
+    def _page_of(self, name: str) -> dict[str, str] | None:
+        """The page of page tool `name` as an activity element (`{kind, id, page, title?}`), or None."""
+        info = self.page_tools.info(name)
+        if info is not None:
+            element = {"kind": "page", "id": info.page_id, "page": info.page_id}
+            return element | ({"title": info.page_title[:80]} if info.page_title else {})
+        tool = self.follower_tools.get(name) if self.follower_tools is not None else None
+        page_id = (tool.meta or {}).get("pageId") if tool is not None else None
+        return {"kind": "page", "id": page_id, "page": page_id} if isinstance(page_id, str) else None
 
     # -- lifecycle -------------------------------------------------------------------------------
 

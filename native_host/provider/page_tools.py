@@ -190,6 +190,11 @@ class PageToolTable:
         entry = self._entries.get(name)
         return entry.tool if entry else None
 
+    def info(self, name: str) -> PageTool | None:
+        """What the worker said of exposed tool `name` (its page's id and title: activity.py), or None."""
+        entry = self._entries.get(name)
+        return entry.info if entry else None
+
     async def update(self, tools: list[PageTool]) -> bool:
         """Replace the table with `tools` (duplicates by name: the first wins). Returns whether
         the list changed; if so, awaits `on_change`."""

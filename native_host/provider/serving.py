@@ -9,6 +9,7 @@ start(hello, endpoint module)   identify the browser (daemon thread) ‖ await t
                                 descriptor written) | standby (we follow the browser's provider)
 role change                     handoff.on_role_change; once we publish: event provider.ready {port}
 following the provider          event provider.ready {port: the provider's, viaProvider: true}
+an MCP read                     event activity {entry} (activity.py: who read which ids; the popup, badge)
 page tools, pushed tree         kept, and passed on to the endpoint and the hand-off once they exist
 withdraw()                      remove the descriptor if it still names our instance (first, at stop)
 stop()                          the hand-off server, then uvicorn (≤ STOP_TIMEOUT_S)
@@ -33,7 +34,13 @@ from urllib.parse import urlsplit
 from native_host import paths
 from native_host.protocol.browser_identity import BrowserIdentity, identify_browser
 from native_host.protocol.descriptor import Descriptor
-from native_host.protocol.native import PAGE_TOOL_DEADLINE_MS, Hello, ProviderReady, ToolsChanged
+from native_host.protocol.native import (
+    PAGE_TOOL_DEADLINE_MS,
+    ActivityEvent,
+    Hello,
+    ProviderReady,
+    ToolsChanged,
+)
 from native_host.protocol.version import PROTOCOL_VERSION
 from native_host.provider.bridge import Requester
 from native_host.provider.daemon_threads import run_in_daemon_thread
@@ -122,6 +129,10 @@ class Serving:
             instance=self._instance,
             page_tool_deadline_ms=page_tool_deadline_ms(),
             follower_tools=follower_tools,
+        )
+        # Who read what (issue 18): each read goes to our worker for the popup and the badge.
+        endpoint.activity.on_record = lambda entry: self._send_event(
+            ActivityEvent(entry=entry.to_wire()).to_wire()
         )
         # Our pushed tree goes on to the provider while we follow it (handoff.py).
         handoff.set_tree(self._tree())

@@ -46,6 +46,7 @@ from native_host.host import (
     open_session,
 )
 from native_host.protocol.browser_identity import BROWSERS
+from native_host.protocol.client_info import BRIDGE_CLIENT_NAME
 from native_host.protocol.descriptor import Descriptor
 
 log = logging.getLogger(__name__)
@@ -261,7 +262,9 @@ class ProviderLink:
                 await self._sleep_or_wake(self.poll_interval_s)
                 continue
             try:
-                async with open_session(descriptor, mode="auto", timeout_s=CONNECT_TIMEOUT_S) as session:
+                async with open_session(
+                    descriptor, mode="auto", timeout_s=CONNECT_TIMEOUT_S, client_name=BRIDGE_CLIENT_NAME
+                ) as session:
                     await self._attach(Upstream(descriptor, session))
             except Exception as exc:  # the provider vanished or refused us; never end the bridge
                 self.last_failure = describe_failure(exc)

@@ -40,7 +40,7 @@ import re
 from collections import OrderedDict
 from collections.abc import AsyncIterator, Callable, Sequence
 from pathlib import Path
-from typing import Any, Final
+from typing import Any, Final, cast
 
 import anyio
 import httpx2
@@ -61,6 +61,7 @@ from native_host.host import (
     expected_bundle_id,
     front_app_pid,
 )
+from native_host.protocol.client_info import ON_BEHALF_OF_META_KEY, declared_client
 from native_host.protocol.tools import CURRENT_TOOL, SERVER_NAME, ProviderServer, tool_error
 from native_host.stdio.bad_lines import AnsweringReadStream
 from native_host.stdio.check import BridgeReport
@@ -192,7 +193,7 @@ class StdioBridge:
         async def on_call_tool(
             ctx: ServerRequestContext[Any, Any], params: types.CallToolRequestParams
         ) -> types.CallToolResult:
-            return await self.call_tool(params.name, dict(params.arguments or {}))
+            return await self.call_tool(params.name, dict(params.arguments or {}), on_behalf_of=_served(ctx))
 
         async def on_list_resources(
             ctx: ServerRequestContext[Any, Any], params: types.PaginatedRequestParams | None
@@ -211,7 +212,7 @@ class StdioBridge:
         ) -> types.ReadResourceResult:
             if str(params.uri) != RESOURCE_URI:
                 raise MCPError(INVALID_PARAMS, f"Unknown resource: {str(params.uri)[:200]}")
-            result = await self.call_tool("current", {})
+            result = await self.call_tool("current", {}, on_behalf_of=_served(ctx))
             text = " ".join(b.text for b in result.content if isinstance(b, types.TextContent))
             if result.is_error or result.structured_content is None:
                 raise MCPError(INTERNAL_ERROR, text or NO_PROVIDER_MESSAGE)
@@ -301,8 +302,11 @@ class StdioBridge:
 
     # -- calls -----------------------------------------------------------------------------------
 
-    async def call_tool(self, name: str, arguments: dict[str, Any]) -> types.CallToolResult:
-        """Proxy one `tools/call` to the live provider and return its result as is.
+    async def call_tool(
+        self, name: str, arguments: dict[str, Any], *, on_behalf_of: dict[str, str] | None = None
+    ) -> types.CallToolResult:
+        """Proxy one `tools/call` to the live provider and return its result as is; `on_behalf_of`
+        (`{name, version?}`: our client's clientInfo) goes along in `_meta` (ON_BEHALF_OF_META_KEY).
 
         No provider live (within `connect_grace_s`), or it goes away mid-call → `isError`
         NO_PROVIDER_MESSAGE. An id of a provider instance that is gone → `isError` `unknown_id`
@@ -325,7 +329,7 @@ class StdioBridge:
 
             async def call() -> None:
                 try:
-                    outcome.append(await self._forward(upstream, name, arguments))
+                    outcome.append(await self._forward(upstream, name, arguments, on_behalf_of))
                 except MCPError as exc:  # the provider's JSON-RPC error, passed on as is
                     refused.append(exc)
                 tg.cancel_scope.cancel()
@@ -351,12 +355,13 @@ class StdioBridge:
         return result
 
     async def _forward(
-        self, upstream: Upstream, name: str, arguments: dict[str, Any]
+        self, upstream: Upstream, name: str, arguments: dict[str, Any], on_behalf_of: dict[str, str] | None
     ) -> types.CallToolResult:
+        meta = cast(types.RequestParamsMeta, {ON_BEHALF_OF_META_KEY: on_behalf_of}) if on_behalf_of else None
         try:
             with anyio.fail_after(self.call_timeout_s + 1):
                 return await upstream.session.client.call_tool(
-                    name, arguments, read_timeout_seconds=self.call_timeout_s
+                    name, arguments, read_timeout_seconds=self.call_timeout_s, meta=meta
                 )
         except MCPError as exc:
             if exc.error.code == CONNECTION_CLOSED:
@@ -387,3 +392,10 @@ class StdioBridge:
             stack.extend(c for c in node.get("children") or [] if isinstance(c, dict))
         while len(self._issued) > MAX_REMEMBERED_IDS:
             self._issued.popitem(last=False)
+
+
+def _served(ctx: ServerRequestContext[Any, Any]) -> dict[str, str] | None:
+    """The clientInfo of the client we serve, `{name, version?}` (None: it declared none): sent
+    along with each forwarded call, so the provider records who read (protocol/client_info.py)."""
+    served = declared_client(ctx)
+    return served.to_wire() if served is not None else None

@@ -21,6 +21,7 @@ from typing import Any, Literal
 import httpx2
 from mcp import Client
 from mcp.client.streamable_http import streamable_http_client
+from mcp.types import Implementation
 
 from native_host.paths import log_dir
 
@@ -72,6 +73,8 @@ class Host:
         self.current_requests = 0
         self.answer_current = True
         self.provider_ready: list[dict[str, Any]] = []
+        self.activity: list[dict[str, Any]] = []
+        """The `activity` events (issue 18: one per MCP read), kept aside from the replies."""
         self._reader = asyncio.create_task(self._read_stdout())
 
     async def _read_stdout(self) -> None:
@@ -98,6 +101,9 @@ class Host:
                 if frame.get("type") == "provider.ready":  # an event; kept aside from the replies
                     self.provider_ready.append(frame)
                     continue
+                if frame.get("type") == "activity":  # an event too
+                    self.activity.append(frame)
+                    continue
                 if frame.get("type") == "current" and self.answer_current:
                     self.current_requests += 1
                     await self.send({"type": "result", "id": frame["id"], "result": {"root": ROOT}})
@@ -118,8 +124,8 @@ class Host:
         await self.send_raw(encode(value))
 
     async def receive(self, timeout_s: float = WAIT_S) -> dict[str, Any]:
-        """The next frame the host wrote that is no `provider.ready` and no answered `current`;
-        TimeoutError after `timeout_s` seconds."""
+        """The next frame the host wrote that is no event (`provider.ready`, `activity`) and no
+        answered `current`; TimeoutError after `timeout_s` seconds."""
         async with asyncio.timeout(timeout_s):
             return await self.frames.get()
 
@@ -168,10 +174,15 @@ async def ready_descriptor(host: Host) -> dict[str, Any]:
 
 @contextlib.asynccontextmanager
 async def mcp_client(
-    descriptor: dict[str, Any], mode: Literal["legacy", "auto"], *, keep_alive: bool = True
+    descriptor: dict[str, Any],
+    mode: Literal["legacy", "auto"],
+    *,
+    keep_alive: bool = True,
+    client_info: Implementation | None = None,
 ) -> AsyncIterator[Client]:
     """An SDK client of the descriptor's endpoint with its token: 2025-11-25 (`legacy`) or 2026-07-28;
-    with `keep_alive=False` every request opens a new TCP connection."""
+    with `keep_alive=False` every request opens a new TCP connection; `client_info` is the name
+    and version it declares (the SDK's default: `mcp` 0.1.0)."""
     limits = httpx2.Limits() if keep_alive else httpx2.Limits(max_keepalive_connections=0)
     async with (
         httpx2.AsyncClient(headers={"Authorization": f"Bearer {descriptor['token']}"}, limits=limits) as http,
@@ -179,6 +190,7 @@ async def mcp_client(
             streamable_http_client(descriptor["endpoint"], http_client=http),
             mode=mode,
             read_timeout_seconds=10,
+            client_info=client_info,
         ) as client,
     ):
         yield client

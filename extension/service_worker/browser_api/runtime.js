@@ -1,5 +1,5 @@
 // browser_api part: the runtime: the native messaging port, this extension's id and version, the
-// browser's brands, and whether the user allowed it in incognito.
+// browser's brands, whether the user allowed it in incognito, and the toolbar badge's text (the read flash).
 
 /**
  * A connected native port, reduced to what native_port.js needs.
@@ -50,4 +50,19 @@ export async function browserBrands() {
 /** @returns {Promise<boolean>} whether the user allowed this extension in incognito (chrome://extensions) */
 export function allowedInIncognito() {
   return chrome.extension.isAllowedIncognitoAccess();
+}
+
+/**
+ * The toolbar badge's text ("" for none), on every tab (chrome.action.setBadgeText): the read
+ * flash (activity.js readBadgeFlasher); the state's own badge is set with the rest of its look
+ * (action.js setActionLook). Never throws.
+ * @param {string} text
+ * @returns {Promise<void>}
+ */
+export async function setActionBadgeText(text) {
+  try {
+    await chrome.action.setBadgeText({ text });
+  } catch (error) {
+    console.warn("webctx: could not set the badge text", error);
+  }
 }

@@ -27,6 +27,7 @@ COMMAND_NAMES = [
     "locate",
     "tools",
     "call",
+    "activity",
     "providers",
     "mcp",
     "conformance",

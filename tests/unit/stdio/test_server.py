@@ -21,6 +21,7 @@ from mcp.client._memory import InMemoryTransport
 from mcp.shared.exceptions import MCPError
 
 from native_host import paths
+from native_host.protocol.client_info import ClientName
 from native_host.protocol.descriptor import Descriptor
 from native_host.provider.descriptor_files import remove_descriptor, write_descriptor
 from native_host.provider.endpoint import McpEndpoint
@@ -125,8 +126,11 @@ async def bridge() -> AsyncIterator[StdioBridge]:
 
 
 @asynccontextmanager
-async def connect(bridge: StdioBridge, mode: Mode) -> AsyncIterator[tuple[Client, asyncio.Queue[str]]]:
-    """An MCP client of era `mode` on the bridge, and a queue that gets "tools" per list_changed."""
+async def connect(
+    bridge: StdioBridge, mode: Mode, client_info: types.Implementation | None = None
+) -> AsyncIterator[tuple[Client, asyncio.Queue[str]]]:
+    """An MCP client of era `mode` on the bridge (declaring `client_info`, else the SDK's default),
+    and a queue that gets "tools" per list_changed."""
     changes: asyncio.Queue[str] = asyncio.Queue()
 
     async def on_message(message: Any) -> None:
@@ -136,7 +140,9 @@ async def connect(bridge: StdioBridge, mode: Mode) -> AsyncIterator[tuple[Client
     # JSON-RPC framing over memory streams into `server.run`: the path stdio takes, in both eras
     # (an in-process `Client(server, mode="auto")` would skip the framing).
     transport = InMemoryTransport(bridge.server)
-    client = Client(transport, mode=mode, message_handler=on_message, read_timeout_seconds=10)
+    client = Client(
+        transport, mode=mode, message_handler=on_message, read_timeout_seconds=10, client_info=client_info
+    )
     async with client:
         if mode == "legacy":
             yield client, changes
@@ -179,6 +185,22 @@ async def test_tools_and_current_are_proxied_from_the_provider(
     assert result.structured_content is not None
     assert result.structured_content["instance"] == provider.descriptor.instance
     assert result.structured_content["root"]["id"] == "app"
+
+
+@pytest.mark.parametrize("mode", MODES)
+async def test_the_provider_records_the_bridged_clients_name_via_webctx_mcp(
+    bridge: StdioBridge, start_provider: Callable[[], Awaitable[Provider]], mode: Mode
+) -> None:
+    """Issue 18: a read through `webctx mcp` is recorded as the real client's, not the bridge's."""
+    provider = await start_provider()
+    await connected_to(bridge, provider)
+    info = types.Implementation(name="Claude Desktop", version="1.2")
+    async with asyncio.timeout(20), connect(bridge, mode, info) as (client, _):
+        await client.call_tool("current", {})
+        await client.read_resource("webctx://current")
+    entries = provider.endpoint.activity.entries()
+    assert [entry.tool for entry in entries] == ["current", "current"]
+    assert {entry.client for entry in entries} == {ClientName("Claude Desktop", "1.2", via="webctx mcp")}
 
 
 async def test_the_current_resource_holds_the_current_answer(

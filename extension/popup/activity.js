@@ -1,0 +1,82 @@
+// The popup's "Who read it" (issue 18 item 3): the last reads of desktop hosts, newest first, in
+// words: "Claude Code 2.1 read the selection in 'Tidal…' 2 min ago". Pure `describeRead` and
+// `ago` (unit-tested; `webctx activity` says the same: native_host/cli/activity.py) and
+// `renderActivity` (DOM). Entries come from the worker (service_worker/activity.js).
+
+/** @typedef {import("../service_worker/activity.js").ActivityEntry} ActivityEntry */
+
+/** Reads listed in the popup (the rest: `webctx activity`). */
+export const SHOWN_READS = 10;
+
+/**
+ * @param {number} atMs @param {number} nowMs
+ * @returns {string} "just now", "12 s ago", "2 min ago", "3 h ago", "2 d ago"
+ */
+export function ago(atMs, nowMs) {
+  const seconds = Math.max(0, Math.floor((nowMs - atMs) / 1000));
+  if (seconds < 10) return "just now";
+  if (seconds < 60) return `${seconds} s ago`;
+  if (seconds < 3600) return `${Math.floor(seconds / 60)} min ago`;
+  if (seconds < 86400) return `${Math.floor(seconds / 3600)} h ago`;
+  return `${Math.floor(seconds / 86400)} d ago`;
+}
+
+/** @param {string | undefined} title @returns {string} */
+function quoted(title, limit = 40) {
+  const t = title || "an untitled page";
+  return `'${t.length <= limit ? t : `${t.slice(0, limit - 1)}…`}'`;
+}
+
+/**
+ * One read in words.
+ * @param {ActivityEntry} entry
+ * @param {number} nowMs
+ * @returns {string}
+ */
+export function describeRead(entry, nowMs) {
+  const name = [entry.client.name, entry.client.version].filter(Boolean).join(" ") || "unknown client";
+  const who = entry.client.via ? `${name} (via ${entry.client.via})` : name;
+  /** @type {Map<string | undefined, string | undefined>} */
+  const titles = new Map();
+  for (const e of entry.elements) if (e.kind === "page") titles.set(e.page, e.title);
+  const byKind = new Map(entry.elements.map((e) => [e.kind, e]));
+  let what;
+  if (entry.tool === "current") {
+    const selection = byKind.get("selection");
+    const field = byKind.get("field");
+    if (selection) what = `read the selection in ${quoted(titles.get(selection.page))}`;
+    else if (field) what = `read the focused field in ${quoted(titles.get(field.page))}`;
+    else if (titles.size > 0) {
+      const pages = [...titles.values()];
+      what = `read the page ${quoted(pages[0])}${pages.length > 1 ? ` and ${pages.length - 1} more page(s)` : ""}`;
+    } else what = "read the browser's windows";
+  } else if (entry.tool === "location") {
+    what = `located ${entry.elements[0]?.id ?? "an element"} on the screen`;
+  } else {
+    what = `called the page tool ${entry.tool}${titles.size > 0 ? ` in ${quoted([...titles.values()][0])}` : ""}`;
+  }
+  return `${who} ${what}${entry.ok ? "" : " (it failed)"} ${ago(entry.at, nowMs)}`;
+}
+
+/**
+ * Render the reads into `list` (a <ul>), newest first.
+ * @param {HTMLElement} list
+ * @param {ActivityEntry[]} entries  newest first
+ * @param {number} nowMs
+ */
+export function renderActivity(list, entries, nowMs) {
+  const items = entries.slice(0, SHOWN_READS).map((entry) => {
+    const li = document.createElement("li");
+    li.dataset.client = entry.client.name;
+    li.dataset.tool = entry.tool;
+    li.textContent = describeRead(entry, nowMs);
+    return li;
+  });
+  if (items.length === 0) {
+    const li = document.createElement("li");
+    li.className = "none";
+    li.textContent = "No desktop host has read anything since the provider started.";
+    items.push(li);
+  }
+  list.replaceChildren(...items);
+}
