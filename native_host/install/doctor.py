@@ -7,12 +7,12 @@ doctor_check.py      CheckInfo (a row of CHECKS) and Check (one verdict)
 doctor_manifest.py   extension folder → host manifest → launcher and interpreter → Flatpak sandbox
 doctor_providers.py  providers folder → stale descriptors
 doctor_live.py       a running provider answers `current` (imports the reference host lazily)
-doctor_readme.py     the README's troubleshooting section, generated from CHECKS
+doctor_readme.py     docs/troubleshooting.md's table, generated from CHECKS
 ```
 
 `CHECKS` is DATA: every check name with what it means when it fails and the general fix; the
-README's troubleshooting section is generated from it (`python -m native_host.install.doctor
---write-readme`, checked by a test). The failure classes found in the wild (manifest in the wrong
+troubleshooting table in docs/troubleshooting.md is generated from it (`python -m
+native_host.install.doctor --write-docs`, checked by a test). The failure classes found in the wild (manifest in the wrong
 folder, relative `path`, missing execute bit, wrong `allowed_origins`, stale descriptor,
 interpreter removed, providers folder mode 0755) each have a test in
 tests/unit/install/test_doctor.py. Error strings are the ones Chromium 156 puts in
@@ -176,10 +176,10 @@ def diagnose(
     return checks
 
 
-if __name__ == "__main__":  # python -m native_host.install.doctor --write-readme
+if __name__ == "__main__":  # python -m native_host.install.doctor --write-docs
     import sys
 
-    if sys.argv[1:] == ["--write-readme"]:
-        write_readme(paths.REPO_ROOT / "README.md", CHECKS)
+    if sys.argv[1:] == ["--write-docs"]:
+        write_readme(paths.REPO_ROOT / "docs" / "troubleshooting.md", CHECKS)
     else:
         sys.stdout.write(troubleshooting_markdown(CHECKS))

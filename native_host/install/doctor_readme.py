@@ -1,8 +1,11 @@
-"""The README's "Troubleshooting" section, generated from the doctor's table (`doctor.CHECKS`).
+"""Generated documentation sections: docs/troubleshooting.md's table, from the doctor's checks
+(`doctor.CHECKS`), and the one writer of marked sections (`replace_section`, also used for the
+README's Layout by scripts/layout.py).
 
-`python -m native_host.install.doctor --write-readme` rewrites the section between README_START
-and README_END; without the flag it prints it. A unit test compares README.md with
-`troubleshooting_markdown(CHECKS)`, so the README cannot drift from the checks doctor runs.
+`python -m native_host.install.doctor --write-docs` rewrites the table between README_START and
+README_END in docs/troubleshooting.md (the markers kept their names); without the flag it prints
+it. A unit test compares the file with `troubleshooting_markdown(CHECKS)`, so the docs cannot
+drift from the checks doctor runs.
 """
 
 from __future__ import annotations
@@ -15,7 +18,7 @@ from native_host.install.doctor_check import CheckInfo
 
 
 def troubleshooting_markdown(checks: Sequence[CheckInfo]) -> str:
-    """The README's troubleshooting section body: a Markdown table with one row per `checks` entry
+    """The troubleshooting section body (docs/troubleshooting.md): a Markdown table with one row per `checks` entry
     (name, link, symptom, fix; `|` escaped), after two lines on running `webctx doctor`."""
     lines = [
         "Run `webctx doctor`: it walks every link below, in this order, and prints the broken ones with",
