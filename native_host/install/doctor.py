@@ -12,10 +12,10 @@ doctor_readme.py     docs/troubleshooting.md's table, generated from CHECKS
 
 `CHECKS` is DATA: every check name with what it means when it fails and the general fix; the
 troubleshooting table in docs/troubleshooting.md is generated from it (`python -m
-native_host.install.doctor --write-docs`, checked by a test). The failure classes found in the wild (manifest in the wrong
-folder, relative `path`, missing execute bit, wrong `allowed_origins`, stale descriptor,
-interpreter removed, providers folder mode 0755) each have a test in
-tests/unit/install/test_doctor.py. Error strings are the ones Chromium 156 puts in
+native_host.install.doctor --write-docs`, checked by a test). The failure classes found in the
+wild (manifest in the wrong folder, relative `path`, missing execute bit, wrong
+`allowed_origins`, stale descriptor, interpreter removed, providers folder mode 0755) each have a
+test in tests/unit/install/test_doctor.py. Error strings are the ones Chromium 156 puts in
 `chrome.runtime.lastError.message` (research/chromium-recipe.md §4).
 """
 

@@ -18,8 +18,9 @@ from native_host.install.doctor_check import CheckInfo
 
 
 def troubleshooting_markdown(checks: Sequence[CheckInfo]) -> str:
-    """The troubleshooting section body (docs/troubleshooting.md): a Markdown table with one row per `checks` entry
-    (name, link, symptom, fix; `|` escaped), after two lines on running `webctx doctor`."""
+    """The troubleshooting section body (docs/troubleshooting.md): a Markdown table with one row
+    per `checks` entry (name, link, symptom, fix; `|` escaped), after two lines on running
+    `webctx doctor`."""
     lines = [
         "Run `webctx doctor`: it walks every link below, in this order, and prints the broken ones with",
         "their fix (`--json` for programs; exit status 1 when a link is broken).",
