@@ -176,10 +176,9 @@
     return { measured };
   }
 
-  window.addEventListener("message", onWindowMessage);
+  ns.listen(window, "message", onWindowMessage);
   channel.answer("location.get", answer);
   channel.answer("location.frame", answerFrame);
-  ns.onStop(() => window.removeEventListener("message", onWindowMessage));
   ns.locate = { measure };
   ns.startupMs = performance.now() - ns.startedAt;
 })();
