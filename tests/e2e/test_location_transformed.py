@@ -83,8 +83,9 @@ def mapped_box(f: Map, rect: list[float]) -> dict[str, float]:
     return {"x": min(xs), "y": min(ys), "w": max(xs) - min(xs), "h": max(ys) - min(ys)}
 
 
-WORD_RECT = """() => { const t = document.getElementById('inner').firstChild; const r = document.createRange();
-  r.setStart(t, 6); r.setEnd(t, 12); const q = r.getBoundingClientRect(); return [q.x, q.y, q.width, q.height]; }"""
+WORD_RECT = """() => { const t = document.getElementById('inner').firstChild;
+  const r = document.createRange(); r.setStart(t, 6); r.setEnd(t, 12);
+  const q = r.getBoundingClientRect(); return [q.x, q.y, q.width, q.height]; }"""
 """The word `inside` of frame.html's `Words inside the frame`, in the frame's CSS px."""
 
 TOP = (300, 200, 400, 150)
@@ -96,8 +97,12 @@ CASES: dict[str, tuple[str, str, str, Map]] = {
     # name: (the iframe's `t`, the wrapper's `wrap`, outer.html's inner `t` or "" for no nesting, map)
     "scale": ("scale(0.8)", "", "", through_iframe(*TOP, scale(0.8))),
     # A pure translation was already placed right before issue 17; with a scale it was not.
-    "translate-scale": ("translate(30px, -20px) scale(0.9)", "", "", through_iframe(*TOP, scale(0.9), (30, -20))),
-    "scaled-ancestor": ("", "scale(0.75)", "", compose(through_iframe(*TOP, scale(1)), about_origin(scale(0.75)))),
+    "translate-scale": (
+        "translate(30px, -20px) scale(0.9)", "", "", through_iframe(*TOP, scale(0.9), (30, -20)),
+    ),
+    "scaled-ancestor": (
+        "", "scale(0.75)", "", compose(through_iframe(*TOP, scale(1)), about_origin(scale(0.75))),
+    ),
     "scale-in-scale": (
         "scale(0.8)", "", "scale(0.5)",
         compose(through_iframe(*INNER, scale(0.5)), through_iframe(*TOP, scale(0.8))),
@@ -133,7 +138,8 @@ async def test_a_selection_in_a_transformed_frame_is_located_where_it_shows(
     await tab.mouse.dblclick(word["x"] + word["w"] / 2, word["y"] + word["h"] / 2)
     assert await frame.evaluate("() => getSelection().toString()") == "inside"
     selected = await frame.evaluate(
-        "() => { const q = getSelection().getRangeAt(0).getBoundingClientRect(); return [q.x, q.y, q.width, q.height]; }"
+        "() => { const q = getSelection().getRangeAt(0).getBoundingClientRect();"
+        " return [q.x, q.y, q.width, q.height]; }"
     )
     expected = mapped_box(to_top, selected)
 

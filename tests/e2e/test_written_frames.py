@@ -27,16 +27,16 @@ pytestmark = pytest.mark.asyncio(loop_scope="module")
 shared, tab, host = pointing_fixtures("written-frames")
 
 ASKED_AFTER_S = 0.1
-"""How long after a gesture `current` is asked (the issue saw it missing at 0.1–1 s)."""
+"""How long after a gesture `current` is asked (the issue saw it missing at 0.1 to 1 s)."""
 
 
 async def word_point(page: Page, frame: Any, start: int, end: int) -> tuple[float, float]:
     """The centre of `#words` characters [start, end) in the top viewport, CSS px: the word's rect
     in the frame (measured there) moved by the iframe's box (the iframe has no border/padding)."""
     rect = await frame.evaluate(
-        """([a, b]) => { const t = document.getElementById('words').firstChild; const r = document.createRange();
-           r.setStart(t, a); r.setEnd(t, b); const q = r.getBoundingClientRect();
-           return [q.x, q.y, q.width, q.height]; }""",
+        """([a, b]) => { const t = document.getElementById('words').firstChild;
+           const r = document.createRange(); r.setStart(t, a); r.setEnd(t, b);
+           const q = r.getBoundingClientRect(); return [q.x, q.y, q.width, q.height]; }""",
         [start, end],
     )
     box = await page.locator("#editor").bounding_box()
