@@ -4,7 +4,8 @@ while the page parses, at its load, re-opened twice, or an `about:blank` iframe 
 script. `document.open()` erases every listener on the document and its window, the content
 scripts' included (content/namespace.js `listen` puts them back). A click focuses the editor and a
 double-click selects a word; `current`, asked 100 ms after each gesture (SPEC §4 allows 50 ms),
-has the focus path down to the editor's textbox Group and the selected word inside the frame.
+has the focus path down to the editor's textbox Group and the selected word inside the frame,
+located where it shows; a drag then selects two words.
 
 Geometry and fixtures: tests/e2e/pointing_harness.py (one browser for the module, a tab per test).
 """
@@ -18,7 +19,7 @@ import pytest
 from playwright.async_api import Page
 
 from native_host.host import HostClient
-from tests.e2e.pointing_harness import Shared, our_page, pointing_fixtures
+from tests.e2e.pointing_harness import ORIGIN, Shared, locate, our_page, pointing_fixtures
 from tests.e2e.test_pointing_selection import wait_for_content_scripts
 from tests.e2e.tree import find_all, find_one, selected_texts
 
@@ -84,3 +85,23 @@ async def test_focus_and_a_double_clicked_word_in_a_script_written_editor_frame_
         [text] = selected_texts({"root": group})
         assert text["content"] == [{"type": "text", "text": "these"}], text
         assert [t["id"] for t in selected_texts(answer)] == [text["id"]]
+
+    # Located where it shows (the frame linked to its parent again after the re-open).
+    x, y = await word_point(tab, frame, 5, 10)
+    where = await locate(host, text["id"])
+    assert where["state"] == "visible"
+    assert abs(where["rects"][0]["x"] + where["rects"][0]["w"] / 2 - (ORIGIN[0] + x)) <= 2, where
+    assert abs(where["rects"][0]["y"] + where["rects"][0]["h"] / 2 - (ORIGIN[1] + y)) <= 2, where
+
+    # A drag from the start of the line to the end of "these" selects "Edit these".
+    await asyncio.sleep(0.4)
+    start, _ = await word_point(tab, frame, 0, 1)
+    end, _ = await word_point(tab, frame, 9, 10)
+    await tab.mouse.move(start - 3, y)
+    await tab.mouse.down()
+    await tab.mouse.move((start + end) / 2, y, steps=4)
+    await tab.mouse.move(end + 3, y, steps=4)
+    await tab.mouse.up()
+    assert await frame.evaluate("() => getSelection().toString()") == "Edit these"
+    [text] = selected_texts(await answer_after(host, shared, ASKED_AFTER_S))
+    assert text["content"] == [{"type": "text", "text": "Edit these"}], text
