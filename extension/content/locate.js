@@ -146,7 +146,7 @@
   /**
    * The facts the worker needs to map through a CSS-transformed <iframe> (location.js `frameMap`):
    * undefined when neither it nor an element above it (flat tree: out of shadow roots and slots)
-   * is transformed, the common case, where `dx`/`dy` are exact.
+   * is transformed or zoomed (CSS `zoom`), the common case, where `dx`/`dy` are exact.
    * @param {HTMLElement} frame
    * @param {CSSStyleDeclaration} style the frame's computed style
    * @returns {import("../service_worker/location.js").FrameTransform | undefined}
@@ -155,16 +155,20 @@
     /** @type {string[][]} */
     const chain = [];
     let perspective = false;
+    let zoom = 1;
     /** @type {Element | null} */
     let element = frame;
     for (let n = 0; element && n < 4096; n++) {
       const s = element === frame ? style : getComputedStyle(element);
       if (s.transform !== "none" || s.rotate !== "none" || s.scale !== "none") chain.push([s.transform, s.rotate, s.scale]);
       if (element !== frame && s.perspective !== "none") perspective = true;
+      // CSS `zoom` (each element's own factor; they multiply) scales the frame and its content.
+      const z = parseFloat(s.zoom);
+      if (Number.isFinite(z) && z > 0) zoom *= z;
       const parent = /** @type {Node | null} */ (element.assignedSlot ?? element.parentNode);
       element = parent instanceof ShadowRoot ? parent.host : parent instanceof Element ? parent : null;
     }
-    if (chain.length === 0) return undefined;
+    if (chain.length === 0 && Math.abs(zoom - 1) < 1e-9) return undefined;
     const px = (/** @type {string} */ v) => parseFloat(v) || 0;
     const [bl, bt, br, bb] = [style.borderLeftWidth, style.borderTopWidth, style.borderRightWidth, style.borderBottomWidth].map(px);
     const [pl, pt, pr, pb] = [style.paddingLeft, style.paddingTop, style.paddingRight, style.paddingBottom].map(px);
@@ -180,6 +184,7 @@
       chain: chain.reverse().slice(0, 65),
     };
     if (perspective) out.perspective = true;
+    if (Math.abs(zoom - 1) >= 1e-9) out.zoom = zoom;
     return out;
   }
 

@@ -197,6 +197,9 @@ function round2(v) {
  * @property {string[][]} chain  [transform, rotate, scale] computed values of each element from the
  *                             root element down to the iframe whose value is not all "none"
  * @property {boolean} [perspective]  an element on the way has a `perspective`
+ * @property {number} [zoom]   the product of the CSS `zoom` of the iframe and the elements above
+ *                             it, when not 1: `size` and `inset` are unzoomed CSS px (computed
+ *                             values), the box and the child's CSS px are zoomed
  */
 
 /**
@@ -217,7 +220,8 @@ export function isFrameTransform(value) {
     Array.isArray(t.chain) &&
     t.chain.length <= 65 &&
     t.chain.every((e) => Array.isArray(e) && e.length === 3 && e.every((v) => typeof v === "string" && v.length <= 1024)) &&
-    (t.perspective === undefined || typeof t.perspective === "boolean")
+    (t.perspective === undefined || typeof t.perspective === "boolean") &&
+    (t.zoom === undefined || (typeof t.zoom === "number" && Number.isFinite(t.zoom) && t.zoom > 0))
   );
 }
 
@@ -330,7 +334,9 @@ function parseScale(value) {
  */
 export function frameMap(t) {
   if (t.perspective || t.chain.length > 64) return null;
-  let linear = /** @type {Affine} */ ({ ...IDENTITY });
+  // CSS zoom scales layout (the size and inset are given unzoomed) and the frame's content alike.
+  const zoom = t.zoom ?? 1;
+  let linear = /** @type {Affine} */ ({ ...IDENTITY, a: zoom, d: zoom });
   for (const entry of t.chain) {
     const next = elementLinear(entry[0] ?? "none", entry[1] ?? "none", entry[2] ?? "none");
     if (!next) return null;

@@ -74,6 +74,14 @@ test("rotation: a rect becomes the bounding box of its rotated corners", () => {
   near(mapRect(map, { x: 0, y: 0, w: 40, h: 20 }), { x: 555, y: 75, w: 20, h: 40 }, 1e-9);
 });
 
+test("CSS zoom: the layout size is unzoomed, the box and the content are zoomed", () => {
+  // zoom 0.8 on the iframe (400 x 150 at (300, 200)): its box is 320 x 120 at (240, 160)
+  const t = { box: { x: 240, y: 160, w: 320, h: 120 }, size: { w: 400, h: 150 }, inset: { x: 0, y: 0, w: 400, h: 150 }, chain: [], zoom: 0.8 };
+  near(mapRect(/** @type {any} */ (frameMap(t)), { x: 10, y: 30, w: 100, h: 20 }), { x: 248, y: 184, w: 80, h: 16 });
+  assert.equal(frameMap({ ...t, zoom: undefined }), null, "unzoomed, the measured box is not the predicted one");
+  assert.equal(isFrameTransform({ ...t, zoom: -1 }), false);
+});
+
 test("no answer where the model does not hold: the iframe's bounding box stands for everything", () => {
   assert.equal(frameMap({ ...scaled, perspective: true }), null);
   assert.equal(frameMap({ ...scaled, box: { ...scaled.box, w: 300 } }), null); // not what was measured

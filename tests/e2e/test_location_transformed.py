@@ -1,6 +1,6 @@
 """`location` (SPEC §1.2) of a selection in a CSS-transformed iframe (issue 17 item 4): scaled,
-translated and scaled, under a scaled ancestor, a scaled frame inside a scaled frame, same-origin and
-cross-origin, exact within 2 pt; rotated, the bounding box of the rotated passage. The word is
+translated and scaled, zoomed (CSS `zoom`), under a scaled ancestor, a scaled frame inside a
+scaled frame, same-origin and cross-origin, exact within 2 pt; rotated, the bounding box of the rotated passage. The word is
 selected by a real double-click at the place the test computes from the page's CSS: the gesture
 lands on the word only if that place is where the browser shows it, so the expected rect is the
 real screen position (the harness maps the top viewport to the screen: pointing_harness.ORIGIN).
@@ -95,6 +95,8 @@ INNER = (20, 10, 300, 120)
 
 CASES: dict[str, tuple[str, str, str, Map]] = {
     # name: (the iframe's `t`, the wrapper's `wrap`, outer.html's inner `t` or "" for no nesting, map)
+    # CSS zoom 0.8 on the iframe: its left and top are zoomed too, and its content.
+    "zoom": ("", "", "", lambda p: (0.8 * (300 + p[0]), 0.8 * (200 + p[1]))),
     "scale": ("scale(0.8)", "", "", through_iframe(*TOP, scale(0.8))),
     # A pure translation was already placed right before issue 17; with a scale it was not.
     "translate-scale": (
@@ -128,6 +130,8 @@ async def test_a_selection_in_a_transformed_frame_is_located_where_it_shows(
     if inner_transform:
         frame_url = f"{base}/outer.html?t={quote(inner_transform)}&inner={quote(frame_url, safe='')}"
     query = f"frame={quote(frame_url, safe='')}&t={quote(transform)}&wrap={quote(wrap)}"
+    if case == "zoom":
+        query += "&zoom=0.8"
     await tab.goto(f"{page_server}/transformed.html?{query}")
     await tab.bring_to_front()
     frame = await wait_for_frame(tab, "/frame.html")
