@@ -3,7 +3,8 @@ translated and scaled, zoomed (CSS `zoom`), under a scaled ancestor, a scaled fr
 scaled frame, same-origin and cross-origin, exact within 2 pt; rotated, the bounding box of the
 rotated passage. The word is selected by a real double-click at the place the test computes from
 the page's CSS: the gesture lands on the word only if that place is where the browser shows it,
-so the expected rect is the real screen position (the harness maps the top viewport to the screen: pointing_harness.ORIGIN).
+so the expected rect is the real screen position (the harness maps the top viewport to the
+screen: pointing_harness.ORIGIN).
 
 Pages: tests/pages/transformed.html (an iframe at (300, 200), 400 x 150, its transform `t`, a
 wrapper's `wrap`), outer.html (`t`: its inner iframe at (20, 10), 300 x 120, transformed),
