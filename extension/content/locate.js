@@ -144,7 +144,7 @@
   }
 
   /**
-   * The facts the worker needs to map through a CSS-transformed <iframe> (location.js `frameMap`):
+   * The facts the worker needs to map through a CSS-transformed <iframe> (frame_transform.js `frameMap`):
    * undefined when neither it nor an element above it (flat tree: out of shadow roots and slots)
    * is transformed or zoomed (CSS `zoom`), the common case, where `dx`/`dy` are exact.
    * @param {HTMLElement} frame

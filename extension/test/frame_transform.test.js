@@ -1,8 +1,9 @@
-// node --test: `location` through CSS-transformed iframes (service_worker/location.js
-// elementLinear, frameMap, levelMove, climb; issue 17 item 4). Numbers are CSS px.
+// node --test: `location` through CSS-transformed iframes (service_worker/frame_transform.js
+// elementLinear, frameMap; location.js levelMove, climb; issue 17 item 4). Numbers are CSS px.
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { climb, elementLinear, frameMap, isFrameTransform, mapRect } from "../service_worker/location.js";
+import { climb, isFrameTransform } from "../service_worker/location.js";
+import { elementLinear, frameMap, mapRect } from "../service_worker/frame_transform.js";
 
 /** @param {Record<string, number>} actual @param {Record<string, number>} expected */
 const near = (actual, expected, eps = 1e-6) => {
