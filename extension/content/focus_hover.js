@@ -137,14 +137,9 @@
   }
 
   const listen = /** @type {const} */ ({ capture: true, passive: true });
-  document.addEventListener("mouseover", onMouseOver, listen);
-  document.addEventListener("mouseout", onMouseOut, listen);
-  document.addEventListener("mousemove", sample, listen);
-  ns.onStop(() => {
-    document.removeEventListener("mouseover", onMouseOver, listen);
-    document.removeEventListener("mouseout", onMouseOut, listen);
-    document.removeEventListener("mousemove", sample, listen);
-  });
+  ns.listen(document, "mouseover", onMouseOver, listen);
+  ns.listen(document, "mouseout", onMouseOut, listen);
+  ns.listen(document, "mousemove", sample, listen);
   ns.focusHover = {
     focus,
     hover,

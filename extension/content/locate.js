@@ -137,8 +137,55 @@
     };
     /** @type {import("../service_worker/location.js").FrameOffset} */
     const offset = { depth, dx, dy, content, viewport: viewport() };
+    const transform = transformOf(frame, style);
+    if (transform) offset.transform = transform;
     if (isTop) offset.metrics = metrics();
     return offset;
+  }
+
+  /**
+   * The facts the worker needs to map through a CSS-transformed <iframe> (frame_transform.js `frameMap`):
+   * undefined when neither it nor an element above it (flat tree: out of shadow roots and slots)
+   * is transformed or zoomed (CSS `zoom`), the common case, where `dx`/`dy` are exact.
+   * @param {HTMLElement} frame
+   * @param {CSSStyleDeclaration} style the frame's computed style
+   * @returns {import("../service_worker/location.js").FrameTransform | undefined}
+   */
+  function transformOf(frame, style) {
+    /** @type {string[][]} */
+    const chain = [];
+    let perspective = false;
+    let zoom = 1;
+    /** @type {Element | null} */
+    let element = frame;
+    for (let n = 0; element && n < 4096; n++) {
+      const s = element === frame ? style : getComputedStyle(element);
+      if (s.transform !== "none" || s.rotate !== "none" || s.scale !== "none") chain.push([s.transform, s.rotate, s.scale]);
+      if (element !== frame && s.perspective !== "none") perspective = true;
+      // CSS `zoom` (each element's own factor; they multiply) scales the frame and its content.
+      const z = parseFloat(s.zoom);
+      if (Number.isFinite(z) && z > 0) zoom *= z;
+      const parent = /** @type {Node | null} */ (element.assignedSlot ?? element.parentNode);
+      element = parent instanceof ShadowRoot ? parent.host : parent instanceof Element ? parent : null;
+    }
+    if (chain.length === 0 && Math.abs(zoom - 1) < 1e-9) return undefined;
+    const px = (/** @type {string} */ v) => parseFloat(v) || 0;
+    const [bl, bt, br, bb] = [style.borderLeftWidth, style.borderTopWidth, style.borderRightWidth, style.borderBottomWidth].map(px);
+    const [pl, pt, pr, pb] = [style.paddingLeft, style.paddingTop, style.paddingRight, style.paddingBottom].map(px);
+    // The layout size before transforms, unrounded (offsetWidth is an integer).
+    const borderBox = style.boxSizing === "border-box";
+    const w = borderBox ? px(style.width) : px(style.width) + pl + pr + bl + br;
+    const h = borderBox ? px(style.height) : px(style.height) + pt + pb + bt + bb;
+    /** @type {import("../service_worker/location.js").FrameTransform} */
+    const out = {
+      box: plain(frame.getBoundingClientRect()),
+      size: { w, h },
+      inset: { x: bl + pl, y: bt + pt, w: w - bl - br - pl - pr, h: h - bt - bb - pt - pb },
+      chain: chain.reverse().slice(0, 65),
+    };
+    if (perspective) out.perspective = true;
+    if (Math.abs(zoom - 1) >= 1e-9) out.zoom = zoom;
+    return out;
   }
 
   /**
@@ -176,10 +223,9 @@
     return { measured };
   }
 
-  window.addEventListener("message", onWindowMessage);
+  ns.listen(window, "message", onWindowMessage);
   channel.answer("location.get", answer);
   channel.answer("location.frame", answerFrame);
-  ns.onStop(() => window.removeEventListener("message", onWindowMessage));
   ns.locate = { measure };
   ns.startupMs = performance.now() - ns.startedAt;
 })();

@@ -33,6 +33,12 @@
  * @property {(message: object) => void} send   chrome.runtime.sendMessage, quiet when nobody listens
  * @property {(cleanup: () => void) => void} onStop  run `cleanup` when this namespace is retired
  * @property {() => void} stop      retire: remove every listener the parts added
+ * @property {(target: Document | Window, type: string, handler: (event: any) => void, options?: boolean | AddEventListenerOptions) => void} listen
+ *   addEventListener on this document or its window that survives `document.open()`, which
+ *   erases every listener on both, in every world (HTML "document open steps"; the TinyMCE /
+ *   CKEditor 4 editor frames, issue 17): re-added when the document is re-opened; removed at stop
+ * @property {(hook: () => void) => void} onReopen  run `hook` after `document.open()` replaced this
+ *   document's contents (for what is not a listener: an observer of the old root element)
  * @property {{ms: number, runs: number, maxMs: number}} cost  time spent in the timed handlers
  *   (input, selection, focus, the pushes), ms (read by bench/typing_bench.py; never sent)
  * @property {<A extends unknown[]>(fn: (...args: A) => void) => (...args: A) => void} timed
@@ -109,6 +115,13 @@
   };
   /** @type {(() => void)[]} */
   const cleanups = [];
+  /** Every listener added through `listen`, to re-add after `document.open()`.
+   * @type {{target: Document | Window, type: string, handler: (event: any) => void, options?: boolean | AddEventListenerOptions}[]} */
+  const listeners = [];
+  /** @type {(() => void)[]} */
+  const reopenHooks = [];
+  /** The root element last seen: `document.open()` removes it (a new one comes with the write). */
+  let root = document.documentElement;
   const cost = { ms: 0, runs: 0, maxMs: 0 };
   /** @type {WebctxNamespace} */
   const ns = {
@@ -142,6 +155,14 @@
     onStop(cleanup) {
       cleanups.push(cleanup);
     },
+    listen(target, type, handler, options) {
+      target.addEventListener(type, handler, options);
+      listeners.push({ target, type, handler, options });
+      cleanups.push(() => target.removeEventListener(type, handler, options));
+    },
+    onReopen(hook) {
+      reopenHooks.push(hook);
+    },
     stop() {
       for (const cleanup of cleanups.splice(0)) {
         try {
@@ -153,6 +174,27 @@
       if (scope.__webctx === ns) delete scope.__webctx;
     },
   };
+  // `document.open()` keeps the Document and the Window (so this namespace lives on) but erases
+  // their listeners, ours included; the parts' listeners would be dead from then on, and the
+  // frame would never push again (issue 17). It also replaces the document's children, which a
+  // MutationObserver on the document itself sees (observers are not listeners: they survive).
+  // Only the document's own children are watched, so this costs nothing while the page runs.
+  const reopened = () => {
+    if (document.documentElement === root) return;
+    root = document.documentElement;
+    // addEventListener ignores a listener already there: re-adding all of them is safe.
+    for (const l of listeners) l.target.addEventListener(l.type, l.handler, l.options);
+    for (const hook of reopenHooks) {
+      try {
+        hook();
+      } catch {
+        // One part failing must not keep the others deaf.
+      }
+    }
+  };
+  const rootWatch = new MutationObserver(reopened);
+  rootWatch.observe(document, { childList: true });
+  cleanups.push(() => rootWatch.disconnect());
   scope.__webctx = ns;
 })();
 void 0;

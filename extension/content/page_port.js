@@ -114,11 +114,10 @@
   };
   chrome.runtime.onMessage.addListener(onMessage);
   chrome.runtime.onConnect.addListener(onConnect);
-  window.addEventListener("pagehide", closeAll);
+  ns.listen(window, "pagehide", closeAll);
   ns.onStop(() => {
     chrome.runtime.onMessage.removeListener(onMessage);
     chrome.runtime.onConnect.removeListener(onConnect);
-    window.removeEventListener("pagehide", closeAll);
     closeAll();
   });
   ns.channel = {

@@ -198,29 +198,33 @@
   const onInputTimed = ns.timed(onInput);
   const onSelection = ns.timed(onSelectionChange);
   const events = /** @type {const} */ (["focusin", "focusout"]);
-  document.addEventListener("input", onInputTimed, true);
-  window.addEventListener("message", onWindowMessage);
-  document.addEventListener("selectionchange", onSelection, true);
-  document.addEventListener("select", onSelection, true);
-  for (const type of events) document.addEventListener(type, onChange, true);
-  window.addEventListener("focus", onChange);
-  window.addEventListener("blur", onChange);
-  window.addEventListener("pagehide", onPageHide);
-  window.addEventListener("pageshow", onChange); // back from the back/forward cache
+  // Through ns.listen: they come back after a document.open() (namespace.js).
+  ns.listen(document, "input", onInputTimed, true);
+  ns.listen(window, "message", onWindowMessage);
+  ns.listen(document, "selectionchange", onSelection, true);
+  ns.listen(document, "select", onSelection, true);
+  for (const type of events) ns.listen(document, type, onChange, true);
+  ns.listen(window, "focus", onChange);
+  ns.listen(window, "blur", onChange);
+  ns.listen(window, "pagehide", onPageHide);
+  ns.listen(window, "pageshow", onChange); // back from the back/forward cache
   // The page's language (the Page's `attributes.lang`) has no event: watch the one attribute.
   const langWatch = new MutationObserver(onChange);
-  if (document.documentElement) langWatch.observe(document.documentElement, { attributes: true, attributeFilter: ["lang"] });
+  const watchLang = () => {
+    langWatch.disconnect();
+    if (document.documentElement) langWatch.observe(document.documentElement, { attributes: true, attributeFilter: ["lang"] });
+  };
+  watchLang();
+  // document.open(): a new root element (watch its lang), and the new contents may hold the
+  // selection and the focus already (an editor frame written with focus in it): push at once, and
+  // tell the parent our token again (its hello may have come while our listener was erased).
+  ns.onReopen(() => {
+    watchLang();
+    announce();
+    onChange();
+  });
   ns.onStop(() => {
     langWatch.disconnect();
-    window.removeEventListener("pagehide", onPageHide);
-    window.removeEventListener("pageshow", onChange);
-    document.removeEventListener("input", onInputTimed, true);
-    window.removeEventListener("message", onWindowMessage);
-    document.removeEventListener("selectionchange", onSelection, true);
-    document.removeEventListener("select", onSelection, true);
-    for (const type of events) document.removeEventListener(type, onChange, true);
-    window.removeEventListener("focus", onChange);
-    window.removeEventListener("blur", onChange);
     if (timer) clearTimeout(timer);
     if (fieldTimer) clearTimeout(fieldTimer);
   });

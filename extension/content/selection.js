@@ -369,8 +369,7 @@
   }
 
   const onInputTimed = ns.timed(onInput);
-  document.addEventListener("input", onInputTimed, true);
-  ns.onStop(() => document.removeEventListener("input", onInputTimed, true));
+  ns.listen(document, "input", onInputTimed, true);
   ns.selection = {
     read,
     rangeFor: (key) => ranges.get(key),

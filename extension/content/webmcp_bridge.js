@@ -327,8 +327,7 @@
     visibility = document.visibilityState;
     channel.emit({ type: "tools.visibility" });
   };
-  document.addEventListener("visibilitychange", onVisibility);
-  ns.onStop(() => document.removeEventListener("visibilitychange", onVisibility));
+  ns.listen(document, "visibilitychange", onVisibility);
   // Leaving the page closes its ports (page_port.js, on pagehide: calls in flight are "page gone");
   // back from the back/forward cache the tools are reported again (the worker forgot them when
   // the tab loaded), which opens this document's port again.
@@ -337,15 +336,13 @@
     lastReport = "";
     scheduleRefresh();
   };
-  window.addEventListener("pageshow", onPageShow);
-  ns.onStop(() => window.removeEventListener("pageshow", onPageShow));
+  ns.listen(window, "pageshow", onPageShow);
   if (isNative) {
     ns.webmcpErrors?.listen();
     native.addEventListener("toolchange", scheduleRefresh);
     ns.onStop(() => native.removeEventListener("toolchange", scheduleRefresh));
   } else {
-    window.addEventListener("message", onWindowMessage);
-    ns.onStop(() => window.removeEventListener("message", onWindowMessage));
+    ns.listen(window, "message", onWindowMessage);
   }
   /**
    * A frame left the DOM. Chromium 156 (native WebMCP) took the whole browser down in most runs

@@ -27,8 +27,7 @@
     const onAsk = (event) => {
       if (event.source === top && event.data?.channel === CHANNEL && event.data.kind === "who") announce();
     };
-    window.addEventListener("message", onAsk);
-    ns.onStop(() => window.removeEventListener("message", onAsk));
+    ns.listen(window, "message", onAsk);
     announce();
     // The worker learns this frame's origin and url from the browser (sender), to check a top
     // document's claim that a tool is this frame's. Only frames of another origin than the top.
@@ -93,8 +92,7 @@
     walk(window, 0);
   }
 
-  window.addEventListener("message", onHere);
-  ns.onStop(() => window.removeEventListener("message", onHere));
+  ns.listen(window, "message", onHere);
   ns.webmcpFrames = {
     origins: () => [...origins],
     onChange: (listener) => {

@@ -4,12 +4,15 @@
 //   each parent frame's content script         its <iframe>'s content-box offset and its viewport
 //   the top frame's content script             viewport metrics + the latest pointer calibration
 //   this module                                `climb`: compose the levels into top-viewport CSS px,
-//                                              clipped by every iframe; × zoom + the viewport's
+//                                              clipped by every iframe (through a CSS-transformed
+//                                              one: frame_transform.js); × zoom + the viewport's
 //                                              screen origin → points; line merge; state
 //
 // Points are the browser's DIPs (device-independent pixels): the units of chrome.windows bounds,
 // window.screenX and MouseEvent.screenX. They do not depend on the device scale factor. A CSS px
 // of the page is `zoom` points (chrome.tabs.getZoom). No chrome.* here: node tests import it.
+
+import { frameMap, mapRect } from "./frame_transform.js";
 
 /** @typedef {{x: number, y: number, w: number, h: number}} Rect */
 
@@ -183,7 +186,63 @@ function round2(v) {
  * @property {Rect} content     the iframe's content box in that frame, CSS px
  * @property {Rect} viewport    that frame's viewport, CSS px
  * @property {ViewportMetrics} [metrics]  from the top frame (depth 0)
+ * @property {FrameTransform} [transform]  only when the <iframe> or an ancestor is CSS-transformed:
+ *   then `dx`, `dy` and `content` are not used (see `frameMap`)
  */
+
+/**
+ * What a parent frame measures about a CSS-transformed <iframe> (content/locate.js), in its CSS px.
+ * @typedef {object} FrameTransform
+ * @property {Rect} box        the iframe's getBoundingClientRect(): its transformed border box's
+ *                             bounding box in that frame's viewport
+ * @property {{w: number, h: number}} size  its border box before transforms (layout size)
+ * @property {Rect} inset      its content box inside the border box, before transforms
+ * @property {string[][]} chain  [transform, rotate, scale] computed values of each element from the
+ *                             root element down to the iframe whose value is not all "none"
+ * @property {boolean} [perspective]  an element on the way has a `perspective`
+ * @property {number} [zoom]   the product of the CSS `zoom` of the iframe and the elements above
+ *                             it, when not 1: `size` and `inset` are unzoomed CSS px (computed
+ *                             values), the box and the child's CSS px are zoomed
+ */
+
+/**
+ * Shape check of a `FrameTransform` (content scripts relay the page: check it).
+ * @param {unknown} value
+ * @returns {value is FrameTransform}
+ */
+export function isFrameTransform(value) {
+  if (typeof value !== "object" || value === null) return false;
+  const t = /** @type {Record<string, unknown>} */ (value);
+  const size = /** @type {Record<string, unknown> | null} */ (typeof t.size === "object" ? t.size : null);
+  return (
+    isFiniteRect(t.box) &&
+    isFiniteRect(t.inset) &&
+    size !== null &&
+    Number.isFinite(size.w) &&
+    Number.isFinite(size.h) &&
+    Array.isArray(t.chain) &&
+    t.chain.length <= 65 &&
+    t.chain.every((e) => Array.isArray(e) && e.length === 3 && e.every((v) => typeof v === "string" && v.length <= 1024)) &&
+    (t.perspective === undefined || typeof t.perspective === "boolean") &&
+    (t.zoom === undefined || (typeof t.zoom === "number" && Number.isFinite(t.zoom) && t.zoom > 0))
+  );
+}
+
+/**
+ * One level of a climb: how a rect of the child frame moves into its parent frame, and the
+ * iframe's content box there (the clip). Without a transform: moved by (dx, dy). With one: through
+ * `frameMap`; where that has no answer, every rect becomes the iframe's bounding box (documented:
+ * docs/protocol.md "location", transformed frames).
+ * @param {FrameOffset} level
+ * @returns {{move: (r: Rect) => Rect, content: Rect}}
+ */
+export function levelMove(level) {
+  const t = level.transform;
+  if (!t) return { move: (r) => ({ x: r.x + level.dx, y: r.y + level.dy, w: r.w, h: r.h }), content: level.content };
+  const map = frameMap(t);
+  if (!map) return { move: () => ({ ...t.box }), content: t.box };
+  return { move: (r) => mapRect(map, r), content: mapRect(map, { x: 0, y: 0, w: t.inset.w, h: t.inset.h }) };
+}
 
 /**
  * Move a subframe's measurement into the top viewport: through the <iframe> of every level from
@@ -201,10 +260,9 @@ export function climb(measured, offsets) {
   for (let d = depth - 1; d >= 0; d--) {
     const level = offsets.find((o) => o.depth === d);
     if (!level) return null;
-    /** @param {Rect} r @returns {Rect} */
-    const move = (r) => ({ x: r.x + level.dx, y: r.y + level.dy, w: r.w, h: r.h });
+    const { move, content } = levelMove(level);
     rects = rects.map(move);
-    clip = overlap(overlap(clip ? move(clip) : level.content, level.content), level.viewport);
+    clip = overlap(overlap(clip ? move(clip) : content, content), level.viewport);
   }
   const top = offsets.find((o) => o.depth === 0);
   if (!top?.metrics) return null;

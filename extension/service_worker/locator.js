@@ -17,7 +17,7 @@
 
 import * as api from "./browser_api.js";
 import { RequestError } from "./native_port.js";
-import { climb, goneAnswer, pageAnswer, windowAnswer } from "./location.js";
+import { climb, goneAnswer, isFrameTransform, pageAnswer, windowAnswer } from "./location.js";
 import { withTimeout } from "./selections.js";
 import { ERROR_CODES, LOCATION_FRAME, LOCATION_GET } from "../protocol.js";
 
@@ -344,7 +344,8 @@ function isOffset(value) {
     Number.isFinite(o.dx) &&
     Number.isFinite(o.dy) &&
     isRect(o.content) &&
-    isRect(o.viewport)
+    isRect(o.viewport) &&
+    (o.transform === undefined || isFrameTransform(o.transform))
   );
 }
 
