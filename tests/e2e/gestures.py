@@ -64,7 +64,9 @@ async def text_rect(page: Page | Frame, target: TargetJs, start: int, end: int) 
     return {"x": float(x), "y": float(y), "w": float(w), "h": float(h)}
 
 
-async def double_click_word(page: Page, target: TargetJs, start: int, end: int, *, how: Input = Input.REAL) -> None:
+async def double_click_word(
+    page: Page, target: TargetJs, start: int, end: int, *, how: Input = Input.REAL
+) -> None:
     """Select the word at `[start, end)` of the target's text: a real double-click on its middle,
     or (`Input.API`) a Range over exactly those characters added to the document's selection."""
     if how is Input.API:
@@ -100,9 +102,11 @@ async def drag_select(
     await page.mouse.up()
 
 
-async def select_element_text(page: Page, element_id: str, *, how: Input = Input.REAL) -> None:
-    """Select the whole text of the light-DOM element `element_id` (a one-line text): a real drag
-    over it, or (`Input.API`) `Range.selectNodeContents` (the old `harness.select_text`)."""
+async def select_element_text(page: Page | Frame, element_id: str, *, how: Input = Input.REAL) -> None:
+    """Select the whole text of the light-DOM element `element_id`, from its first to its last
+    non-blank character: a real click before the first one and a Shift+click after the last one
+    (each scrolled into view first, so a text longer than the viewport works as a user's would),
+    or (`Input.API`) `Range.selectNodeContents` (the old `harness.select_text`)."""
     if how is Input.API:
         await page.evaluate(
             """id => { const r = document.createRange(); r.selectNodeContents(document.getElementById(id));
@@ -110,15 +114,75 @@ async def select_element_text(page: Page, element_id: str, *, how: Input = Input
             element_id,
         )
         return
-    length = int(await page.evaluate("(id) => document.getElementById(id).textContent.length", element_id))
-    await drag_select(page, element_js(element_id), 0, length)
+    top = page if isinstance(page, Page) else page.page
+    dx, dy = await frame_origin(page)
+    first = await _edge_char(page, element_id, last=False)
+    await top.mouse.click(dx + first["x"] + min(1.0, first["w"] / 4), dy + first["y"] + first["h"] / 2)
+    end = await _edge_char(page, element_id, last=True)
+    await top.keyboard.down("Shift")
+    try:
+        x = dx + end["x"] + end["w"] - min(1.0, end["w"] / 4)
+        await top.mouse.click(x, dy + end["y"] + end["h"] / 2)
+    finally:
+        await top.keyboard.up("Shift")
 
 
-async def select_in_field(page: Page, field: TargetJs, start: int, end: int, *, how: Input = Input.REAL) -> None:
+async def frame_origin(page: Page | Frame) -> tuple[float, float]:
+    """Where the frame's viewport starts in the top viewport, CSS px ((0, 0) for a Page or the
+    main frame): its iframe's border box (Playwright measures it in the top viewport, through
+    nested frames) plus the iframe's border and padding. Untransformed frames only."""
+    if isinstance(page, Page) or page.parent_frame is None:
+        return 0.0, 0.0
+    element = await page.frame_element()
+    box = await element.bounding_box()
+    assert box is not None, "the frame is not rendered"
+    left, top = await element.evaluate(
+        """e => { const s = getComputedStyle(e), pad = (side) => parseFloat(s["padding" + side]);
+                  return [e.clientLeft + pad("Left"), e.clientTop + pad("Top")]; }"""
+    )
+    return box["x"] + float(left), box["y"] + float(top)
+
+
+async def _edge_char(page: Page, element_id: str, *, last: bool) -> dict[str, float]:
+    """The viewport rect (CSS px) of the element's first (or last) non-blank character, a
+    surrogate pair counted as one, after scrolling it to the viewport's middle if it is outside."""
+    x, y, w, h = await page.evaluate(
+        """([id, last]) => {
+             const walker = document.createTreeWalker(document.getElementById(id), NodeFilter.SHOW_TEXT);
+             let node = null;
+             while (walker.nextNode()) {
+               if (!walker.currentNode.data.trim()) continue;
+               if (!node || last) node = walker.currentNode;
+               if (!last) break;
+             }
+             const data = node.data;
+             let a = last ? data.trimEnd().length - 1 : data.length - data.trimStart().length;
+             const unit = data.charCodeAt(a);
+             let b = a + 1;
+             if (!last && unit >= 0xd800 && unit <= 0xdbff) b = a + 2;
+             if (last && unit >= 0xdc00 && unit <= 0xdfff) a -= 1;
+             const r = document.createRange(); r.setStart(node, a); r.setEnd(node, b);
+             let box = r.getBoundingClientRect();
+             if (box.top < 0 || box.bottom > innerHeight) {
+               scrollBy(0, box.top - innerHeight / 2);
+               box = r.getBoundingClientRect();
+             }
+             return [box.x, box.y, box.width, box.height];
+           }""",
+        [element_id, last],
+    )
+    return {"x": float(x), "y": float(y), "w": float(w), "h": float(h)}
+
+
+async def select_in_field(
+    page: Page, field: TargetJs, start: int, end: int, *, how: Input = Input.REAL
+) -> None:
     """Focus an input/textarea and select `[start, end)` of its value (one line): a real click into
     it, Ctrl+Home, then arrows and Shift+arrows; or (`Input.API`) `focus()` + `setSelectionRange`."""
     if how is Input.API:
-        await page.evaluate(f"([a, b]) => {{ const f = {field}; f.focus(); f.setSelectionRange(a, b); }}", [start, end])
+        await page.evaluate(
+            f"([a, b]) => {{ const f = {field}; f.focus(); f.setSelectionRange(a, b); }}", [start, end]
+        )
         return
     await click_into(page, field)
     await page.keyboard.press("Control+Home")
@@ -130,7 +194,13 @@ async def select_in_field(page: Page, field: TargetJs, start: int, end: int, *, 
 
 async def click_into(page: Page, element: TargetJs) -> None:
     """Focus an element as a user does: a real click on its box's middle."""
-    x, y = await page.evaluate(
-        f"() => {{ const b = ({element}).getBoundingClientRect(); return [b.x + b.width / 2, b.y + b.height / 2]; }}"
+    box = await box_of(page, element)
+    await page.mouse.click(box["x"] + box["w"] / 2, box["y"] + box["h"] / 2)
+
+
+async def box_of(page: Page | Frame, element: TargetJs) -> dict[str, float]:
+    """`{x, y, w, h}` of the element's border box, CSS px in the viewport, as the page measures it."""
+    x, y, w, h = await page.evaluate(
+        f"() => {{ const b = ({element}).getBoundingClientRect(); return [b.x, b.y, b.width, b.height]; }}"
     )
-    await page.mouse.click(float(x), float(y))
+    return {"x": float(x), "y": float(y), "w": float(w), "h": float(h)}

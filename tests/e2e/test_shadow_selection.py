@@ -20,7 +20,15 @@ import pytest
 from playwright.async_api import Page
 
 from native_host.host import HostClient
-from tests.e2e.gestures import Input, click_into, double_click_word, drag_select, select_in_field, text_rect
+from tests.e2e.gestures import (
+    Input,
+    box_of,
+    click_into,
+    double_click_word,
+    drag_select,
+    select_in_field,
+    text_rect,
+)
 from tests.e2e.pointing_harness import ORIGIN, Shared, ask, locate, our_page, pointing_fixtures
 from tests.e2e.tree import find_all, find_one, selected_texts
 
@@ -48,7 +56,9 @@ async def open_page(tab: Page, page_server: str, query: str) -> None:
     await tab.bring_to_front()
 
 
-async def the_selected_text(host: HostClient, shared: Shared, query: str) -> tuple[dict[str, Any], dict[str, Any]]:
+async def the_selected_text(
+    host: HostClient, shared: Shared, query: str
+) -> tuple[dict[str, Any], dict[str, Any]]:
     """`(page, text)`: our Page in a fresh `current` and its one selected Text."""
     answer = await ask(host, shared)
     [text] = selected_texts(answer)
@@ -87,7 +97,7 @@ async def test_a_drag_in_a_closed_root_keeps_its_id_through_an_edit(
 ) -> None:
     await open_page(tab, page_server, "drag-closed")
     await drag_select(tab, "at('closed')", 6, 18, backward=True)  # "echo foxtrot", right to left
-    page, text = await the_selected_text(host, shared, "drag-closed")
+    _, text = await the_selected_text(host, shared, "drag-closed")
     assert text["content"] == [{"type": "text", "text": "echo foxtrot"}]
 
     # The page edits the text before the passage: the live range moves with it, the id stays.
@@ -152,12 +162,13 @@ async def test_keyboard_selection_in_a_field_inside_a_shadow_root_is_in_its_text
     answer = await ask(host, shared)
     box = find_one(our_page(answer, query), lambda e: e.get("subrole") == "textbox")
     assert box["focused"] is True
-    assert [e["role"] for e in find_all(our_page(answer, query), lambda e: bool(e.get("focused")))] == ["Page", "Group"]
+    assert [e["role"] for e in find_all(our_page(answer, query), lambda e: bool(e.get("focused")))] == [
+        "Page",
+        "Group",
+    ]
     [text] = box["children"]
     assert text["selected"] is True and text["content"] == [{"type": "text", "text": word}]
-    field_box = await tab.evaluate(
-        f"() => {{ const b = ({target}).getBoundingClientRect(); return {{x: b.x, y: b.y, w: b.width, h: b.height}}; }}"
-    )
+    field_box = await box_of(tab, target)
     where = await locate(host, text["id"])
     assert near(where["rects"][0], on_screen(field_box)), where
 
@@ -175,4 +186,3 @@ async def test_keyboard_selection_in_a_field_inside_a_shadow_root_is_in_its_text
               f.dispatchEvent(new InputEvent('input', {{bubbles: true, composed: true}})); }}"""
     )
     assert (await locate(host, text["id"]))["state"] == "gone"
-
