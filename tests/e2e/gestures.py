@@ -102,6 +102,30 @@ async def drag_select(
     await page.mouse.up()
 
 
+async def select_between(
+    page: Page, start: tuple[TargetJs, int], end: tuple[TargetJs, int], *, how: Input = Input.REAL
+) -> None:
+    """Select from character `start[1]` of one Text to character `end[1]` (exclusive) of another,
+    across lines or elements: a real click on the left part of the first character and a
+    Shift+click on the right part of the last one, or (`Input.API`) a Range between them."""
+    if how is Input.API:
+        await page.evaluate(
+            f"""([a, b]) => {{ const r = document.createRange();
+                  r.setStart({_TEXT % start[0]}, a); r.setEnd({_TEXT % end[0]}, b);
+                  getSelection().removeAllRanges(); getSelection().addRange(r); }}""",
+            [start[1], end[1]],
+        )
+        return
+    first = await text_rect(page, start[0], start[1], start[1] + 1)
+    last = await text_rect(page, end[0], end[1] - 1, end[1])
+    await page.mouse.click(first["x"] + min(1.0, first["w"] / 4), first["y"] + first["h"] / 2)
+    await page.keyboard.down("Shift")
+    try:
+        await page.mouse.click(last["x"] + last["w"] - min(1.0, last["w"] / 4), last["y"] + last["h"] / 2)
+    finally:
+        await page.keyboard.up("Shift")
+
+
 async def select_element_text(page: Page | Frame, element_id: str, *, how: Input = Input.REAL) -> None:
     """Select the whole text of the light-DOM element `element_id`, from its first to its last
     non-blank character: a real click before the first one and a Shift+click after the last one
