@@ -65,9 +65,10 @@ async def text_rect(page: Page | Frame, target: TargetJs, start: int, end: int) 
 
 
 async def double_click_word(
-    page: Page, target: TargetJs, start: int, end: int, *, how: Input = Input.REAL
+    page: Page | Frame, target: TargetJs, start: int, end: int, *, how: Input = Input.REAL
 ) -> None:
-    """Select the word at `[start, end)` of the target's text: a real double-click on its middle,
+    """Select the word at `[start, end)` of the target's text (in a Page, or in a Frame: the
+    frame's offset is added): a real double-click on its middle,
     or (`Input.API`) a Range over exactly those characters added to the document's selection."""
     if how is Input.API:
         await page.evaluate(
@@ -78,7 +79,9 @@ async def double_click_word(
         )
         return
     x, y = await word_center(page, target, start, end)
-    await page.mouse.dblclick(x, y)
+    dx, dy = await frame_origin(page)
+    top = page if isinstance(page, Page) else page.page
+    await top.mouse.dblclick(dx + x, dy + y)
 
 
 async def drag_select(
@@ -167,7 +170,7 @@ async def frame_origin(page: Page | Frame) -> tuple[float, float]:
     return box["x"] + float(left), box["y"] + float(top)
 
 
-async def _edge_char(page: Page, element_id: str, *, last: bool) -> dict[str, float]:
+async def _edge_char(page: Page | Frame, element_id: str, *, last: bool) -> dict[str, float]:
     """The viewport rect (CSS px) of the element's first (or last) non-blank character, a
     surrogate pair counted as one, after scrolling it to the viewport's middle if it is outside."""
     x, y, w, h = await page.evaluate(

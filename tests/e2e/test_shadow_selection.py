@@ -14,6 +14,7 @@ Geometry and fixtures: tests/e2e/pointing_harness.py.
 
 from __future__ import annotations
 
+import asyncio
 from typing import Any
 
 import pytest
@@ -26,6 +27,7 @@ from tests.e2e.gestures import (
     click_into,
     double_click_word,
     drag_select,
+    frame_origin,
     select_in_field,
     text_rect,
 )
@@ -186,3 +188,28 @@ async def test_keyboard_selection_in_a_field_inside_a_shadow_root_is_in_its_text
               f.dispatchEvent(new InputEvent('input', {{bubbles: true, composed: true}})); }}"""
     )
     assert (await locate(host, text["id"]))["state"] == "gone"
+
+
+async def test_a_word_in_a_closed_root_inside_a_cross_origin_frame_sits_in_the_frame_group(
+    tab: Page, page_server: str, other_origin: str, host: HostClient, shared: Shared
+) -> None:
+    """The frame's own content script reads its shadow roots: the Text is in the frame Group and is
+    located through the iframe (at (300, 200) CSS px in pointing.html)."""
+    frame_url = f"{other_origin}/shadow.html"
+    await tab.goto(f"{page_server}/pointing.html?frame={frame_url}")
+    await tab.bring_to_front()
+    async with asyncio.timeout(10):
+        while not [f for f in tab.frames if f != tab.main_frame and "shadow.html" in f.url]:
+            await asyncio.sleep(0.05)
+    [frame] = [f for f in tab.frames if f != tab.main_frame and "shadow.html" in f.url]
+    await frame.wait_for_load_state()
+    await double_click_word(frame, "at('closed')", 6, 10)  # "echo"
+    answer = await ask(host, shared)
+    group = find_one(our_page(answer, "pointing.html?frame="), lambda e: e.get("subrole") == "frame")
+    [text] = [c for c in group.get("children", []) if c["role"] == "Text"]
+    assert text["selected"] is True and text["content"] == [{"type": "text", "text": "echo"}]
+    where = await locate(host, text["id"])
+    dx, dy = await frame_origin(frame)
+    inside = await text_rect(frame, "at('closed')", 6, 10)
+    expected = on_screen({**inside, "x": inside["x"] + dx, "y": inside["y"] + dy})
+    assert where["state"] == "visible" and near(where["rects"][0], expected), (where, expected)
