@@ -71,7 +71,9 @@
  * @property {(key: number) => Element | undefined} fieldFor  the field a textbox key names
  * @property {(field: Element) => number} fieldKey
  * @property {(field: Element) => boolean} isSensitiveField
- * @property {() => Element | null} deepActiveElement
+ * @property {() => Element | null} deepActiveElement  the focused element, through open and closed shadow roots
+ * @property {(event: Event) => EventTarget | null} eventTarget  where an event happened, inside shadow roots
+ * @property {(node: Node) => ShadowRoot | null} shadowRootOf  a host's shadow root, open or closed
  * @property {(node: Node) => HTMLElement | null} editingHost
  * @property {(sel: {start: number, end: number}, before: string, after: string, caret?: number) => {start: number, end: number} | null} adjustOffsets
  */

@@ -111,7 +111,8 @@
 
   /** @param {Event} event */
   function onInput(event) {
-    if (largeFieldKey && event.target instanceof Element && selection.fieldKey(event.target) === largeFieldKey) {
+    const target = selection.eventTarget(event); // the field itself, also inside a shadow root
+    if (largeFieldKey && target instanceof Element && selection.fieldKey(target) === largeFieldKey) {
       fieldDirty = true;
       // Debounced: the text goes once typing pauses; until then `pending` makes the worker pull.
       if (fieldTimer) clearTimeout(fieldTimer);

@@ -1,7 +1,7 @@
 // webctx content script, part 2 (see namespace.js for the map): the user's selection.
 //
-// `read()` gives the selection of this document: the DOM selection (open shadow roots included,
-// `field` set inside a contenteditable) or the one inside the focused input/textarea
+// `read()` gives the selection of this document: the DOM selection (open, closed and nested shadow
+// roots included: `shadowRange`; `field` set inside a contenteditable) or the one inside the focused input/textarea
 // (`selectionStart/End`). A Selection is {key, text, before, after, length, field?}
 // (docs/protocol.md); `key` names this document's live Range (or a field's offsets, moved on
 // `input`), so the worker keeps one id per passage. report.js pushes and pulls it.
@@ -21,6 +21,8 @@
   const CONTEXT_MAX_NODES = 200;
   /** Live Ranges kept for their keys (for `location` later); the oldest are let go. */
   const MAX_RANGES = 64;
+  /** How many shadow roots deep a selection is followed (a bound on hostile nesting). */
+  const MAX_SHADOW_DEPTH = 16;
   /** Fields whose contents are never reported (SPEC §2 "Never reported"). */
   const SENSITIVE_AUTOCOMPLETE = /(^|\s)(cc-[a-z-]+|one-time-code)(\s|$)/i;
   /** Elements whose text is not page text. */
@@ -29,7 +31,8 @@
   let nextKey = 1;
   /**
    * The passage being selected now (`range` null and `field` set for a field selection).
-   * @type {{key: number, range: Range | null, anchorNode: Node | null, anchorOffset: number, field: Element | null} | null}
+   * `backward`: the anchor is the range's end (a selection made right to left).
+   * @type {{key: number, range: Range | null, anchorNode: Node | null, anchorOffset: number, field: Element | null, backward?: boolean} | null}
    */
   let current = null;
   /** @type {Map<number, Range>} */
@@ -54,20 +57,29 @@
     const active = deepActiveElement();
     if (active instanceof HTMLInputElement || active instanceof HTMLTextAreaElement) return readField(active);
     const selection = selectionFor(document);
-    if (!selection || selection.rangeCount === 0 || selection.isCollapsed) return forget();
-    const range = selection.getRangeAt(0);
+    if (!selection || selection.rangeCount === 0) return forget();
+    // After a real gesture inside a shadow root the document's range may be collapsed next to the
+    // host while the selection is a "Range" whose text is the words (Chromium): look inside first.
+    const found = selection.type === "Range" ? shadowRange(selection) : null;
+    if (!found && selection.isCollapsed) return forget();
+    const range = found?.range ?? selection.getRangeAt(0);
+    const anchorNode = found ? found.anchorNode : selection.anchorNode;
+    const anchorOffset = found ? found.anchorOffset : selection.anchorOffset;
     if (isSensitive(range.commonAncestorContainer)) return forget();
     const full = selection.toString();
     if (full.length === 0) return forget();
 
     // Same passage: the same Range object, or the same anchor while the user extends the selection.
+    // Inside a shadow root the Range is built here at each read (shadowRange); the one kept from
+    // the last read is live, so it followed any edit since: its anchor-side boundary is compared.
     const same =
       current !== null &&
       current.field === null &&
       (current.range === range ||
-        (current.anchorNode === selection.anchorNode && current.anchorOffset === selection.anchorOffset));
+        (current.anchorNode === anchorNode && current.anchorOffset === anchorOffset) ||
+        (found !== null && current.range !== null && sameBoundary(current.range, current.backward, anchorNode, anchorOffset)));
     const key = same && current ? current.key : nextKey++;
-    current = { key, range, anchorNode: selection.anchorNode, anchorOffset: selection.anchorOffset, field: null };
+    current = { key, range, anchorNode, anchorOffset, field: null, backward: found?.backward ?? false };
     remember(key, range);
 
     /** @type {Selection} */
@@ -102,7 +114,12 @@
     if (start === null || end === null || start === end) return forget();
     const value = field.value;
     const full = value.slice(start, end);
-    const same = current !== null && current.field === field && current.anchorOffset === start;
+    // Same passage: the same start, or the start the last passage moved to through an edit
+    // (`onInput` keeps its offsets on the text), so its id follows the passage.
+    const same =
+      current !== null &&
+      current.field === field &&
+      (current.anchorOffset === start || fieldRanges.get(current.key)?.start === start);
     const key = same && current ? current.key : nextKey++;
     current = { key, range: null, anchorNode: field, anchorOffset: start, field };
     fieldRanges.delete(key);
@@ -119,9 +136,116 @@
   }
 
   /**
+   * The user's selection inside shadow roots (open, closed, nested, under a `display: contents`
+   * host), as a live Range, or null when the document's own range is the one to use (no shadow
+   * root at its boundaries, or a selection that crosses from one tree into another: a live Range
+   * cannot span two trees). After a real gesture inside a shadow root Chromium's document
+   * selection sits in the host's parent (e.g. `BODY` 5..5 or 5..6, around the host) while `toString()` is the
+   * selected text; `getComposedRanges({shadowRoots})` gives the range inside, given the roots.
+   * The roots are found one level at a time: the host a boundary spans, then the host the range
+   * inside that root spans, … (`spannedHosts`). Closed roots come from
+   * `chrome.dom.openOrClosedShadowRoot` (content scripts only; docs/extension.md).
+   * @param {globalThis.Selection} selection the document's selection, of type "Range" (its range may
+   *   be collapsed before the host)
+   * @returns {{range: Range, anchorNode: Node, anchorOffset: number, backward: boolean} | null}
+   */
+  function shadowRange(selection) {
+    const composable = /** @type {{getComposedRanges?: (options: {shadowRoots: ShadowRoot[]}) => StaticRange[]}} */ (
+      /** @type {unknown} */ (selection)
+    );
+    if (typeof composable.getComposedRanges !== "function") return null; // older engines: selectionFor
+    /** @type {ShadowRoot[]} */
+    const roots = [];
+    /** @type {AbstractRange} */
+    let inner = selection.getRangeAt(0);
+    for (let depth = 0; depth < MAX_SHADOW_DEPTH; depth++) {
+      const added = spannedHosts(inner, shadowRootOf).filter((root) => !roots.includes(root));
+      if (added.length === 0) break;
+      roots.push(...added);
+      let composed;
+      try {
+        [composed] = composable.getComposedRanges({ shadowRoots: roots });
+      } catch {
+        return null; // an engine with the older rest-argument form: the document range stands
+      }
+      if (!composed || composed.collapsed) return null;
+      inner = composed;
+    }
+    if (roots.length === 0) return null;
+    if (inner.startContainer.getRootNode() !== inner.endContainer.getRootNode()) return null;
+    const range = document.createRange();
+    range.setStart(inner.startContainer, inner.startOffset);
+    range.setEnd(inner.endContainer, inner.endOffset);
+    if (range.collapsed) return null;
+    const backward = /** @type {{direction?: string}} */ (/** @type {unknown} */ (selection)).direction === "backward";
+    return backward
+      ? { range, anchorNode: range.endContainer, anchorOffset: range.endOffset, backward }
+      : { range, anchorNode: range.startContainer, anchorOffset: range.startOffset, backward };
+  }
+
+  /**
+   * The shadow roots of the hosts that a range's boundaries span: the child right after the start
+   * boundary and the child right before the end boundary, when the boundary sits in an element or
+   * a shadow root (a Text boundary spans no host). Pure over the node fields it reads.
+   * @param {{startContainer: Node, startOffset: number, endContainer: Node, endOffset: number}} range
+   * @param {(node: Node) => ShadowRoot | null} rootOf the shadow root of a node, or null
+   * @returns {ShadowRoot[]}
+   */
+  function spannedHosts(range, rootOf) {
+    /** @type {ShadowRoot[]} */
+    const found = [];
+    const after = childAt(range.startContainer, range.startOffset);
+    const before = childAt(range.endContainer, range.endOffset - 1);
+    for (const node of [after, before]) {
+      const root = node && node.nodeType === 1 ? rootOf(node) : null;
+      if (root && !found.includes(root)) found.push(root);
+    }
+    return found;
+  }
+
+  /** @param {Node} container @param {number} index @returns {Node | null} its child at `index` */
+  function childAt(container, index) {
+    if (container.nodeType !== 1 && container.nodeType !== 11) return null; // Text, Comment, …
+    return container.childNodes[index] ?? null;
+  }
+
+  /**
+   * An element's shadow root, open or closed: closed ones through the extension API
+   * `chrome.dom.openOrClosedShadowRoot` (Chromium ≥ 88, Firefox has `openOrClosedShadowRoot` on
+   * the element in content scripts).
+   * @param {Node} node
+   * @returns {ShadowRoot | null}
+   */
+  function shadowRootOf(node) {
+    if (!(node instanceof Element)) return null;
+    if (node.shadowRoot) return node.shadowRoot;
+    const api = /** @type {{dom?: {openOrClosedShadowRoot?: (element: HTMLElement) => ShadowRoot | null}}} */ (
+      /** @type {unknown} */ (globalThis.chrome ?? {})
+    );
+    const firefox = /** @type {{openOrClosedShadowRoot?: ShadowRoot | null}} */ (/** @type {unknown} */ (node));
+    try {
+      if (api.dom?.openOrClosedShadowRoot && node instanceof HTMLElement) return api.dom.openOrClosedShadowRoot(node) ?? null;
+      return firefox.openOrClosedShadowRoot ?? null;
+    } catch {
+      return null; // not a host
+    }
+  }
+
+  /**
+   * Whether `range`'s anchor-side boundary (its end when `backward`) is at (`node`, `offset`).
+   * @param {Range} range @param {boolean | undefined} backward @param {Node | null} node @param {number} offset
+   */
+  function sameBoundary(range, backward, node, offset) {
+    return backward
+      ? range.endContainer === node && range.endOffset === offset
+      : range.startContainer === node && range.startOffset === offset;
+  }
+
+  /**
    * The Selection object that holds the user's selection in `doc`, looking into open shadow
    * roots: Chromium's document selection points at the shadow host; `ShadowRoot.getSelection()`
-   * (Chromium) gives the range inside.
+   * (Chromium) gives the range inside. The path for engines without `getComposedRanges`
+   * (shadowRange) and for selections made with `addRange` on a shadow range.
    * @param {Document} doc
    * @returns {globalThis.Selection | null}
    */
@@ -237,7 +361,7 @@
 
   /** @param {Event} event an `input` event: move the field selections of that field */
   function onInput(event) {
-    const field = event.target;
+    const field = eventTarget(event);
     if (!(field instanceof HTMLInputElement || field instanceof HTMLTextAreaElement)) return;
     for (const [key, sel] of fieldRanges) {
       if (sel.field.deref() !== field) continue;
@@ -260,11 +384,30 @@
     return null;
   }
 
-  /** @returns {Element | null} the focused element, looking into open shadow roots */
+  /** @returns {Element | null} the focused element, looking into open and closed shadow roots */
   function deepActiveElement() {
     let element = document.activeElement;
-    while (element?.shadowRoot?.activeElement) element = element.shadowRoot.activeElement;
+    for (let depth = 0; element && depth < MAX_SHADOW_DEPTH; depth++) {
+      const inner = shadowRootOf(element)?.activeElement;
+      if (!inner) break;
+      element = inner;
+    }
     return element;
+  }
+
+  /**
+   * The element an event really happened on: `event.target` is retargeted to the shadow host
+   * for listeners on the document, `composedPath()[0]` is the field inside an open root; inside a
+   * closed root (hidden from `composedPath`) the focused element stands in, which is where an
+   * `input` or `select` happens.
+   * @param {Event} event
+   * @returns {EventTarget | null}
+   */
+  function eventTarget(event) {
+    const target = event.target;
+    if (!(target instanceof Element) || !shadowRootOf(target)) return target;
+    const first = event.composedPath()[0] ?? target;
+    return first !== target ? first : deepActiveElement() ?? target;
   }
 
   /**
@@ -378,6 +521,8 @@
     fieldKey,
     isSensitiveField,
     deepActiveElement,
+    eventTarget,
+    shadowRootOf,
     editingHost,
     adjustOffsets,
   };

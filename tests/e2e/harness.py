@@ -19,6 +19,7 @@ from playwright.async_api import BrowserContext, Page, Worker
 
 from native_host.install import manifests
 from native_host.protocol.descriptor import Descriptor
+from tests.e2e.gestures import Input, select_element_text
 
 
 @dataclass
@@ -116,10 +117,7 @@ def end_leftovers(pids: set[int]) -> None:
                 proc.send_signal(signal.SIGKILL)
 
 
-async def select_text(page: Page, element_id: str) -> None:
-    """Select the whole text of the element with `element_id`, as a user's drag would."""
-    await page.evaluate(
-        """id => { const r = document.createRange(); r.selectNodeContents(document.getElementById(id));
-                   const s = getSelection(); s.removeAllRanges(); s.addRange(r); }""",
-        element_id,
-    )
+async def select_text(page: Page, element_id: str, *, how: Input = Input.REAL) -> None:
+    """Select the whole text of the element with `element_id`: by default with real input (a click
+    and a Shift+click, tests/e2e/gestures.py), `how=Input.API` with `addRange` (issue 17 item 1)."""
+    await select_element_text(page, element_id, how=how)

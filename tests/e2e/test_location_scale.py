@@ -12,6 +12,7 @@ from pathlib import Path
 
 from native_host.host import HostClient
 from tests.e2e.conftest import launched_browser
+from tests.e2e.gestures import select_element_text
 from tests.e2e.tree import selected_texts
 
 WINDOW_X, WINDOW_Y = 200, 120
@@ -31,11 +32,7 @@ async def test_rects_are_points_at_device_scale_factor_2_and_webctx_locate_print
         descriptor = await browser.descriptor()
         page = await browser.new_page(f"{page_server}/pointing.html")
         assert await page.evaluate("() => devicePixelRatio") == 2
-        await page.evaluate(
-            "() => { const r = document.createRange();"
-            " r.selectNodeContents(document.getElementById('line1'));"
-            " getSelection().removeAllRanges(); getSelection().addRange(r); }"
-        )
+        await select_element_text(page, "line1")  # a real click and Shift+click
         width = await page.evaluate(
             "() => { const r = document.createRange();"
             " r.selectNodeContents(document.getElementById('line1'));"

@@ -15,6 +15,7 @@ import pytest
 from playwright.async_api import Page
 
 from native_host.host import HostClient
+from tests.e2e.gestures import double_click_word, element_js, select_between
 from tests.e2e.pointing_harness import (
     ORIGIN,
     TOLERANCE_PT,
@@ -40,6 +41,13 @@ SELECT_BOTH_LINES = """() => { const r = document.createRange();
   r.setEnd(document.getElementById('line2').firstChild, 3);
   const s = getSelection(); s.removeAllRanges(); s.addRange(r);
   return [...r.getClientRects()].map(q => q.width); }"""
+"""The API path (a page script selects), kept for the zoomed page, where the mouse's units are not
+CSS px; the other tests select the same passage with real input (`select_both_lines`)."""
+
+
+async def select_both_lines(page: Page) -> None:
+    """Line 1 and `for` on line 2, as a user selects them: a click, then a Shift+click."""
+    await select_between(page, (element_js("line1"), 0), (element_js("line2"), 3))
 
 
 async def line_widths_css(page: Page) -> tuple[float, float]:
@@ -59,7 +67,7 @@ async def test_a_two_line_selection_is_located_one_rect_per_line_in_points(
     tab: Page, page_server: str, host: HostClient, shared: Shared
 ) -> None:
     await tab.goto(f"{page_server}/pointing.html")
-    await tab.evaluate(SELECT_BOTH_LINES)
+    await select_both_lines(tab)
     w1, w2 = await line_widths_css(tab)
     page = our_page(await ask(host, shared), "pointing.html")
     assert page["attributes"]["lang"] == "de"
@@ -116,7 +124,7 @@ async def test_scrolled_out_offscreen_back_visible_background_tab_offscreen(
 ) -> None:
     await tab.goto(f"{page_server}/pointing.html?states")
     await tab.bring_to_front()
-    await tab.evaluate(SELECT_BOTH_LINES)
+    await select_both_lines(tab)
     [text] = [c for c in our_page(await ask(host, shared), "?states")["children"] if c["role"] == "Text"]
     await tab.evaluate("() => document.getElementById('far').scrollIntoView()")
     where = await locate(host, text["id"])
@@ -141,17 +149,13 @@ async def test_ids_follow_their_passage_through_edits_and_are_gone_when_it_is(
 ) -> None:
     await tab.goto(f"{page_server}/pointing.html?edits")
     await tab.bring_to_front()
-    await tab.evaluate(
-        """() => { const t = document.getElementById('line2').firstChild;
-           const r = document.createRange(); r.setStart(t, 4); r.setEnd(t, 7);
-           getSelection().removeAllRanges(); getSelection().addRange(r); }"""
-    )
+    await double_click_word(tab, element_js("line2"), 4, 7)  # "the"
     [first] = selected_texts(await ask(host, shared))
     assert first["content"][0]["text"] == "the"
     before = (await locate(host, first["id"]))["rects"][0]
 
     # The user selects something else: the old id still names the old passage.
-    await tab.evaluate(SELECT_BOTH_LINES)
+    await select_both_lines(tab)
     [second] = selected_texts(await ask(host, shared))
     assert second["id"] != first["id"]
     assert close((await locate(host, first["id"]))["rects"][0], before)
@@ -175,7 +179,7 @@ async def test_closed_tab_and_navigated_document_are_gone(
 ) -> None:
     page = await shared[0].context.new_page()
     await page.goto(f"{page_server}/pointing.html?gone")
-    await page.evaluate(SELECT_BOTH_LINES)
+    await select_both_lines(page)
     answer = await ask(host, shared)
     page_id = our_page(answer, "?gone")["id"]
     [text] = selected_texts(answer)
@@ -186,9 +190,7 @@ async def test_closed_tab_and_navigated_document_are_gone(
     assert await locate(host, page_id) == {"state": "gone", "rects": []}
 
 
-async def test_unknown_and_malformed_ids_are_errors(
-    host: HostClient, shared: Shared
-) -> None:
+async def test_unknown_and_malformed_ids_are_errors(host: HostClient, shared: Shared) -> None:
     from native_host.host import open_session
 
     async with open_session(shared[1], timeout_s=10.0) as session:

@@ -16,6 +16,7 @@ import pytest
 from playwright.async_api import Page
 
 from native_host.host import HostClient
+from tests.e2e.gestures import click_into, double_click_word, element_js, select_element_text, select_in_field
 from tests.e2e.pointing_harness import ORIGIN, Shared, ask, close, locate, our_page, pointing_fixtures
 from tests.e2e.tree import find_all, find_one, selected_texts
 
@@ -23,14 +24,6 @@ pytestmark = pytest.mark.asyncio(loop_scope="module")
 
 # One browser for the module, a new tab per test, the reference host reading its providers folder.
 shared, tab, host = pointing_fixtures("pointing-selection")
-
-
-async def select_in_field(page: Page, element_id: str, start: int, end: int) -> None:
-    """Focus an input/textarea and select `[start, end)` of its value."""
-    await page.evaluate(
-        "([id, a, b]) => { const f = document.getElementById(id); f.focus(); f.setSelectionRange(a, b); }",
-        [element_id, start, end],
-    )
 
 
 async def box_css(page: Page, element_id: str) -> list[float]:
@@ -94,10 +87,7 @@ async def test_a_selection_in_an_iframe_sits_in_a_frame_group_and_is_located_thr
     await tab.goto(f"{page_server}/pointing.html?frame={frame_url}")
     await tab.bring_to_front()
     frame = await wait_for_frame(tab, "frame.html")
-    await frame.evaluate(
-        """() => { const r = document.createRange(); r.selectNodeContents(document.getElementById('inner'));
-           getSelection().removeAllRanges(); getSelection().addRange(r); }"""
-    )
+    await select_element_text(frame, "inner")  # a click and a Shift+click inside the frame
     width = await frame.evaluate(
         "() => { const r = document.createRange(); r.selectNodeContents(document.getElementById('inner'));"
         " return r.getBoundingClientRect().width; }"
@@ -123,7 +113,7 @@ async def test_selections_in_fields_contenteditable_and_shadow_roots(
     await tab.bring_to_front()
 
     # An <input>: the selection (selectionStart/End) sits in the focused textbox Group.
-    await select_in_field(tab, "name", 8, 15)
+    await select_in_field(tab, element_js("name"), 8, 15)  # a click, then Shift+arrows
     page = our_page(await ask(host, shared), "?fields")
     box = find_one(page, lambda e: e.get("subrole") == "textbox")
     assert box["focused"] is True and box["title"] == "Your name"
@@ -150,21 +140,18 @@ async def test_selections_in_fields_contenteditable_and_shadow_roots(
     assert (await locate(host, text["id"]))["state"] == "gone"
 
     # A <textarea>.
-    await select_in_field(tab, "notes", 0, 10)
+    await select_in_field(tab, element_js("notes"), 0, 10)
     box = find_one(our_page(await ask(host, shared), "?fields"), lambda e: e.get("subrole") == "textbox")
     assert box["title"] == "Notes" and box["children"][0]["content"][0]["text"] == "first line"
 
     # contenteditable: a DOM range inside the editing host's textbox Group.
-    await tab.evaluate(
-        """() => { const e = document.getElementById('editor'); e.focus(); const r = document.createRange();
-           r.setStart(e.firstChild, 9); r.setEnd(e.firstChild, 14);
-           getSelection().removeAllRanges(); getSelection().addRange(r); }"""
-    )
+    await double_click_word(tab, element_js("editor"), 9, 14)  # "words"; the click focuses it
     box = find_one(our_page(await ask(host, shared), "?fields"), lambda e: e.get("subrole") == "textbox")
     assert box["focused"] is True and box["content"][0]["text"] == "Editable words here"
     assert box["children"][0]["content"][0]["text"] == "words"
 
-    # An open shadow root.
+    # An open shadow root, selected by a page script with `addRange` (the API path; real gestures
+    # in every kind of shadow root: test_shadow_selection.py).
     await tab.evaluate(
         """() => { document.activeElement.blur();
            const p = document.getElementById('host').shadowRoot.getElementById('shadowed');
@@ -182,9 +169,8 @@ async def test_sensitive_fields_report_no_text_and_no_selection(
     await tab.goto(f"{page_server}/pointing.html?secret")
     await tab.bring_to_front()
     for field in ("secret", "card"):
-        await tab.evaluate(
-            "(id) => { const f = document.getElementById(id); f.focus(); f.select(); }", field
-        )
+        await click_into(tab, element_js(field))  # focus by a click, select all with the keyboard
+        await tab.keyboard.press("Control+A")
         answer = await ask(host, shared)
         box = find_one(our_page(answer, "?secret"), lambda e: e.get("subrole") == "textbox")
         assert box["focused"] is True
@@ -215,11 +201,9 @@ async def test_typing_in_a_large_field_keeps_current_up_to_date(
     await tab.goto(f"{page_server}/pointing.html")
     await tab.bring_to_front()
     size = 200_000
-    await tab.evaluate(
-        "(n) => { const f = document.getElementById('notes'); f.value = 'a'.repeat(n);"
-        " f.focus(); f.setSelectionRange(0, 0); }",
-        size,
-    )
+    await tab.evaluate("(n) => { document.getElementById('notes').value = 'a'.repeat(n); }", size)
+    await click_into(tab, element_js("notes"))  # the user clicks into the field, goes to its start
+    await tab.keyboard.press("Control+Home")
     await asyncio.sleep(0.1)
     for typed in ("H", "He", "Hel", "Hell", "Hello"):
         await tab.keyboard.type(typed[-1])
@@ -296,10 +280,7 @@ async def test_a_removed_iframe_takes_its_selection_with_it(
     await tab.goto(f"{page_server}/pointing.html?frame={other_origin}/frame.html&removed")
     await tab.bring_to_front()
     frame = await wait_for_frame(tab, "frame.html")
-    await frame.evaluate(
-        """() => { const r = document.createRange(); r.selectNodeContents(document.getElementById('inner'));
-           getSelection().removeAllRanges(); getSelection().addRange(r); }"""
-    )
+    await select_element_text(frame, "inner")  # a click and a Shift+click inside the frame
     [text] = selected_texts(await ask(host, shared))
     await tab.evaluate("() => document.getElementById('frame').remove()")
     # Stay quiet past PUSH_SETTLED_MS (250 ms), so `current` answers from pushes, not a pull:
@@ -324,10 +305,7 @@ async def test_a_selection_two_iframes_deep_is_located_through_both(
     await tab.goto(f"{page_server}/pointing.html?frame={quote(outer, safe='')}")
     await tab.bring_to_front()
     frame = await wait_for_frame(tab, "/frame.html")
-    await frame.evaluate(
-        """() => { const r = document.createRange(); r.selectNodeContents(document.getElementById('inner'));
-           getSelection().removeAllRanges(); getSelection().addRange(r); }"""
-    )
+    await select_element_text(frame, "inner")  # a click and a Shift+click inside the frame
     width = await frame.evaluate(
         "() => { const r = document.createRange(); r.selectNodeContents(document.getElementById('inner'));"
         " return r.getBoundingClientRect().width; }"
@@ -339,10 +317,7 @@ async def test_a_selection_two_iframes_deep_is_located_through_both(
     assert close(where["rects"][0], {"x": x0 + 330, "y": y0 + 240, "w": width, "h": 19}), where
 
     await frame.click("#inner")  # focus into the inner frame; the click keeps no selection
-    await frame.evaluate(
-        """() => { const r = document.createRange(); r.selectNodeContents(document.getElementById('inner'));
-           getSelection().removeAllRanges(); getSelection().addRange(r); }"""
-    )
+    await select_element_text(frame, "inner")  # a click and a Shift+click inside the frame
     answers = [await ask(host, shared), await ask(host, shared)]
     page = our_page(answers[0], "pointing.html?frame=")
     [outer_group] = [c for c in page["children"] if c.get("subrole") == "frame"]

@@ -20,6 +20,7 @@ import pytest
 
 from native_host.host import HostClient
 from tests.e2e.conftest import launched_browser
+from tests.e2e.gestures import element_js, select_between
 from tests.e2e.tree import selected_texts
 
 Xlib = pytest.importorskip("Xlib")
@@ -121,12 +122,8 @@ async def test_rects_cover_the_highlight_pixels_and_window_is_the_x11_window(
             page = browser.context.pages[0] if browser.context.pages else await browser.context.new_page()
             await page.goto(f"{page_server}/pointing.html")
             await page.add_style_tag(content=HIGHLIGHT_CSS)
-            await page.evaluate(
-                """() => { const r = document.createRange();
-                   r.setStart(document.getElementById('line1').firstChild, 4);
-                   r.setEnd(document.getElementById('line2').firstChild, 11);
-                   getSelection().removeAllRanges(); getSelection().addRange(r); }"""
-            )
+            # The user selects from line 1's fifth character to line 2's eleventh: click, Shift+click.
+            await select_between(page, (element_js("line1"), 4), (element_js("line2"), 11))
             host = HostClient(folder=browser.providers, timeout_s=10.0)
             [text] = selected_texts((await host.current(descriptor.pid)).raw)
             where = (await host.location(text["id"])).to_wire()
