@@ -86,11 +86,24 @@ def stderr_progress(line: str) -> None:
     print(f"webctx demo: {line}", file=sys.stderr, flush=True)
 
 
-def browser_command(browser: str, user_data_dir: Path, url: str) -> list[str]:
+WINDOWS_LOAD_HINT: Final = (
+    " On Windows the demo cannot hand the browser its DevTools pipe and uses `--load-extension`, "
+    "which Google Chrome ignores since version 137: run the demo with Microsoft Edge, Brave or "
+    "Chromium (`--browser PATH`), or load the extension by hand (`webctx install`, then "
+    "`webctx doctor`)."
+)
+"""Added to the demo's time-out error on Windows (where `--load-extension` is its only way in)."""
+
+
+def browser_command(
+    browser: str, user_data_dir: Path, url: str, *, load_extension: Path | None = None
+) -> list[str]:
     """The browser command line: headless (new), a throwaway profile, and the DevTools pipe on which
     the demo loads the extension (devtools.py; no `--load-extension`, which Google Chrome ignores
-    since version 137, issue 15). `--no-sandbox` only when running as root (Chromium refuses to
-    start as root otherwise)."""
+    since version 137, issue 15). With `load_extension` (Windows, where `subprocess` cannot pass
+    fds 3 and 4 to the browser), `--load-extension` instead of the pipe: Edge, Brave and Chromium
+    still honour it. `--no-sandbox` only when running as root (Chromium refuses to start as root
+    otherwise)."""
     command = [browser, "--headless=new"]
     if hasattr(os, "geteuid") and os.geteuid() == 0:
         command.append("--no-sandbox")
@@ -103,7 +116,11 @@ def browser_command(browser: str, user_data_dir: Path, url: str) -> list[str]:
         "--disable-component-update",
         "--disable-sync",
         f"--user-data-dir={user_data_dir}",
-        *PIPE_FLAGS,
+        *(
+            PIPE_FLAGS
+            if load_extension is None
+            else (f"--load-extension={load_extension}", f"--disable-extensions-except={load_extension}")
+        ),
         url,
     ]
     return command
@@ -180,10 +197,11 @@ class DemoBrowser:
         why = ""
         if last is not None and last.rejection is not None:
             why = f" Its descriptor was rejected: {last.rejection.message}"
+        windows = WINDOWS_LOAD_HINT if sys.platform == "win32" else ""
         raise ProviderUnavailable(
             f"The browser did not become a provider within the time limit.{why} Check that the "
             f"extension loaded and the native host started: see {self.log_path} and the native "
-            f"host's log in {paths.log_dir()}."
+            f"host's log in {paths.log_dir()}.{windows}"
         )
 
     def wait_for_selection(self, deadline: float) -> CurrentResult:
@@ -323,13 +341,6 @@ def launch_demo(
             )
         browser_path = found
     check_chromium_family(browser_path)
-    if sys.platform == "win32":
-        raise WebctxError(
-            "`webctx demo` loads the extension over the browser's DevTools pipe (fds 3 and 4), which "
-            "it cannot open on Windows yet. Load the extension by hand instead: run `webctx install`, "
-            "then follow the steps it prints, and `webctx doctor`.",
-            code="unsupported_platform",
-        )
     extension = paths.extension_dir()
     expected_id = extension_id(extension)
     _prepare_providers_folder()
@@ -346,6 +357,21 @@ def launch_demo(
         env = dict(os.environ)
         env["CONTEXT_PROVIDERS_DIR"] = str(paths.providers_dir().absolute())
         progress(f"starting {Path(browser_path).name} ({browser_path}) on {url}")
+        if sys.platform == "win32":
+            # No DevTools pipe on Windows (devtools.py): --load-extension, which Edge, Brave and
+            # Chromium honour; branded Chrome 137+ does not, and the time-out error says so.
+            process = subprocess.Popen(
+                browser_command(browser_path, user_data_dir, url, load_extension=extension),
+                stdin=subprocess.DEVNULL,
+                stdout=log_file,
+                stderr=subprocess.STDOUT,
+                env=env,
+            )
+            demo = DemoBrowser(browser_path, process, user_data_dir, url, log_path, progress)
+            stack.callback(_stop_browser, demo)
+            yield demo
+            progress("stopping the browser")
+            return
         pipe = DevToolsPipe.open()
         stack.callback(pipe.close)  # after _stop_browser (callbacks run last-in first-out)
         process = subprocess.Popen(

@@ -198,6 +198,17 @@ def test_the_demo_browser_command_is_headless_with_the_devtools_pipe(tmp_path: P
     assert command[-1] == "http://127.0.0.1:1/"
 
 
+def test_on_windows_the_demo_browser_command_loads_the_extension_by_flag(tmp_path: Path) -> None:
+    """Windows cannot hand the browser fds 3 and 4 (devtools.py): the demo falls back to the flag
+    that Edge, Brave and Chromium honour (a fake answer: this runs on Linux)."""
+    extension = tmp_path / "ext"
+    url = "http://127.0.0.1:1/"
+    command = browser_command("C:/b/msedge.exe", tmp_path / "udd", url, load_extension=extension)
+    assert f"--load-extension={extension}" in command
+    assert f"--disable-extensions-except={extension}" in command
+    assert "--remote-debugging-pipe" not in command and command[-1] == "http://127.0.0.1:1/"
+
+
 @pytest.mark.parametrize("command", ["context", "demo"])
 @pytest.mark.parametrize("value", ["0", "-1", "soon"])
 def test_a_time_limit_must_be_a_positive_number(
