@@ -6,7 +6,8 @@
 //     Permissions Policy "tools" (NotAllowedError), document.domain (SecurityError), exposedTo
 //     executeTool(tool, input, {signal}) → Promise<string>
 //     events: toolchange, toolactivated, toolcancel
-//   declarative forms: <form toolname tooldescription [toolautosubmit]> → tools (MutationObserver),
+//   declarative forms: <form toolname tooldescription [toolautosubmit]> → tools (read on demand
+//     while the page is parsed, a MutationObserver from DOMContentLoaded),
 //     schema synthesised from the controls, SubmitEvent.agentInvoked + respondWith()
 //   bridge: window.postMessage channel "webctx.webmcp" with content/webmcp_bridge.js (isolated)
 //     to-page {kind: "hello" | "call" | "cancel"}   to-ext {kind: "tools" | "result"}
@@ -109,6 +110,7 @@
   function visibleTools() {
     /** @type {Map<string, Visible>} */
     const all = new Map();
+    syncFormsIfUnwatched();
     for (const [name, entry] of registry) all.set(name, { entry, win: window, origin: location.origin, api: null });
     /** @param {Window} parent @param {number} depth */
     const walk = (parent, depth) => {
@@ -332,7 +334,10 @@
 
   /** @type {FrameApi} */
   const frameApi = {
-    entries: () => [...registry.values()],
+    entries: () => {
+      syncFormsIfUnwatched();
+      return [...registry.values()];
+    },
     allowed: () => policy.state === "allowed",
     policy: /** @type {any} */ (null),
     run: (name, input, signal) => run(name, input, signal),
@@ -1089,8 +1094,16 @@
     if (changedAny) void changed();
   }
 
+  // When to look (issue 17 item 5): a document-wide childList/subtree observer installed at
+  // document_start makes the parser queue a record for every node it inserts, and Chromium walks
+  // each node's ancestors for registered observers: on a 200,000-element page that alone doubled
+  // the time to DOMContentLoaded. So nothing observes the document while it is parsed: until
+  // DOMContentLoaded the forms are read when someone asks for the tools (visibleTools, a parent
+  // frame's `entries`), and once at DOMContentLoaded; from then on the observer catches forms
+  // added, removed or renamed by script. A page without forms pays one `forms.length` per batch.
   let syncQueued = false;
-  const forms = document.forms; // live: reading its length costs nothing
+  let watching = false;
+  const forms = document.forms; // live
   const observer = new MutationObserver(() => {
     if (syncQueued || (forms.length === 0 && formEntries.size === 0)) return;
     syncQueued = true;
@@ -1099,12 +1112,30 @@
       syncForms();
     }, 0);
   });
-  observer.observe(document, {
-    subtree: true,
-    childList: true,
-    attributes: true,
-    attributeFilter: ["toolname", "tooldescription"],
-  });
+
+  /** Before the observer runs (the document is still being parsed): read the forms now. */
+  function syncFormsIfUnwatched() {
+    if (!watching) syncForms();
+  }
+
+  /** From DOMContentLoaded (or at once in a document already parsed): observe, and read once. */
+  function watchForms() {
+    if (watching) return;
+    watching = true;
+    observer.observe(document, {
+      subtree: true,
+      childList: true,
+      attributes: true,
+      attributeFilter: ["toolname", "tooldescription"],
+    });
+    syncForms();
+  }
+  if (document.readyState === "loading") {
+    // On the window, capturing, added before any page script: no page listener can stop it.
+    addListener.call(window, "DOMContentLoaded", watchForms, { capture: true, once: true });
+  } else {
+    watchForms();
+  }
 
   // ---- the bridge to the isolated world -------------------------------------------------------
 
