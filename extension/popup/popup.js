@@ -4,7 +4,8 @@
 //   chrome.storage.session "status" (written by service_worker/native_port.js)
 //        │ readStatus() + onStatusChanged()
 //        ▼
-//   render(): describeStatus() → state label, the dropped port's lastError message, the fixing command
+//   render(): describeStatus() → state label, the dropped port's lastError message, the fixing command,
+//     a version mismatch between extension and native host with the side to update (#versions)
 //   Port "popup" (open while the popup is) ──► the worker refreshes pagesWithTools in the status
 
 import {
@@ -39,6 +40,8 @@ function render() {
   byId("detail").textContent = view.detail;
   byId("fix").hidden = !view.fix;
   byId("fix-command").textContent = view.fix;
+  byId("versions").hidden = !view.versions;
+  byId("versions").textContent = view.versions;
 }
 
 byId("enabled").addEventListener("change", (event) => {

@@ -96,11 +96,12 @@ export function isExcluded(url, excludedSites) {
  * What the popup shows for a status and the switch (pure, so node tests pin the wording).
  * @param {import("../protocol.js").ConnectionStatus | undefined} status
  * @param {boolean} enabled
- * @returns {{state: string, label: string, detail: string, fix: string}}  `detail` names the endpoint when connected
+ * @returns {{state: string, label: string, detail: string, fix: string, versions: string}}  `detail` names the
+ *   endpoint when connected; `versions`: the version mismatch sentence with its fix, or "" (issue 17 item 6)
  */
 export function describeStatus(status, enabled) {
   if (!enabled) {
-    return { state: "off", label: "Provider off", detail: "No descriptor is written and no port is open.", fix: "" };
+    return { state: "off", label: "Provider off", detail: "No descriptor is written and no port is open.", fix: "", versions: "" };
   }
   switch (status?.state) {
     case "connected": {
@@ -116,7 +117,8 @@ export function describeStatus(status, enabled) {
         parts.push(`${status.pagesWithTools} ${status.pagesWithTools === 1 ? "page" : "pages"} with tools`);
       }
       const label = status.viaProvider ? "Provider on: connected through this browser's provider" : "Provider on: connected";
-      return { state: "connected", label, detail: parts.join(" · "), fix: "" };
+      const versions = status.versionMismatch ? `Version mismatch: ${status.versionMismatch.message}` : "";
+      return { state: "connected", label, detail: parts.join(" · "), fix: "", versions };
     }
     case "disconnected": {
       const notInstalled = (status.fix ?? "").startsWith("webctx install");
@@ -125,13 +127,14 @@ export function describeStatus(status, enabled) {
         label: notInstalled ? "Provider on: native host not installed" : "Provider on: native host error",
         detail: status.error ?? "",
         fix: status.fix ?? "",
+        versions: "",
       };
     }
     case "connecting":
     case "off": // the switch was just turned on; the worker has not caught up yet
-      return { state: "connecting", label: "Provider on: connecting…", detail: "", fix: "" };
+      return { state: "connecting", label: "Provider on: connecting…", detail: "", fix: "", versions: "" };
     default:
-      return { state: "", label: "Provider on: not started", detail: "", fix: "" };
+      return { state: "", label: "Provider on: not started", detail: "", fix: "", versions: "" };
   }
 }
 

@@ -56,7 +56,9 @@ def test_a_hello_is_answered_with_the_instance_and_listening(pipe: tuple[int, in
     [reply] = replies(out)
     assert reply == {
         "type": "result", "id": "w-1",
-        "result": {"instance": early.instance, "protocol": "0.2.0", "version": __version__, "listening": True},
+        "result": {
+            "instance": early.instance, "protocol": "0.2.0", "version": __version__, "listening": True
+        },
     }
     assert early.hello == HELLO and early.listening and early.unread == b""
     # the next frame is still in the pipe, for app.py
