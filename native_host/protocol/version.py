@@ -58,7 +58,8 @@ def _release(version: str) -> tuple[int, ...]:
 class VersionMismatch:
     """The extension and the native host disagree (issue 17 item 6): both sides' webctx and
     protocol versions, the side to update (`"extension"` or `"native host"`: the older one by webctx
-    version, else by protocol version) and `message`, one sentence naming both and the fix.
+    version, else by protocol version), `problem` (the sentence naming both), `fix` and `message`
+    ("<problem>: <fix>.", the words the popup shows too: service_worker/native_port.js).
     (A plain class: the early hello path imports this module and `dataclasses` costs ~5 ms.)"""
 
     def __init__(
@@ -75,8 +76,9 @@ class VersionMismatch:
         self.update: Final = "extension" if older_extension else "native host"
         extension = f"webctx {extension_version or '?'} (protocol {extension_protocol})"
         host = f"webctx {host_version} (protocol {host_protocol})"
-        fix = UPDATE_EXTENSION_FIX if older_extension else UPDATE_HOST_FIX
-        self.message: Final = f"The extension is {extension} but the native host is {host}: {fix}."
+        self.problem: Final = f"The extension is {extension} but the native host is {host}"
+        self.fix: Final = UPDATE_EXTENSION_FIX if older_extension else UPDATE_HOST_FIX
+        self.message: Final = f"{self.problem}: {self.fix}."
 
 
 def version_mismatch(
