@@ -6,8 +6,8 @@
 //     Permissions Policy "tools" (NotAllowedError), document.domain (SecurityError), exposedTo
 //     executeTool(tool, input, {signal}) → Promise<string>
 //     events: toolchange, toolactivated, toolcancel
-//   declarative forms: <form toolname tooldescription [toolautosubmit]> → tools (read on demand
-//     while the page is parsed, a MutationObserver from DOMContentLoaded),
+//   declarative forms: <form toolname tooldescription [toolautosubmit]> → tools (read at
+//     DOMContentLoaded, then a MutationObserver: none while the page is parsed),
 //     schema synthesised from the controls, SubmitEvent.agentInvoked + respondWith()
 //   bridge: window.postMessage channel "webctx.webmcp" with content/webmcp_bridge.js (isolated)
 //     to-page {kind: "hello" | "call" | "cancel"}   to-ext {kind: "tools" | "result"}
@@ -110,7 +110,6 @@
   function visibleTools() {
     /** @type {Map<string, Visible>} */
     const all = new Map();
-    syncFormsIfUnwatched();
     for (const [name, entry] of registry) all.set(name, { entry, win: window, origin: location.origin, api: null });
     /** @param {Window} parent @param {number} depth */
     const walk = (parent, depth) => {
@@ -334,10 +333,7 @@
 
   /** @type {FrameApi} */
   const frameApi = {
-    entries: () => {
-      syncFormsIfUnwatched();
-      return [...registry.values()];
-    },
+    entries: () => [...registry.values()],
     allowed: () => policy.state === "allowed",
     policy: /** @type {any} */ (null),
     run: (name, input, signal) => run(name, input, signal),
@@ -1097,10 +1093,12 @@
   // When to look (issue 17 item 5): a document-wide childList/subtree observer installed at
   // document_start makes the parser queue a record for every node it inserts, and Chromium walks
   // each node's ancestors for registered observers: on a 200,000-element page that alone doubled
-  // the time to DOMContentLoaded. So nothing observes the document while it is parsed: until
-  // DOMContentLoaded the forms are read when someone asks for the tools (visibleTools, a parent
-  // frame's `entries`), and once at DOMContentLoaded; from then on the observer catches forms
-  // added, removed or renamed by script. A page without forms pays one `forms.length` per batch.
+  // the time to DOMContentLoaded. So nothing observes the document while it is parsed: the forms
+  // are read once at DOMContentLoaded, and from then on the observer catches forms added, removed
+  // or renamed by script. Chromium 156's own WebMCP does the same as far as a page can tell: a page
+  // script running during the parse gets no declarative tool from getTools(), even for a form
+  // parsed above it (tests/e2e/test_page_tools_exposure.py, both modes). A page without forms
+  // pays one `forms.length` per batch of mutations after DOMContentLoaded.
   let syncQueued = false;
   let watching = false;
   const forms = document.forms; // live
@@ -1112,11 +1110,6 @@
       syncForms();
     }, 0);
   });
-
-  /** Before the observer runs (the document is still being parsed): read the forms now. */
-  function syncFormsIfUnwatched() {
-    if (!watching) syncForms();
-  }
 
   /** From DOMContentLoaded (or at once in a document already parsed): observe, and read once. */
   function watchForms() {
