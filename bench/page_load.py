@@ -11,7 +11,7 @@ flags, headless, fresh profiles) and running side by side:
   it (`launched_browser`: the provider is up and the browser idle before anything is timed);
 - **control**: an extension with a manifest and nothing else (no content scripts, no worker): what
   any loaded extension costs a page in this browser;
-- **none**: no extension.
+- **none**: no extension (`--disable-extensions`).
 
 Playwright connects over CDP to each (the same for all three) and opens one tab in each. Loads are
 interleaved: each round loads the page once in every browser, the order rotating from round to
@@ -91,6 +91,7 @@ def plain_browser(browser: str, user_data_dir: Path, extension: Path | None) -> 
     if extension is None:
         flags = ("--disable-extensions-except=", "--load-extension=")
         command = [arg for arg in command if not arg.startswith(flags)]
+        command.insert(-1, "--disable-extensions")  # none at all, not even a component one
     command.insert(-1, "--remote-debugging-port=0")
     log = (user_data_dir.parent / f"{user_data_dir.name}.log").open("wb")
     process = subprocess.Popen(
