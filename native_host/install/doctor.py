@@ -105,13 +105,8 @@ CHECKS: Final[tuple[CheckInfo, ...]] = (
               "`webctx context` says no provider, or the call fails.",
               "Start the browser with the extension loaded, switch the provider on in its popup, and "
               "check the popup says connected."),
-    CheckInfo("versions",
-              "the extension folder and the extension a running provider was started by are this "
-              "webctx release and speak its provider protocol",
-              "The popup says \"Version mismatch: …\"; the host log says \"version mismatch\".",
-              "Update the side the message names: the extension (load the folder `webctx "
-              "extension-path` prints, or reload it) or the native host (upgrade webctx, then "
-              "`webctx install`)."),
+    CheckInfo("versions", "extension and native host are one webctx release and protocol",
+              'The popup says "Version mismatch: …".', "Update the side the message names."),
 )
 """Every check `doctor` runs, in order (README "Troubleshooting" is generated from this)."""
 
