@@ -10,6 +10,7 @@ the JSON line; results and how to read them in bench/README.md):
   typing_bench.py        the content scripts' cost per keystroke in a large field
   soak.py                `current` every 50 ms for minutes: is the native host flat?
   native_host_start.py   spawn → `hello`, spawn → descriptor, idle RSS
+  page_load.py           a 200,000-element page's DOMContentLoaded and load: webctx, control, none
 
 The modules they share (imported as `bench.<module>`; each script puts the repository root on
 `sys.path` first):

@@ -182,7 +182,8 @@ export const STATUS_KEY = "status";
 
 /**
  * The `result` of `hello`.
- * @typedef {{instance: string, protocol: string, listening: boolean}} HelloResult
+ * @typedef {{instance: string, protocol: string, version?: string, listening: boolean}} HelloResult
+ *   `version`: the native host's webctx version (hosts before issue 17 do not send it)
  */
 
 /**
@@ -201,6 +202,18 @@ export const STATUS_KEY = "status";
  */
 
 /**
+ * The extension and the native host disagree: both sides' webctx and protocol versions (`host.version`
+ * undefined: a host too old to say it), which side to update (the older one) and `message`, one
+ * sentence naming both versions and the fix, for the popup. The same rule and words as the native
+ * host's log and `webctx doctor` (native_host/protocol/version.py `version_mismatch`).
+ * @typedef {object} VersionMismatch
+ * @property {{version: string, protocol: string}} extension
+ * @property {{version?: string, protocol: string}} host
+ * @property {"extension" | "native host"} update
+ * @property {string} message
+ */
+
+/**
  * The connection status the worker keeps in `chrome.storage.session` under STATUS_KEY.
  * @typedef {object} ConnectionStatus
  * @property {"connecting" | "connected" | "disconnected" | "off" | "mismatch" | string} state  "off": the user
@@ -215,5 +228,8 @@ export const STATUS_KEY = "status";
  *   publishes the descriptor and serves this profile's windows and page tools (our host stands by)
  * @property {number} [pagesWithTools]  Pages listing page tools in the last `current` answer
  * @property {number} [retryAt]   when the next connection attempt is due (ms since the epoch)
+ * @property {VersionMismatch} [versionMismatch]  set while connected to a native host whose
+ *   protocol (major.minor) or webctx version differs from this extension's (issue 17 item 6;
+ *   docs/extension.md "Version mismatch")
  * @property {number} at          when this status was written (ms since the epoch)
  */

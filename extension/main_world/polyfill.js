@@ -6,7 +6,8 @@
 //     Permissions Policy "tools" (NotAllowedError), document.domain (SecurityError), exposedTo
 //     executeTool(tool, input, {signal}) → Promise<string>
 //     events: toolchange, toolactivated, toolcancel
-//   declarative forms: <form toolname tooldescription [toolautosubmit]> → tools (MutationObserver),
+//   declarative forms: <form toolname tooldescription [toolautosubmit]> → tools (read at
+//     DOMContentLoaded, then a MutationObserver: none while the page is parsed),
 //     schema synthesised from the controls, SubmitEvent.agentInvoked + respondWith()
 //   bridge: window.postMessage channel "webctx.webmcp" with content/webmcp_bridge.js (isolated)
 //     to-page {kind: "hello" | "call" | "cancel"}   to-ext {kind: "tools" | "result"}
@@ -1089,8 +1090,18 @@
     if (changedAny) void changed();
   }
 
+  // When to look (issue 17 item 5): a document-wide childList/subtree observer installed at
+  // document_start makes the parser queue a record for every node it inserts, and Chromium walks
+  // each node's ancestors for registered observers: on a 200,000-element page that alone doubled
+  // the time to DOMContentLoaded. So nothing observes the document while it is parsed: the forms
+  // are read once at DOMContentLoaded, and from then on the observer catches forms added, removed
+  // or renamed by script. Chromium 156's own WebMCP does the same as far as a page can tell: a page
+  // script running during the parse gets no declarative tool from getTools(), even for a form
+  // parsed above it (tests/e2e/test_page_tools_exposure.py, both modes). A page without forms
+  // pays one `forms.length` per batch of mutations after DOMContentLoaded.
   let syncQueued = false;
-  const forms = document.forms; // live: reading its length costs nothing
+  let watching = false;
+  const forms = document.forms; // live
   const observer = new MutationObserver(() => {
     if (syncQueued || (forms.length === 0 && formEntries.size === 0)) return;
     syncQueued = true;
@@ -1099,12 +1110,25 @@
       syncForms();
     }, 0);
   });
-  observer.observe(document, {
-    subtree: true,
-    childList: true,
-    attributes: true,
-    attributeFilter: ["toolname", "tooldescription"],
-  });
+
+  /** From DOMContentLoaded (or at once in a document already parsed): observe, and read once. */
+  function watchForms() {
+    if (watching) return;
+    watching = true;
+    observer.observe(document, {
+      subtree: true,
+      childList: true,
+      attributes: true,
+      attributeFilter: ["toolname", "tooldescription"],
+    });
+    syncForms();
+  }
+  if (document.readyState === "loading") {
+    // On the window, capturing, added before any page script: no page listener can stop it.
+    addListener.call(window, "DOMContentLoaded", watchForms, { capture: true, once: true });
+  } else {
+    watchForms();
+  }
 
   // ---- the bridge to the isolated world -------------------------------------------------------
 

@@ -9,7 +9,7 @@
 //   chrome.storage.session "status" (written by service_worker/native_port.js)
 //        │ readStatus() + onStatusChanged()
 //        ▼
-//   render(): renderStatus (describeStatus), renderSite (describeSite)
+//   render(): renderStatus (describeStatus; a version mismatch in #versions), renderSite (describeSite)
 //   Port "popup" (open while the popup is) ──► the worker refreshes pagesWithTools in the status
 
 import { onSettingsChanged, onStatusChanged, readSettings, readStatus } from "../service_worker/browser_api.js";

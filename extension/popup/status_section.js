@@ -28,6 +28,8 @@ export function renderStatus(status, settings) {
   byId("detail").textContent = view.detail;
   byId("fix").hidden = !view.fix;
   byId("fix-command").textContent = view.fix;
+  byId("versions").hidden = !view.versions; // issue 17 item 6: which side to update
+  byId("versions").textContent = view.versions;
 }
 
 /**

@@ -22,7 +22,7 @@ export const BROKEN_BADGE_COLOUR = "#b3261e";
  *   `setIcon` in a service worker resolves a relative path against the worker's own folder)
  * @property {string} badge   badge text ("" for none)
  * @property {string} badgeColour
- * @property {string} title   the tooltip: "webctx: " and the state in words
+ * @property {string} title   the tooltip: "webctx: " and the state in words (the version mismatch first)
  */
 
 /**
@@ -30,14 +30,15 @@ export const BROKEN_BADGE_COLOUR = "#b3261e";
  * @returns {ActionLook}
  */
 export function actionLook(view) {
-  const variant = view.tone === "off" ? "icon-off" : view.tone === "broken" ? "icon-broken" : "icon";
+  const broken = view.tone === "broken" || view.versions !== ""; // a version mismatch while connected too
+  const variant = view.tone === "off" ? "icon-off" : broken ? "icon-broken" : "icon";
   /** @type {Record<string, string>} */
   const path = {};
   for (const size of ACTION_ICON_SIZES) path[String(size)] = `/popup/icons/${variant}-${size}.png`;
   return {
     path,
-    badge: view.tone === "broken" ? "!" : "",
+    badge: broken ? "!" : "",
     badgeColour: BROKEN_BADGE_COLOUR,
-    title: `webctx: ${view.label}`,
+    title: `webctx: ${view.versions || view.label}`,
   };
 }

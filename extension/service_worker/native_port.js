@@ -1,6 +1,7 @@
 // The native messaging port to webctx.native_host (SPEC §4, docs/protocol.md).
 //
-// connect → hello (w-<n>) → result {instance} → "connected"; host requests go to `onRequest`;
+// connect → hello (w-<n>) → result {instance, protocol, version} → "connected" (with
+// `versionMismatch` when the two sides' versions differ: `versionMismatch`); host requests go to `onRequest`;
 // replies are routed to pending requests by id; `chunk` frames are reassembled first (chunks.js);
 // a dropped port is retried with backoff. The status the popup shows goes to
 // chrome.storage.session, with the command that fixes a dropped port (`fixFor`).
@@ -45,6 +46,70 @@ export function fixFor(error, browserName) {
   const known = FIXES.find((entry) => entry.error === error);
   if (!known || known.fix === "doctor") return "webctx doctor";
   return `webctx install --browser ${installName(browserName)}`;
+}
+
+export const UPDATE_EXTENSION_FIX =
+  "update the extension: in chrome://extensions load the folder `webctx extension-path` prints " +
+  "(or reload it there), so that it matches the installed webctx";
+export const UPDATE_HOST_FIX =
+  "update the native host: upgrade the webctx package (as you installed it, e.g. " +
+  "`pip install -U webctx`), then run `webctx install`";
+
+/**
+ * The leading numbers of a version ("0.2.7rc1" → [0, 2, 7]), for ordering.
+ * @param {string} version
+ * @returns {number[]}
+ */
+function release(version) {
+  /** @type {number[]} */
+  const numbers = [];
+  for (const part of version.split(".")) {
+    const digits = /^\d+/.exec(part)?.[0];
+    if (!digits) break;
+    numbers.push(Number(digits));
+    if (digits.length !== part.length) break;
+  }
+  return numbers;
+}
+
+/** @param {number[]} a @param {number[]} b @returns {number} <0, 0, >0 as a sorts before, with, after b */
+function compareRelease(a, b) {
+  for (let i = 0; i < Math.max(a.length, b.length); i++) {
+    const diff = (a[i] ?? -1) - (b[i] ?? -1);
+    if (diff !== 0) return diff;
+  }
+  return 0;
+}
+
+/**
+ * Whether this extension and the native host that answered hello disagree (issue 17 item 6): the
+ * protocol's major.minor differ, or both webctx versions are known and differ (extension and host
+ * ship together, one release). The same rule and words as native_host/protocol/version.py
+ * `version_mismatch`, which the host logs and `webctx doctor` reports.
+ * @param {{version: string, protocol: string}} extension  this extension (manifest version, PROTOCOL_VERSION)
+ * @param {{version?: string, protocol?: string}} host  the hello reply's `version` and `protocol`
+ * @returns {import("../protocol.js").VersionMismatch | undefined}
+ */
+export function versionMismatch(extension, host) {
+  const hostProtocol = typeof host.protocol === "string" ? host.protocol : "?";
+  const hostVersion = typeof host.version === "string" ? host.version : undefined;
+  const majorMinor = (/** @type {string} */ v) => release(v).slice(0, 2).join(".");
+  const ours = release(hostProtocol).length >= 2 ? majorMinor(hostProtocol) : undefined;
+  const sameProtocol = ours !== undefined && majorMinor(extension.protocol) === ours;
+  const sameVersion = hostVersion === undefined || hostVersion === extension.version;
+  if (sameProtocol && sameVersion) return undefined;
+  const byVersion = hostVersion !== undefined ? compareRelease(release(extension.version), release(hostVersion)) : 0;
+  const olderExtension = byVersion !== 0 ? byVersion < 0 : compareRelease(release(extension.protocol), release(hostProtocol)) < 0;
+  const fix = olderExtension ? UPDATE_EXTENSION_FIX : UPDATE_HOST_FIX;
+  const message =
+    `The extension is webctx ${extension.version} (protocol ${extension.protocol}) but the native host is ` +
+    `webctx ${hostVersion ?? "?"} (protocol ${hostProtocol}): ${fix}.`;
+  return {
+    extension: { version: extension.version, protocol: extension.protocol },
+    host: hostVersion === undefined ? { protocol: hostProtocol } : { version: hostVersion, protocol: hostProtocol },
+    update: olderExtension ? "extension" : "native host",
+    message,
+  };
 }
 
 /** An error a request handler throws to answer with a specific `error.code`. */
@@ -168,6 +233,8 @@ export class NativePort {
   }
 
   #helloDone = false;
+  /** @type {import("../protocol.js").VersionMismatch | undefined} the last hello reply's, if any */
+  #mismatch = undefined;
 
   #connect() {
     this.#connectedAt = Date.now();
@@ -175,6 +242,7 @@ export class NativePort {
     this.#instancePort = undefined;
     this.#viaProvider = false;
     this.#helloDone = false;
+    this.#mismatch = undefined;
     this.options.onConnect();
     void this.#setStatus({ state: "connecting" });
     const port = api.connectNative(
@@ -201,8 +269,13 @@ export class NativePort {
       this.#helloDone = true;
       this.options.onInstance(result.instance);
       this.#instance = result.instance;
+      this.#mismatch = versionMismatch(
+        { version: extension.version, protocol: PROTOCOL_VERSION },
+        { version: result.version, protocol: result.protocol },
+      );
       await this.#setStatus(this.#connectedStatus(result.instance));
       console.info("webctx: connected to the native host, protocol %s", result.protocol);
+      if (this.#mismatch) console.warn("webctx: version mismatch: %s", this.#mismatch.message);
     } catch (error) {
       if (this.#port !== port) return; // the port dropped; onDisconnect already reported why
       const message = error instanceof Error ? error.message : String(error);
@@ -283,6 +356,7 @@ export class NativePort {
     /** @type {Omit<ConnectionStatus, "at">} */
     const status = { state: "connected", instance, port: this.#instancePort };
     if (this.#viaProvider) status.viaProvider = true;
+    if (this.#mismatch) status.versionMismatch = this.#mismatch;
     return status;
   }
 

@@ -220,6 +220,7 @@ export function isExcluded(url, excludedSites) {
  * @property {string} label   the state in words
  * @property {string} detail  the endpoint when connected, the error otherwise
  * @property {string} fix     the command that fixes it ("" when none)
+ * @property {string} versions  "Version mismatch: …" with the side to update, or "" (issue 17 item 6)
  */
 
 /**
@@ -231,7 +232,7 @@ export function isExcluded(url, excludedSites) {
  */
 export function describeStatus(status, enabled) {
   if (!enabled) {
-    return { state: "off", tone: "off", label: "Provider off", detail: "Nothing is shared: no descriptor is written and no port is open.", fix: "" };
+    return { state: "off", tone: "off", label: "Provider off", detail: "Nothing is shared: no descriptor is written and no port is open.", fix: "", versions: "" };
   }
   switch (status?.state) {
     case "connected": {
@@ -247,7 +248,10 @@ export function describeStatus(status, enabled) {
         parts.push(`${status.pagesWithTools} ${status.pagesWithTools === 1 ? "page" : "pages"} with tools`);
       }
       const label = status.viaProvider ? "Provider on: connected through this browser's provider" : "Provider on: connected";
-      return { state: "connected", tone: "ok", label, detail: parts.join(" · "), fix: "" };
+      // A version mismatch (issue 17 item 6): still connected (the host serves); `versions` says
+      // which side to update, with its fix, and turns the toolbar icon red (action_icon.js).
+      const versions = status.versionMismatch ? `Version mismatch: ${status.versionMismatch.message}` : "";
+      return { state: "connected", tone: "ok", label, detail: parts.join(" · "), fix: "", versions };
     }
     case "disconnected": {
       const notInstalled = (status.fix ?? "").startsWith("webctx install");
@@ -257,24 +261,26 @@ export function describeStatus(status, enabled) {
         label: notInstalled ? "Provider on: native host not installed" : "Provider on: native host error",
         detail: status.error ?? status.words ?? "",
         fix: status.fix ?? "",
+        versions: "",
       };
     }
-    case "mismatch": // the extension and the native host speak different versions (issue 17 item 6)
+    case "mismatch": // a worker that stops serving over versions would say so; today it serves and sets versionMismatch
       return {
         state: "mismatch",
         tone: "broken",
         label: "Provider on: version mismatch",
         detail: status.words ?? status.error ?? "The extension and the native host are different versions.",
         fix: status.fix ?? "",
+        versions: "",
       };
     case "connecting":
     case "off": // the switch was just turned on; the worker has not caught up yet
-      return { state: "connecting", tone: "busy", label: "Provider on: connecting…", detail: "", fix: "" };
+      return { state: "connecting", tone: "busy", label: "Provider on: connecting…", detail: "", fix: "", versions: "" };
     default: {
-      if (!status) return { state: "", tone: "busy", label: "Provider on: not started", detail: "", fix: "" };
+      if (!status) return { state: "", tone: "busy", label: "Provider on: not started", detail: "", fix: "", versions: "" };
       // A state this popup does not know yet: the worker's own words, broken when it names a fix.
       const words = status.words ?? status.error ?? String(status.state);
-      return { state: String(status.state), tone: status.fix ? "broken" : "busy", label: `Provider on: ${words}`, detail: "", fix: status.fix ?? "" };
+      return { state: String(status.state), tone: status.fix ? "broken" : "busy", label: `Provider on: ${words}`, detail: "", fix: status.fix ?? "", versions: "" };
     }
   }
 }

@@ -5,7 +5,7 @@ import test from "node:test";
 
 import { NATIVE_MESSAGE_TYPES } from "../protocol.js";
 import { pickBrowser } from "../service_worker/browser_identity.js";
-import { fixFor } from "../service_worker/native_port.js";
+import { UPDATE_EXTENSION_FIX, UPDATE_HOST_FIX, fixFor, versionMismatch } from "../service_worker/native_port.js";
 import { parseSelection } from "../service_worker/selections.js";
 
 const UA = "Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) HeadlessChrome/156.0.0.0 Safari/537.36";
@@ -78,4 +78,24 @@ test("NATIVE_MESSAGE_TYPES is a plain array of double-quoted strings (read by a 
     "tree",
     "activity",
   ]);
+});
+
+test("a version mismatch with the native host names both sides and the older one to update (issue 17)", () => {
+  const ours = { version: "0.1.0", protocol: "0.2.0" };
+  assert.equal(versionMismatch(ours, { version: "0.1.0", protocol: "0.2.0" }), undefined);
+  assert.equal(versionMismatch(ours, { version: "0.1.0", protocol: "0.2.9" }), undefined); // a patch
+  assert.equal(versionMismatch(ours, { protocol: "0.2.0" }), undefined); // a host too old to say its version
+  const newerHost = versionMismatch(ours, { version: "0.2.0", protocol: "0.3.0" });
+  assert.equal(newerHost?.update, "extension");
+  assert.equal(
+    newerHost?.message,
+    `The extension is webctx 0.1.0 (protocol 0.2.0) but the native host is webctx 0.2.0 (protocol 0.3.0): ${UPDATE_EXTENSION_FIX}.`,
+  );
+  const olderHost = versionMismatch({ version: "0.10.0", protocol: "0.2.0" }, { version: "0.9.0", protocol: "0.2.0" });
+  assert.equal(olderHost?.update, "native host"); // numbers, not text, are compared
+  assert.ok(olderHost?.message.endsWith(`${UPDATE_HOST_FIX}.`));
+  const oldHost = versionMismatch(ours, { protocol: "0.1.0" });
+  assert.deepEqual(oldHost?.host, { protocol: "0.1.0" });
+  assert.equal(oldHost?.update, "native host");
+  assert.ok(oldHost?.message.includes("webctx ? (protocol 0.1.0)"));
 });

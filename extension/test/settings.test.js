@@ -42,6 +42,17 @@ test("a site excludes itself and its subdomains, nothing else", () => {
 test("the popup's words for each state", () => {
   assert.equal(describeStatus({ state: "connected", at: 0 }, false).label, "Provider off");
   assert.equal(describeStatus({ state: "connected", at: 0 }, true).label, "Provider on: connected");
+  assert.equal(describeStatus({ state: "connected", at: 0 }, true).versions, "");
+  const versionMismatch = /** @type {const} */ ({
+    extension: { version: "0.1.0", protocol: "0.2.0" },
+    host: { version: "0.2.0", protocol: "0.3.0" },
+    update: "extension",
+    message: "The extension is webctx 0.1.0 (protocol 0.2.0) but the native host is webctx 0.2.0 (protocol 0.3.0): update the extension.",
+  });
+  assert.equal(
+    describeStatus({ state: "connected", versionMismatch, at: 0 }, true).versions,
+    `Version mismatch: ${versionMismatch.message}`,
+  );
   assert.equal(describeStatus({ state: "connected", port: 53817, at: 0 }, true).detail, "MCP endpoint on 127.0.0.1:53817");
   assert.equal(
     describeStatus({ state: "connected", port: 1, pagesWithTools: 2, at: 0 }, true).detail,

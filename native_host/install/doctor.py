@@ -7,6 +7,7 @@ doctor_check.py      CheckInfo (a row of CHECKS) and Check (one verdict)
 doctor_manifest.py   extension folder → host manifest → launcher and interpreter → Flatpak sandbox
 doctor_providers.py  providers folder → stale descriptors
 doctor_live.py       a running provider answers `current` (imports the reference host lazily)
+doctor_versions.py   extension folder and running extension ↔ native host: one release, one protocol
 doctor_readme.py     docs/troubleshooting.md's table, generated from CHECKS
 ```
 
@@ -38,6 +39,7 @@ from native_host.install.doctor_manifest import (
 )
 from native_host.install.doctor_providers import check_providers_dir, check_stale
 from native_host.install.doctor_readme import troubleshooting_markdown, write_readme
+from native_host.install.doctor_versions import check_versions
 from native_host.install.locations import LOCATIONS, USER_DATA_DIR_FOLDER, Location, OsName, current_os
 from native_host.install.manifests import MANIFEST_FILE, browser_present, target_for
 from native_host.install.registry import Registry, default_registry
@@ -103,6 +105,8 @@ CHECKS: Final[tuple[CheckInfo, ...]] = (
               "`webctx context` says no provider, or the call fails.",
               "Start the browser with the extension loaded, switch the provider on in its popup, and "
               "check the popup says connected."),
+    CheckInfo("versions", "extension and native host are one webctx release and protocol",
+              'The popup says "Version mismatch: …".', "Update the side the message names."),
 )
 """Every check `doctor` runs, in order (README "Troubleshooting" is generated from this)."""
 
@@ -173,6 +177,7 @@ def diagnose(
     checks.append(check_stale(providers or paths.providers_dir()))
     if live:
         checks.append(check_live(providers))
+    checks.append(check_versions(extension_dir, providers, live=live))
     return checks
 
 

@@ -28,3 +28,9 @@ class Descriptor(WireModel):
     handoff: str | None = None
     """Our addition: `ws://127.0.0.1:<port>/handoff`, where the browser's other native hosts (other
     profiles) connect, with `token`, to hand their windows to this provider (SPEC §3; handoff.py)."""
+    host_version: str | None = None
+    extension_version: str | None = None
+    extension_protocol: str | None = None
+    """Our addition (issue 17 item 6): this native host's webctx version, and the webctx and protocol
+    versions the extension that started it said in its `hello`, so that `webctx doctor` can compare
+    the running pair (install/doctor_versions.py)."""

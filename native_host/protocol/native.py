@@ -8,6 +8,7 @@ from typing import Annotated, Any, Final, Literal
 
 from pydantic import ConfigDict, Field, TypeAdapter, field_validator
 
+from native_host import __version__
 from native_host.protocol.answers import Element, LocationAnswer, WindowBounds
 from native_host.protocol.base import ID_PATTERN, IncomingFrame, WireModel
 from native_host.protocol.version import PROTOCOL_VERSION
@@ -121,6 +122,8 @@ class HelloReply(WireModel):
 
     instance: str
     protocol: str = PROTOCOL_VERSION
+    version: str | None = __version__
+    """The native host's webctx version (issue 17 item 6: the worker shows a mismatch with its own)."""
     listening: bool
     problem: str | None = None
     """Why the host does not serve although the user switched it on (e.g. an unsafe providers

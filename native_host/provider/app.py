@@ -46,7 +46,7 @@ from native_host.protocol.native import (
     ToolsChanged,
     TreePush,
 )
-from native_host.protocol.version import PROTOCOL_VERSION, protocol_supported
+from native_host.protocol.version import version_mismatch
 from native_host.provider import bench_ping
 from native_host.provider.bridge import Bridge
 from native_host.provider.daemon_threads import open_reader, run_in_daemon_thread
@@ -256,10 +256,10 @@ class NativeHost:
                 self._ms_since_start(),
                 listening,
             )
-            if not protocol_supported(hello.protocol):
-                log.warning(
-                    "the extension speaks protocol %s, this host %s", hello.protocol, PROTOCOL_VERSION
-                )
+        # On either path (the early one used to skip it): issue 17 item 6.
+        mismatch = version_mismatch(hello.protocol, hello.extension.version if hello.extension else None)
+        if mismatch is not None:
+            log.warning("version mismatch: %s", mismatch.message)
         if listening and self._provider_task is None:
             assert self._mcp_module is not None  # `run` starts the import before any hello
             self._provider_task = self._spawn(self.serving.start(hello, self._mcp_module), "start-provider")

@@ -3,7 +3,7 @@
 ```
 early_hello.answer_first_hello ─┐   (the first hello, before pydantic and mcp are imported)
 app.NativeHost._on_hello ───────┴─► hello_result(instance, enabled=…) ─► {instance, protocol,
-                                                                          listening[, problem]}
+                                                                          version, listening[, problem]}
 ```
 
 Standard library only (plus `paths`, `protocol.version`, `protocol.providers_folder`): the early
@@ -17,7 +17,7 @@ import base64
 import os
 from typing import Any
 
-from native_host import paths
+from native_host import __version__, paths
 from native_host.errors import ProvidersFolderError
 from native_host.protocol.providers_folder import check_providers_folder, check_publishing_names
 from native_host.protocol.version import PROTOCOL_VERSION
@@ -71,7 +71,8 @@ def providers_folder_problem() -> str | None:
 
 def hello_result(instance: str, *, enabled: bool, check_folder: bool = True) -> dict[str, Any]:
     """The `result` of a `hello` (wire names, HelloReply's shape): `instance`, our PROTOCOL_VERSION,
-    and `listening`: `enabled` (the worker's `settings.enabled`), except that with `check_folder`
+    our webctx `version` (the worker compares both with its own: issue 17 item 6), and `listening`:
+    `enabled` (the worker's `settings.enabled`), except that with `check_folder`
     an unsafe providers folder makes it false and adds `problem`, the sentence for the popup.
     The folder is refused before we say we listen (SPEC §3): the host stays connected without a
     port, so the extension shows why instead of restarting it. Never raises."""
@@ -79,7 +80,12 @@ def hello_result(instance: str, *, enabled: bool, check_folder: bool = True) -> 
     if listening and check_folder:
         problem = providers_folder_problem()
         listening = problem is None
-    result: dict[str, Any] = {"instance": instance, "protocol": PROTOCOL_VERSION, "listening": listening}
+    result: dict[str, Any] = {
+        "instance": instance,
+        "protocol": PROTOCOL_VERSION,
+        "version": __version__,
+        "listening": listening,
+    }
     if problem is not None:
         result["problem"] = problem
     return result

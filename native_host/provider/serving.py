@@ -31,7 +31,7 @@ from types import ModuleType
 from typing import TYPE_CHECKING, Any, Final
 from urllib.parse import urlsplit
 
-from native_host import paths
+from native_host import __version__, paths
 from native_host.protocol.browser_identity import BrowserIdentity, identify_browser
 from native_host.protocol.descriptor import Descriptor
 from native_host.protocol.native import (
@@ -153,6 +153,10 @@ class Serving:
             token=endpoint.token,
             listener_pid=os.getpid(),
             handoff=handoff_url,  # our addition: where this browser's other native hosts connect
+            # our addition: what runs on both sides, for `webctx doctor`'s `versions` check
+            host_version=__version__,
+            extension_version=hello.extension.version if hello.extension else None,
+            extension_protocol=hello.protocol,
         )
         if self._stopping.is_set():
             return

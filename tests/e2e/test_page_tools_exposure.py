@@ -201,6 +201,27 @@ async def test_declarative_forms_become_tools_that_fill_and_submit(
         await page.close()
 
 
+async def test_forms_parsed_before_a_script_and_added_after_load_are_tools(
+    tb: ToolsBrowser, page_server: str
+) -> None:
+    """Issue 17 item 5: the polyfill observes nothing while the page is parsed (a document-wide
+    observer then doubled a huge page's time to DOMContentLoaded). A page script running during
+    the parse gets no declarative tool, as from Chromium's own WebMCP (the `native` run); after
+    DOMContentLoaded the parsed form is a tool, and a form added by script after load becomes one
+    through the observer installed then."""
+    url = f"{page_server}/forms_late.html"
+    page = await tb.open("/forms_late.html", page_server)
+    try:
+        assert await page.evaluate("window.readyStateAsked") == "loading"
+        await wait_until(page, "window.seenWhileParsing !== null")
+        assert await page.evaluate("window.seenWhileParsing") == []
+        async with tb.session() as session:
+            tools = await wait_for_tools(session, lambda ts: "late_form" in page_tools_of(ts, url))
+            assert set(page_tools_of(tools, url)) == {"early_form", "late_form"}
+    finally:
+        await page.close()
+
+
 FORM_CONTROLS_SCHEMA = {
     "properties": {
         "bags": {"maximum": 3, "minimum": 0, "multipleOf": 1, "type": "number"},

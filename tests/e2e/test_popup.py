@@ -9,7 +9,9 @@ drawn in its state's colour, beside the same text in the DOM.
 from __future__ import annotations
 
 import asyncio
+import json
 import re
+import shutil
 import socket
 import time
 from pathlib import Path
@@ -18,9 +20,11 @@ from urllib.parse import urlsplit
 
 from playwright.async_api import Page, async_playwright, expect
 
+from native_host import __version__
 from native_host.install import doctor
 from native_host.protocol.processes import process_alive
-from tests.e2e.conftest import BROWSER_ARGS, CHROMIUM, EXTENSION_ID
+from native_host.protocol.version import PROTOCOL_VERSION, UPDATE_EXTENSION_FIX
+from tests.e2e.conftest import BROWSER_ARGS, CHROMIUM, EXTENSION, EXTENSION_ID, launched_browser
 from tests.e2e.harness import RunningBrowser, seed_profile
 from tests.e2e.png import background_share, has_colour_near, read_png
 from tests.e2e.tree import walk
@@ -72,6 +76,7 @@ async def test_switching_the_provider_off_and_on_removes_and_restores_the_descri
     await popup.set_viewport_size({"width": 380, "height": 220})
     await popup.goto(POPUP)
     await _check_screenshot(popup, tmp_path, "on", "Provider on: connected", GREEN)
+    await expect(popup.locator("#versions")).to_be_hidden()  # the same release on both sides
     port = urlsplit(first.endpoint).port
     # The count is there without a host asking (popup_status.js), and stays so after a `current`.
     detail = f"MCP endpoint on 127.0.0.1:{port} · 0 pages with tools"
@@ -97,7 +102,9 @@ async def test_doctor_reports_every_link_ok_for_a_working_browser(browser: Runni
     await browser.descriptor()
     checks = await asyncio.to_thread(doctor.diagnose, user_data_dir=browser.user_data_dir)
     assert [c for c in checks if not c.ok] == []
-    assert [c.name for c in checks][-1] == "provider.live"
+    assert [c.name for c in checks][-2:] == ["provider.live", "versions"]
+    # `versions` read what the running extension said in its hello (the descriptor records it).
+    assert "runs that pair" in checks[-1].message, checks[-1].message
 
 
 async def test_an_excluded_site_is_not_reported_and_settings_are_stored(
@@ -152,3 +159,39 @@ async def test_the_popup_counts_the_pages_with_tools_live_without_a_host_asking(
     await expect(detail).to_have_text(re.compile(r"· 1 page with tools$"), timeout=10_000)
     await tools_page.close()
     await expect(detail).to_have_text(re.compile(r"· 0 pages with tools$"), timeout=5_000)
+
+
+async def test_a_version_mismatch_with_the_native_host_says_which_side_to_update(tmp_path: Path) -> None:
+    """Issue 17 item 6: an extension of another webctx release than the native host (here a copy
+    of extension/ whose manifest says 0.0.1, so the extension is the older side) still connects,
+    but the worker's status carries `versionMismatch` and the popup says so in words, with the
+    fix, in one line; the state line stays "connected"."""
+    old = tmp_path / "extension-0.0.1"
+    shutil.copytree(EXTENSION, old)
+    manifest = json.loads((old / "manifest.json").read_text(encoding="utf-8"))
+    manifest["version"] = "0.0.1"
+    (old / "manifest.json").write_text(json.dumps(manifest), encoding="utf-8")
+    # The last of a repeated switch wins: the copy replaces extension/ (same key, same id).
+    args = (f"--disable-extensions-except={old}", f"--load-extension={old}")
+    async with launched_browser(tmp_path / "udd", extra_args=args) as browser:
+        await browser.descriptor()
+        message = (
+            f"The extension is webctx 0.0.1 (protocol {PROTOCOL_VERSION}) but the native host is "
+            f"webctx {__version__} (protocol {PROTOCOL_VERSION}): {UPDATE_EXTENSION_FIX}."
+        )
+        read = "async () => (await chrome.storage.session.get('status')).status"
+        async with asyncio.timeout(10):  # the status is written a moment after the hello reply
+            while (status := await browser.worker_eval(read) or {}).get("state") != "connected":
+                await asyncio.sleep(0.05)
+        assert status["versionMismatch"] == {
+            "extension": {"version": "0.0.1", "protocol": PROTOCOL_VERSION},
+            "host": {"version": __version__, "protocol": PROTOCOL_VERSION},
+            "update": "extension",
+            "message": message,
+        }
+        popup = await browser.context.new_page()
+        await popup.set_viewport_size({"width": 380, "height": 320})
+        await popup.goto(POPUP)
+        await _check_screenshot(popup, tmp_path, "mismatch", "Provider on: connected", GREEN)
+        await expect(popup.locator("#versions")).to_have_text(f"Version mismatch: {message}")
+        await expect(popup.locator("#versions")).to_be_visible()

@@ -58,7 +58,7 @@ def test_a_fresh_install_is_ok_on_every_link(installed: Path, isolated_home: Pat
     assert [c.name for c in checks] == [
         "extension.folder", "manifest.present", "manifest.json", "manifest.keys", "manifest.name",
         "manifest.path",
-        "manifest.allowed", "launcher.interpreter", "providers.folder", "providers.stale",
+        "manifest.allowed", "launcher.interpreter", "providers.folder", "providers.stale", "versions",
     ]
     assert {c.name for c in checks} <= {info.name for info in doctor.CHECKS}
 

@@ -16,6 +16,7 @@ from typing import Any
 
 import pytest
 
+from native_host import __version__
 from native_host.provider.early_hello import EARLY_MAX_BYTES, answer_first_hello
 from tests.support.host_process import Host, log_text, ready_descriptor
 
@@ -55,7 +56,9 @@ def test_a_hello_is_answered_with_the_instance_and_listening(pipe: tuple[int, in
     [reply] = replies(out)
     assert reply == {
         "type": "result", "id": "w-1",
-        "result": {"instance": early.instance, "protocol": "0.2.0", "listening": True},
+        "result": {
+            "instance": early.instance, "protocol": "0.2.0", "version": __version__, "listening": True
+        },
     }
     assert early.hello == HELLO and early.listening and early.unread == b""
     # the next frame is still in the pipe, for app.py
@@ -114,7 +117,7 @@ async def test_hello_is_answered_before_mcp_is_imported(spawn: Callable[[], Any]
     host: Host = await spawn()
     result = await host.hello()
     hello_ms = (time.monotonic() - host.spawned_at) * 1e3
-    assert set(result) == {"instance", "protocol", "listening"}
+    assert set(result) == {"instance", "protocol", "version", "listening"}
     assert re.fullmatch(r"[A-Za-z0-9_-]{22}", result["instance"])
     assert result["protocol"] == "0.2.0" and result["listening"] is True
     await ready_descriptor(host)

@@ -16,6 +16,7 @@ from typing import Any
 import psutil
 import pytest
 
+from native_host import __version__
 from native_host.protocol.native import HelloReply
 from native_host.protocol.version import PROTOCOL_VERSION
 from native_host.provider.hello import hello_result, mint_instance
@@ -34,7 +35,9 @@ def unsafe_providers_folder() -> Path:
 @pytest.mark.parametrize("enabled", [True, False])
 def test_the_reply_is_the_hello_reply_model_on_the_wire(enabled: bool) -> None:
     result = hello_result(INSTANCE, enabled=enabled)
-    assert result == {"instance": INSTANCE, "protocol": PROTOCOL_VERSION, "listening": enabled}
+    wanted = {"instance": INSTANCE, "protocol": PROTOCOL_VERSION, "version": __version__}
+    wanted["listening"] = enabled
+    assert result == wanted
     assert HelloReply(instance=INSTANCE, listening=enabled).to_wire() == result
     assert HelloReply.model_validate(result).to_wire() == result
 

@@ -14,6 +14,7 @@ from typing import Any
 import psutil
 import pytest
 
+from native_host import __version__
 from tests.support.host_process import (
     Host,
     descriptors,
@@ -44,6 +45,9 @@ async def test_descriptor_has_the_right_fields_and_modes(spawn: Callable[[], Any
         "token",
         "listenerPid",
         "handoff",  # our addition: where this browser's other profiles' hosts connect (SPEC §3)
+        "hostVersion",  # our additions (issue 17 item 6): what runs on both sides, for `webctx doctor`
+        "extensionVersion",
+        "extensionProtocol",
     }
     assert descriptor["protocol"] == "0.2.0"
     # our python is no browser: the hello's browser name picks the table row
@@ -51,6 +55,8 @@ async def test_descriptor_has_the_right_fields_and_modes(spawn: Callable[[], Any
     assert descriptor["version"] == "156.0.8078.114"
     assert descriptor["instance"] == result["instance"]
     assert descriptor["listenerPid"] == host.process.pid
+    assert (descriptor["hostVersion"], descriptor["extensionVersion"]) == (__version__, "0.1.0")
+    assert descriptor["extensionProtocol"] == "0.2.0"
     me = psutil.Process()
     assert descriptor["pid"] in {me.pid, *(parent.pid for parent in me.parents())}
     assert path.name == f"org.chromium.Chromium-{descriptor['pid']}.json"
