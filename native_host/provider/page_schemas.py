@@ -49,6 +49,8 @@ import referencing.jsonschema
 from jsonschema import exceptions as jsonschema_exceptions
 from jsonschema.protocols import Validator
 
+from native_host.protocol.native import MAX_JSON_DEPTH, exceeds_depth
+
 if TYPE_CHECKING:
     import regex  # imported where first needed: 10-25 ms the host's start does not need
 
@@ -388,6 +390,11 @@ def check_input(schema: Mapping[str, Any] | InputSchema | None, arguments: Any) 
         return compiled.refusal
     if compiled.validator is None:
         return None
+    if exceeds_depth(arguments, MAX_JSON_DEPTH):  # jsonschema recurses with the arguments' depth
+        return (
+            f"The arguments are nested deeper than {MAX_JSON_DEPTH} levels, so they could not be "
+            "checked against the tool's inputSchema and the page was not called. Send flatter arguments."
+        )
     token = _CURRENT.set(_Check(compiled.patterns, _cpu_time() + CHECK_BUDGET_S))
     try:
         error = jsonschema_exceptions.best_match(compiled.validator.iter_errors(arguments))
@@ -402,9 +409,12 @@ def check_input(schema: Mapping[str, Any] | InputSchema | None, arguments: Any) 
         return _unsupported_pattern(str(exc.args[0]))
     except referencing.exceptions.Unresolvable as exc:  # _walk found every ref; kept as a backstop
         return _outside_ref(str(getattr(exc, "ref", exc)))
-    except Exception:  # recursion and the like: the page's schema, not ours
-        log.info("checking arguments against a page tool's inputSchema failed; not checked")
-        return None
+    except Exception:  # recursion and the like: fail closed, an unchecked call never reaches the page
+        log.info("checking arguments against a page tool's inputSchema failed; the call is refused")
+        return (
+            "The arguments could not be checked against the tool's inputSchema (the check failed), "
+            "so the page was not called. Simpler arguments may pass."
+        )
     finally:
         _CURRENT.reset(token)
     if error is None:

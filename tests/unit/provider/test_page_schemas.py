@@ -434,3 +434,23 @@ async def test_the_host_answers_a_pathological_pattern_at_once(
     assert "p1_find" in {t.name for t in listed.tools}
     assert elapsed < 2.0, elapsed
     assert host.frames.empty()
+
+
+def test_arguments_too_deep_to_check_are_refused_not_passed_unchecked() -> None:
+    """A client nesting arguments past the recursion jsonschema can follow used to get them to the
+    page unchecked ("not checked"); now they are an isError, and an unexpected failure of the
+    check fails closed (a fresh user's attack, issue 13)."""
+    compiled = compile_schema({"type": "object", "properties": {"a": {"$ref": "#"}}, "required": []})
+
+    def nested(depth: int, leaf: Any) -> Any:
+        value = leaf
+        for _ in range(depth):
+            value = {"a": value}
+        return value
+
+    assert check_input(compiled, nested(40, {})) is None
+    shallow = check_input(compiled, nested(40, 7))
+    assert shallow is not None and shallow.startswith("Invalid arguments")
+    for depth in (170, 5_000):
+        deep = check_input(compiled, nested(depth, 7))
+        assert deep is not None and "deeper than" in deep, depth
