@@ -13,6 +13,7 @@ import time
 from typing import Any
 
 from native_host.cli.arguments import positive_seconds
+from native_host.cli.render import shorten
 from native_host.cli.result import Result
 from native_host.host import DEFAULT_TIMEOUT_S, HostClient
 from native_host.protocol.descriptor import Descriptor
@@ -61,8 +62,7 @@ async def read_activity(client: HostClient, pid: int | None) -> tuple[Descriptor
 
 
 def _quoted(title: str | None, limit: int = 40) -> str:
-    title = title or "an untitled page"
-    return f"'{title if len(title) <= limit else title[: limit - 1] + '…'}'"
+    return f"'{shorten(title or 'an untitled page', limit)}'"
 
 
 def ago(at_ms: int, now_ms: int) -> str:
@@ -82,12 +82,13 @@ def ago(at_ms: int, now_ms: int) -> str:
 def describe_read(entry: dict[str, Any], now_ms: int) -> str:
     """One entry in words: "Claude Code 1.2 read the selection in 'Tidal…' 2 min ago"."""
     client = entry.get("client") or {}
-    who = " ".join(str(part) for part in (client.get("name"), client.get("version")) if part)
-    who = f"{who or 'unknown client'} (via {client['via']})" if client.get("via") else who
+    # A client names itself (any text, newlines included): one line, cut, so it cannot forge entries.
+    who = shorten(" ".join(str(part) for part in (client.get("name"), client.get("version")) if part), 80)
+    who = f"{who or 'unknown client'} (via {shorten(str(client['via']), 40)})" if client.get("via") else who
     elements = [e for e in entry.get("elements") or [] if isinstance(e, dict)]
     titles = {e.get("page"): e.get("title") for e in elements if e.get("kind") == "page"}
     kinds = {e.get("kind"): e for e in elements}
-    tool = str(entry.get("tool", ""))
+    tool = shorten(str(entry.get("tool", "")), 80)
     if tool == "current":
         if "selection" in kinds:
             what = f"read the selection in {_quoted(titles.get(kinds['selection'].get('page')))}"

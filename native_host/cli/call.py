@@ -13,7 +13,7 @@ from mcp import types
 
 from native_host.cli.arguments import positive_seconds
 from native_host.cli.render import MAX_ID_CHARS, result_text, shorten
-from native_host.cli.result import Result
+from native_host.cli.result import Result, terminal_safe
 from native_host.errors import WebctxError
 from native_host.host import HostClient
 from native_host.protocol.native import PAGE_TOOL_DEADLINE_MS
@@ -77,7 +77,8 @@ def run(args: argparse.Namespace) -> Result:
     data = result.model_dump(mode="json", by_alias=True, exclude_none=True)
     if result.is_error:
         message = " ".join(result_text(result).split()) or "no reason given"
-        print(f"webctx: `{shorten(name, MAX_ID_CHARS)}` answered with an error: {message}", file=sys.stderr)
+        said = f"webctx: `{shorten(name, MAX_ID_CHARS)}` answered with an error: {message}"
+        print(terminal_safe(said), file=sys.stderr)  # the page's words
         return Result(text="", data=data, exit_code=1)
     return Result(text=result_text(result), data=data)
 

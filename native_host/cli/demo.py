@@ -27,7 +27,8 @@ browser's descriptor, connect over MCP, call `current` until it holds the select
 element tree (or the exact answer with --json), locate the selection, list the MCP tools, call the
 page's own tool (get_passage) and print its result, and shut the browser down. Progress goes to
 stderr; the browser's own output to a log file. Needs a browser: `sudo apt-get install chromium` on
-Debian/Ubuntu, Google Chrome on macOS. Not on Windows yet (the DevTools pipe).
+Debian/Ubuntu, Google Chrome on macOS. On Windows the pipe cannot be handed to the browser: the
+demo uses --load-extension there, which Edge, Brave and Chromium honour (Google Chrome 137+ does not).
 """
 
 

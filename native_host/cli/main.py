@@ -19,7 +19,7 @@ try:  # a Ctrl-C this early (the console script is importing us) ends as cleanly
     from typing import Final
 
     from native_host import __version__
-    from native_host.cli.result import Result, emit
+    from native_host.cli.result import Result, emit, terminal_safe
     from native_host.errors import WebctxError
     from native_host.log_files import rotating_log_file
 except KeyboardInterrupt:
@@ -143,9 +143,9 @@ def _main(argv: Sequence[str] | None) -> int:
         log.debug("webctx %s failed (%s)", args.command, exc.code, exc_info=True)
         message = exc.message
         fix = str(getattr(exc, "fix", "") or "")
-        print(f"webctx: {message}", file=sys.stderr)
+        print(terminal_safe(f"webctx: {message}"), file=sys.stderr)  # may quote a page's words
         if fix and fix not in message:
-            print(f"Fix: {fix}", file=sys.stderr)
+            print(terminal_safe(f"Fix: {fix}"), file=sys.stderr)
         return 1
     if not result.printed:
         emit(result, as_json)

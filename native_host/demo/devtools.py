@@ -16,7 +16,7 @@ answers and events to its fd 4; each message is one JSON object followed by a NU
                                the browser's product and version
 
 POSIX only: Windows passes fds 3 and 4 through the C runtime's handle table, which `subprocess`
-cannot fill (the demo refuses there with a sentence, runner.py).
+cannot fill (the demo falls back to --load-extension there, runner.py).
 """
 
 from __future__ import annotations
@@ -87,7 +87,7 @@ class DevToolsPipe:
         fds 3 and 4, inheritable. Only async-signal-safe system calls (fcntl, dup2). Popen's
         close_fds then closes every other descriptor except `pass_fds` (3, 4)."""
         assert self.child_read is not None and self.child_write is not None
-        if sys.platform != "win32":  # never called on Windows (runner.py refuses first)
+        if sys.platform != "win32":  # never called on Windows (runner.py uses --load-extension there)
             read_copy = fcntl.fcntl(self.child_read, fcntl.F_DUPFD, _HIGH_FD)
             write_copy = fcntl.fcntl(self.child_write, fcntl.F_DUPFD, _HIGH_FD)
             os.dup2(read_copy, BROWSER_READS_FD)  # inheritable by default
