@@ -42,7 +42,7 @@ import { PageToolRouter } from "./page_tool_router.js";
 import { TreePusher } from "./tree_push.js";
 import { cancelConfirmation } from "./confirm.js";
 import { servePopupStatus } from "./popup_status.js";
-import { ActivityFeed, readBadgeFlasher } from "./activity.js";
+import { ActivityFeed, READ_BADGE_TEXT, readBadgeFlasher } from "./activity.js";
 import { serveTransparency } from "./popup_transparency.js";
 import {
   CURRENT,
@@ -82,7 +82,18 @@ const locator = new Locator(ids, tabModel, seedTabModel, channels, (tabId, key) 
 // The last reads of desktop hosts (the host's `activity` events) and the badge's read flash.
 const activity = new ActivityFeed();
 // The flash ends by putting the state's look back (its "!" badge when broken).
-const flashReadBadge = readBadgeFlasher(api.setActionBadgeText, () => showActionLook());
+// While it flashes, showActionLook keeps "read" on the badge (a status change must not wipe it).
+let readFlashing = false;
+const flashReadBadge = readBadgeFlasher(
+  (text) => {
+    readFlashing = text !== "";
+    return api.setActionBadgeText(text);
+  },
+  () => {
+    readFlashing = false;
+    showActionLook();
+  },
+);
 const port = new NativePort({
   onRequest: routeNativeRequest,
   onConnect: () => {
@@ -132,7 +143,8 @@ let shownStatus;
 let shownLook;
 /** The toolbar icon, badge and tooltip follow the status and the switch (action_icon.js, issue 18 item 1). */
 function showActionLook() {
-  const look = actionLook(describeStatus(shownStatus, settings.enabled));
+  const state = actionLook(describeStatus(shownStatus, settings.enabled));
+  const look = readFlashing ? { ...state, badge: READ_BADGE_TEXT } : state;
   void api.setActionLook(look).then((error) => {
     shownLook = { ...look, error };
   });

@@ -422,6 +422,10 @@ export class NativePort {
    */
   async noteStatus(fields) {
     if (this.#lastStatus.state !== "connected") return;
+    // Written only when a fact changes: `current` runs every 500 ms while the popup is open, and
+    // each write re-renders the popup and re-applies the toolbar look.
+    const last = /** @type {Record<string, unknown>} */ (this.#lastStatus);
+    if (Object.entries(fields).every(([key, value]) => last[key] === value)) return;
     await this.#setStatus({ ...this.#lastStatus, ...fields });
   }
 
