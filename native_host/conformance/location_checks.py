@@ -44,7 +44,8 @@ def _rect_problem(rect: Any) -> str | None:
 def _location_problem(answer: Any) -> str | None:
     if not isinstance(answer, dict):
         return f"{short(answer)} is not an object"
-    if answer.get("state") not in LOCATION_STATES:
+    state = answer.get("state")
+    if not isinstance(state, str) or state not in LOCATION_STATES:  # a list is unhashable
         return f"state {short(answer.get('state'))} is not visible, offscreen or gone"
     rects = answer.get("rects")
     if not isinstance(rects, list):

@@ -209,3 +209,11 @@ def test_ids_outside_the_pattern_fail_even_with_a_trailing_newline(bad_id: str) 
     assert t.current_id_format(ev).status == "fail"
     root["children"][0]["id"] = "x" * 128  # type: ignore[index]
     assert t.current_id_format(ev).status == "pass"
+
+
+@pytest.mark.rule("location.shape")
+def test_a_location_state_that_is_a_list_is_a_failure_not_a_traceback() -> None:
+    """Hypothesis found `{"state": []}` raising TypeError (unhashable) in the state check."""
+    from native_host.conformance.location_checks import _location_problem
+
+    assert _location_problem({"state": [], "rects": []}) == "state [] is not visible, offscreen or gone"
