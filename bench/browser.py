@@ -257,7 +257,7 @@ def launched_browser(browser: str, tabs: int, workdir: Path) -> Iterator[Launche
     log_path = workdir / f"browser-{tabs}.log"
     with page_server() as base, log_path.open("wb") as log_file:
         urls = tab_urls(base, tabs)
-        command = browser_command(browser, user_data_dir, paths.extension_dir(), urls[0])
+        command = browser_command(browser, user_data_dir, urls[0], load_extension=paths.extension_dir())
         command.insert(-1, "--remote-debugging-port=0")
         started = time.monotonic()
         process: subprocess.Popen[bytes] = subprocess.Popen(

@@ -87,7 +87,9 @@ def plain_browser(browser: str, user_data_dir: Path, extension: Path | None) -> 
     from native_host.demo.runner import browser_command
 
     user_data_dir.mkdir(parents=True)
-    command = browser_command(browser, user_data_dir, extension or user_data_dir, "about:blank")
+    command = browser_command(
+        browser, user_data_dir, "about:blank", load_extension=extension or user_data_dir
+    )
     if extension is None:
         flags = ("--disable-extensions-except=", "--load-extension=")
         command = [arg for arg in command if not arg.startswith(flags)]

@@ -208,7 +208,11 @@
   ns.listen(window, "focus", onChange);
   ns.listen(window, "blur", onChange);
   ns.listen(window, "pagehide", onPageHide);
-  ns.listen(window, "pageshow", onChange); // back from the back/forward cache
+  // Back from the back/forward cache only: the first pageshow (these scripts start at
+  // document_start) would read the report, and a selection read lays the whole page out.
+  ns.listen(window, "pageshow", (/** @type {Event} */ event) => {
+    if (/** @type {PageTransitionEvent} */ (event).persisted) onChange();
+  });
   // The page's language (the Page's `attributes.lang`) has no event: watch the one attribute.
   const langWatch = new MutationObserver(onChange);
   const watchLang = () => {

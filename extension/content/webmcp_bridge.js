@@ -371,7 +371,16 @@
     if (now < frameCount) frameRemoved();
     frameCount = now;
   });
-  frames.observe(document, { childList: true, subtree: true });
+  // From DOMContentLoaded on: these scripts start at document_start (manifest.json: a later start
+  // holds back the load event, issue 17 item 5), and a subtree observer during the parse makes
+  // the parser queue a record for every node (the main-world polyfill waits for the same reason).
+  // A frame the parser adds cannot be removed before then unless a page script removes it.
+  const watchFrames = () => {
+    frameCount = window.frames.length;
+    frames.observe(document, { childList: true, subtree: true });
+  };
+  if (document.readyState === "loading") ns.listen(document, "DOMContentLoaded", watchFrames, { once: true });
+  else watchFrames();
   ns.onStop(() => frames.disconnect());
   ns.webmcpFrames?.onChange(scheduleRefresh); // a newly seen cross-origin frame may offer tools
   ns.webmcp = { mode: isNative ? "native" : "polyfill" };

@@ -44,7 +44,9 @@ import { buildTree, isInternalUrl, tabUrl } from "./tree.js";
 
 /**
  * One build: the tree, or why there is none yet; and the active tabs it read (or would have).
- * @typedef {({complete: true, root: Element, windowFocused: boolean} | {complete: false, retryInMs?: number}) & {activeTabIds: number[]}} Build
+ * `loadedTabIds`: those of `activeTabIds` whose page is not loading (tab status), the ones
+ * `pullUnseen` may pull (see `pushedTree`).
+ * @typedef {({complete: true, root: Element, windowFocused: boolean} | {complete: false, retryInMs?: number}) & {activeTabIds: number[], loadedTabIds: number[]}} Build
  */
 
 export class Current {
@@ -82,7 +84,12 @@ export class Current {
     if (!this.#deps.connected()) return null;
     const built = await this.#build(false);
     if (built.complete) return { complete: true, root: built.root, windowFocused: built.windowFocused };
-    void this.#deps.selections.pullUnseen(built.activeTabIds).then((pulled) => pulled && this.#deps.schedulePush(), () => undefined);
+    // Only tabs that finished loading: a chrome.scripting.executeScript into a loading document
+    // holds back its load event until the injection's result is sent, and Chromium renders the
+    // whole page first (on a 200,000-element page the load event came ~400 ms later, issue 17
+    // item 5: bench/page_load.py). The tab's status "complete" (after the load event) is a tab
+    // update, which schedules this push again.
+    void this.#deps.selections.pullUnseen(built.loadedTabIds).then((pulled) => pulled && this.#deps.schedulePush(), () => undefined);
     return built.retryInMs === undefined ? { complete: false } : { complete: false, retryInMs: built.retryInMs };
   }
 
@@ -109,18 +116,19 @@ export class Current {
     const settings = this.#deps.settings();
     const shown = shownWindows(tabModel.windows({ normalOnly: true }), settings);
     const activeTabIds = activeWebTabIds(shown);
+    const loadedTabIds = loadedWebTabIds(shown, activeTabIds);
     let frames;
     if (pull) frames = await selections.collect(activeTabIds);
     else {
       const pushed = selections.pushedComplete(activeTabIds);
-      if (!pushed.complete) return { ...pushed, complete: false, activeTabIds };
+      if (!pushed.complete) return { ...pushed, complete: false, activeTabIds, loadedTabIds };
       frames = selections.pushed();
     }
     const pages = pageTools.exposedPages(shown);
     const snapshot = { browser, windows: shown, lastFocusedWindowId: lastFocused.id, selections: new Map(), frames, pageTools: pages };
     const root = buildTree(snapshot, ids, { includeIncognito: settings.incognito }); // SPEC §2: opt-in
     void this.#deps.noteStatus({ pagesWithTools: countPagesWithTools(root) }); // the popup shows it
-    return { complete: true, root, windowFocused: lastFocused.focused, activeTabIds };
+    return { complete: true, root, windowFocused: lastFocused.focused, activeTabIds, loadedTabIds };
   }
 }
 
@@ -149,4 +157,18 @@ export function activeWebTabIds(windows) {
       .filter((tab) => tab.active && tab.id !== undefined && !isInternalUrl(tabUrl(tab)))
       .map((tab) => /** @type {number} */ (tab.id)),
   );
+}
+
+/**
+ * Those of `tabIds` (tabs of `windows`) whose page is not loading: the tab's `status` is not
+ * "loading" (Firefox and a seeded model may leave it unset: not loading).
+ * @param {ListedWindow[]} windows
+ * @param {number[]} tabIds
+ * @returns {number[]} tab ids, in the order of `tabIds`
+ */
+export function loadedWebTabIds(windows, tabIds) {
+  const loading = new Set(
+    windows.flatMap((win) => (win.tabs ?? []).filter((tab) => tab.status === "loading").map((tab) => tab.id)),
+  );
+  return tabIds.filter((tabId) => !loading.has(tabId));
 }

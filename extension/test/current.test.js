@@ -3,7 +3,7 @@
 import assert from "node:assert/strict";
 import test from "node:test";
 
-import { Current, activeWebTabIds, shownWindows } from "../service_worker/current.js";
+import { Current, activeWebTabIds, loadedWebTabIds, shownWindows } from "../service_worker/current.js";
 import { IdRegistry } from "../service_worker/ids.js";
 import { normalizeSettings } from "../service_worker/settings.js";
 import { TabModel } from "../service_worker/tab_model.js";
@@ -92,7 +92,7 @@ function currentWith(pushedState, connected = true) {
       pushed: () => frames,
       pullUnseen: async (tabIds) => {
         calls.push(`pullUnseen ${tabIds}`);
-        return true;
+        return tabIds.length > 0; // as selections.js: false when there is none to pull
       },
     },
     pageTools: { exposedPages: () => new Map([[10, { names: ["search"], omitted: 0 }]]) },
@@ -106,7 +106,7 @@ function currentWith(pushedState, connected = true) {
       lastFocusedWindow: async () => ({ id: 1, focused: true }),
     },
   });
-  return { current, calls };
+  return { current, calls, tabs };
 }
 
 test("answer pulls the active web tabs, builds the tree and schedules a push", async () => {
@@ -126,6 +126,27 @@ test("pushedTree waits for a tab that must be pulled, and pulls the unseen ones 
   assert.deepEqual(await current.pushedTree(), { complete: false, retryInMs: 120 });
   await new Promise((resolve) => setTimeout(resolve, 0));
   assert.deepEqual(calls, ["seed", "seed", "pushedComplete 10", "pullUnseen 10", "schedulePush"]);
+});
+
+test("pushedTree pulls a tab in the background only once it has loaded (issue 17 item 5)", async () => {
+  // An executeScript pull into a loading document holds back its load event (docs/extension.md
+  // "When the content scripts start"); the tab's "complete" update schedules the push again.
+  const { current, calls, tabs } = currentWith({ complete: false });
+  tabs.tabUpdated(10, tab(10, 1, 0, { active: true, status: "loading" }));
+  assert.deepEqual(await current.pushedTree(), { complete: false });
+  await new Promise((resolve) => setTimeout(resolve, 0));
+  assert.deepEqual(calls, ["seed", "seed", "pushedComplete 10", "pullUnseen "]);
+  calls.length = 0;
+  tabs.tabUpdated(10, tab(10, 1, 0, { active: true, status: "complete" }));
+  await current.pushedTree();
+  await new Promise((resolve) => setTimeout(resolve, 0));
+  assert.deepEqual(calls, ["seed", "seed", "pushedComplete 10", "pullUnseen 10", "schedulePush"]);
+});
+
+test("loaded tabs: those not loading, a status left unset included", () => {
+  const windows = [win(1, [tab(1, 1, 0, { status: "loading" }), tab(2, 1, 1, { status: "complete" }), tab(3, 1, 2)])];
+  const listed = /** @type {import("../service_worker/tab_model.js").ListedWindow[]} */ (windows);
+  assert.deepEqual(loadedWebTabIds(listed, [3, 1, 2]), [3, 2]);
 });
 
 test("pushedTree builds from the pushed reports when they are complete, and nothing without a port", async () => {

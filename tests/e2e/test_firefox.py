@@ -153,7 +153,7 @@ async def test_firefox_reports_pointing_and_answers_location(
             getSelection().removeAllRanges(); getSelection().addRange(r);
             const b = r.getBoundingClientRect(); return [b.x, b.y, b.width, b.height];"""
         texts: list[dict[str, Any]] = []
-        async with asyncio.timeout(15):  # the content script runs at document_idle
+        async with asyncio.timeout(15):  # until the content script has pushed the selection
             while not texts:
                 box = await _script(session, select_wrote)
                 await asyncio.sleep(0.1)

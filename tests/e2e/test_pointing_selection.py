@@ -41,7 +41,8 @@ async def wait_for_content_scripts(
     shared: Shared, url_part: str, *, frames: int, timeout_s: float = 10.0
 ) -> None:
     """Wait until webctx's content script runs in `frames` frames of the tab whose url contains
-    `url_part` (they run at document_idle, possibly after `load`). Raises TimeoutError after `timeout_s`."""
+    `url_part` (they start at document_start; the tab may not list a frame yet). Raises TimeoutError
+    after `timeout_s`."""
     async with asyncio.timeout(timeout_s):
         while True:
             ready = await shared[0].worker_eval(
@@ -258,8 +259,8 @@ async def test_focus_inside_a_same_origin_frame_is_a_focused_frame_group_without
     await tab.goto(f"{page_server}/pointing.html?frame={page_server}/frame.html")
     await tab.bring_to_front()
     frame = await wait_for_frame(tab, "frame.html")
-    # The content scripts run at document_idle, which may come after the frame's `load`: a click
-    # before the frame's script runs is reported only once it runs. Wait for that, not a time.
+    # A click before the frame's content script runs is reported only once it runs: wait for
+    # the script in both frames, not a time.
     await wait_for_content_scripts(shared, "pointing.html", frames=2)
     await frame.click("#inner")  # focus moves into the frame; no field, no selection
     # The frame pushes its focus when the click lands; under heavy load the push can reach the
