@@ -260,7 +260,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--os", choices=["linux", "macos", "windows"], help="whose table to read")
     args = parser.parse_args(argv)
     for _, path in demo_browsers(Machine(os=args.os)):
-        print(path)
+        print(path)  # its own process, run by scripts/setup.sh: never the native host's stdout
         return 0
     return 1
 

@@ -1,4 +1,6 @@
-"""The provider's MCP endpoint: Streamable HTTP on 127.0.0.1, both MCP eras (SPEC §1).
+"""The provider's MCP endpoint: Streamable HTTP on 127.0.0.1, both MCP eras (SPEC §1). Just over
+400 lines: one object wires the SDK, the server and its lifecycle; its parts (tools, connections,
+guard, error bodies, activity, list_changed) already live in their own modules.
 
 ```
 desktop host ──HTTP──► uvicorn (pre-bound 127.0.0.1:0 socket, embedded in the host's loop)

@@ -1,5 +1,7 @@
 """A page tool's `inputSchema`: compiled without fetching anything, checked without stalling the loop
-(SPEC §5 "Calls"; issue 13 items 1 and 3; docs/native-host.md "Page tools").
+(SPEC §5 "Calls"; issue 13 items 1 and 3; docs/native-host.md "Page tools"). Over 400 lines on
+purpose: compiling and checking share one budget context (`_CURRENT`) and the regex router that
+reads it; split apart, the router's contract would span two modules.
 
 ```
 compile_schema(schema) ──► InputSchema   (once per schema, on the tool's first call, in a worker thread)

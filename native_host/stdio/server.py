@@ -1,8 +1,10 @@
 """`webctx mcp`: a stdio MCP server that bridges any MCP client to the browser provider (SPEC §1, §5, §7).
 
-Many MCP clients (Claude Desktop, Claude Code, Cursor, VS Code, Cherry Studio) cannot send our bearer
-token, refuse localhost URLs, or only launch stdio servers. The bridge is such a server: it finds
-the provider the way the reference desktop host does and proxies to it.
+Most MCP clients can send a bearer header, but the provider's port, path and token change at every
+browser start, so a direct-HTTP entry breaks at the next restart (issue 14); some clients only
+launch stdio servers. The bridge is a stdio server that follows the browser: it finds the provider
+the way the reference desktop host does and proxies to it. (Just over 400 lines: the handlers share
+the server's state and the first-look wait; the link, checks and client configs are split out.)
 
 ```
 MCP client ──stdio──► StdioBridge.server (tools, the `webctx://current` resource, listen)
