@@ -14,6 +14,8 @@ answers and events to its fd 4; each message is one JSON object followed by a NU
                                (events and other answers are skipped), or DevToolsError
     load_extension(path)       Browser.getVersion, then Extensions.loadUnpacked; an error names
                                the browser's product and version
+    open_page(url)             navigate the browser's first tab (started on about:blank) to url,
+                               once the extension is loaded
 
 POSIX only: Windows passes fds 3 and 4 through the C runtime's handle table, which `subprocess`
 cannot fill (the demo falls back to --load-extension there, runner.py).
@@ -110,13 +112,17 @@ class DevToolsPipe:
         self.to_browser = self.from_browser = -1
 
     def call(self, method: str, params: dict[str, Any] | None = None, *,
-             timeout_s: float | None = None) -> dict[str, Any]:
-        """Send one command and return its `result` object, waiting up to `timeout_s` seconds
-        (default DEVTOOLS_TIMEOUT_S). Raises DevToolsError with the browser's own error message
+             timeout_s: float | None = None, session_id: str | None = None) -> dict[str, Any]:
+        """Send one command (to the browser, or to the target `session_id` is attached to) and
+        return its `result` object, waiting up to `timeout_s` seconds (default
+        DEVTOOLS_TIMEOUT_S). Raises DevToolsError with the browser's own error message
         (`error.message`), or when the pipe closes or the time is up first."""
         self._next_id += 1
         message_id = self._next_id
-        data = json.dumps({"id": message_id, "method": method, "params": params or {}}).encode() + b"\0"
+        message: dict[str, Any] = {"id": message_id, "method": method, "params": params or {}}
+        if session_id is not None:
+            message["sessionId"] = session_id
+        data = json.dumps(message).encode() + b"\0"
         try:
             view = memoryview(data)
             while view:
@@ -187,3 +193,24 @@ def load_extension(pipe: DevToolsPipe, extension_dir: str, browser: str) -> tupl
             code="extension_not_loaded",
         ) from None
     return product, str(loaded.get("id", ""))
+
+
+def open_page(pipe: DevToolsPipe, url: str) -> None:
+    """Navigate the browser's first tab to `url` (Target.attachToTarget, Page.navigate,
+    Target.detachFromTarget). The demo starts the browser on about:blank and calls this after
+    load_extension: a page that loaded before the extension has no WebMCP polyfill when its
+    `load` handlers run, so the demo page's tool was never registered (about 1 run in 9).
+    Raises DevToolsError when the browser has no tab or refuses the navigation."""
+    targets = pipe.call("Target.getTargets").get("targetInfos", [])
+    page = next((t for t in targets if isinstance(t, dict) and t.get("type") == "page"), None)
+    if page is None:
+        raise DevToolsError("Target.getTargets: the browser has no tab to open the demo page in")
+    attached = pipe.call("Target.attachToTarget", {"targetId": page["targetId"], "flatten": True})
+    session = str(attached["sessionId"])
+    try:
+        navigated = pipe.call("Page.navigate", {"url": url}, session_id=session)
+        if navigated.get("errorText"):
+            raise DevToolsError(f"Page.navigate: {navigated['errorText']}")
+    finally:
+        with contextlib.suppress(DevToolsError):
+            pipe.call("Target.detachFromTarget", {"sessionId": session})

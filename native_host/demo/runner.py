@@ -8,6 +8,8 @@
                                      stderr is the browser's, so nothing reaches the terminal);
                                      fds 3/4: the DevTools pipe (--remote-debugging-pipe)
     load_extension()                 devtools.py: Browser.getVersion, Extensions.loadUnpacked
+    open_page()                      the first tab (started on about:blank) navigates to the demo
+                                     page, so its scripts run with the extension already in
     wait_for_provider()              a usable descriptor whose pid is the browser's
     wait_for_selection()             `current` holds a selected Text
     locate()                         `location` of that Text, in points
@@ -44,8 +46,10 @@ from native_host.demo.devtools import (
     BROWSER_READS_FD,
     BROWSER_WRITES_FD,
     PIPE_FLAGS,
+    DevToolsError,
     DevToolsPipe,
     load_extension,
+    open_page,
 )
 from native_host.demo.page import serve_demo_page
 from native_host.errors import ProvidersFolderError, ProviderUnavailable, WebctxError
@@ -375,7 +379,8 @@ def launch_demo(
         pipe = DevToolsPipe.open()
         stack.callback(pipe.close)  # after _stop_browser (callbacks run last-in first-out)
         process = subprocess.Popen(
-            browser_command(browser_path, user_data_dir, url),
+            # about:blank first: the demo page opens once the extension is in (open_page)
+            browser_command(browser_path, user_data_dir, "about:blank"),
             stdin=subprocess.DEVNULL,
             stdout=log_file,
             stderr=subprocess.STDOUT,
@@ -396,5 +401,13 @@ def launch_demo(
                 code="extension_not_loaded",
             )
         progress(f"{product} loaded the extension {loaded_id} over the DevTools pipe")
+        try:
+            open_page(pipe, url)
+        except DevToolsError as exc:
+            raise WebctxError(
+                f"{browser_path} ({product}) could not open the demo page {url}: {exc.message}. "
+                f"Its log is {log_path}.",
+                code="demo_page_not_opened",
+            ) from None
         yield demo
         progress("stopping the browser")

@@ -60,6 +60,10 @@ async def test_the_demo_succeeds_in_a_browser_that_ignores_load_extension(tmp_pa
     )
     args = args_file.read_text().splitlines()
     assert "--remote-debugging-pipe" in args and "--enable-unsafe-extension-debugging" in args
+    # The page opens only once the extension is loaded (devtools.open_page): a page loaded first
+    # has no WebMCP polyfill when its `load` handlers run, and its tool is never registered.
+    assert args[-1] == "about:blank"
+    assert "└─ Page/tab tab-1  \"webctx demo: the Analytical Engine\"" in out
 
 
 def _pipes(pid: int) -> dict[int, str]:
