@@ -196,9 +196,11 @@ class ChangeWatcher:
 
 
 @asynccontextmanager
-async def watch_list_changed(descriptor: Descriptor, *, legacy: bool) -> AsyncIterator[ChangeWatcher]:
-    """An SDK client over real HTTP that records list_changed: on its session's GET stream
-    (2025-11-25, `legacy`) or on a `subscriptions/listen` stream (2026-07-28)."""
+async def watch_list_changed(
+    descriptor: Descriptor, *, legacy: bool, kind: Literal["tools", "resources"] = "tools"
+) -> AsyncIterator[ChangeWatcher]:
+    """An SDK client over real HTTP that records `notifications/<kind>/list_changed`: on its
+    session's GET stream (2025-11-25, `legacy`) or on a `subscriptions/listen` stream (2026-07-28)."""
     import httpx2
     from mcp import Client
     from mcp.client.streamable_http import streamable_http_client
@@ -210,8 +212,10 @@ async def watch_list_changed(descriptor: Descriptor, *, legacy: bool) -> AsyncIt
         watcher.times.append(monotonic_ms())
         watcher.arrived.set()
 
+    wanted = types.ToolListChangedNotification if kind == "tools" else types.ResourceListChangedNotification
+
     async def on_message(message: Any) -> None:
-        if isinstance(message, types.ToolListChangedNotification):
+        if isinstance(message, wanted):
             record()
 
     headers = {"Authorization": f"Bearer {descriptor.token}"}
@@ -227,7 +231,9 @@ async def watch_list_changed(descriptor: Descriptor, *, legacy: bool) -> AsyncIt
         if legacy:
             yield watcher
             return
-        async with client.listen(tools_list_changed=True) as subscription:
+        async with client.listen(
+            tools_list_changed=kind == "tools", resources_list_changed=kind == "resources"
+        ) as subscription:
 
             async def pump() -> None:
                 async for _event in subscription:
