@@ -40,7 +40,7 @@ PAGE_TEXT_FILES = [
 """What the worker injects for a text read, in order (content/page_text.js's header)."""
 
 SECRETS = ("hunter2-attr", "hunter2-typed", "csrf-secret-1234", "4111111111111111", "otp-987654",
-           "draft-typed-in-textarea", "typed-in-search")
+           "draft-typed-in-textarea", "typed-in-search", "textarea-default-text")
 """Values of form fields: none may appear in the text."""
 
 LOREM = ("Tidal power converts the energy of the tides into electricity. The first large tidal "
@@ -86,6 +86,19 @@ ARTICLE = f"""<!doctype html>
 </body></html>
 """
 
+LOGIN = """<!doctype html><html><head><meta charset="utf-8"><title>Sign in</title></head><body>
+<h1>Sign in</h1>
+<form>
+  <label>Password <input type="password" id="pw" value="hunter2-attr"></label>
+  <input type="hidden" name="csrf" value="csrf-secret-1234">
+  <label>Card <input id="card" autocomplete="cc-number" value="4111111111111111"></label>
+  <label>Code <input id="otp" autocomplete="one-time-code" value="otp-987654"></label>
+  <label>Search <input id="search" type="search"></label>
+  <label>Note <textarea id="draft">textarea-default-text</textarea></label>
+</form></body></html>
+"""
+"""A page with no article: the visible text, which must not show a field's value either."""
+
 LONG = (
     "<!doctype html><html><head><meta charset='utf-8'><title>Long</title></head><body><article>"
     "<h1>Long</h1>"
@@ -122,7 +135,7 @@ DEEP = f"""<!doctype html><html><head><meta charset="utf-8"><title>Deep</title><
 def site(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     """The generated pages over http on 127.0.0.1."""
     folder = tmp_path_factory.mktemp("page-text-pages")
-    pages = {"article.html": ARTICLE, "long.html": LONG, "big.html": many_elements(200_000),
+    pages = {"article.html": ARTICLE, "login.html": LOGIN, "long.html": LONG, "big.html": many_elements(200_000),
              "under.html": many_elements(48_000), "deep.html": DEEP}
     for name, text in pages.items():
         (folder / name).write_text(text, encoding="utf-8")
@@ -212,6 +225,23 @@ async def test_an_article_becomes_markdown_without_any_field_value(
     # The live page is as it was: the work was on a clone.
     assert await page.evaluate("document.documentElement.outerHTML") == before
     assert await page.input_value("#pw") == "hunter2-typed"
+    await page.close()
+
+
+async def test_a_page_without_an_article_gives_its_visible_text_without_field_values(
+    running: RunningBrowser, site: str
+) -> None:
+    page = await opened(running, f"{site}/login.html")
+    await page.fill("#pw", "hunter2-typed")
+    await page.fill("#draft", "draft-typed-in-textarea")
+    await page.fill("#search", "typed-in-search")
+    answer = await read_text(running, page, 262_144)
+    check_shape(answer, 262_144)
+    markdown: str = answer["markdown"]
+    assert answer["source"] == "visible-text"
+    assert markdown.startswith("# Sign in\n") and "Password" in markdown and "Card" in markdown, markdown
+    for secret in SECRETS:
+        assert secret not in markdown, secret
     await page.close()
 
 
