@@ -61,6 +61,12 @@
   function webctxPageText(options) {
     const requested = Number(options?.maxBytes ?? 256 * 1024);
     const maxBytes = Number.isFinite(requested) ? Math.min(MAX_BYTES, Math.max(MIN_BYTES, Math.floor(requested))) : 256 * 1024;
+    // A file missing from the injection is the worker's bug: say which, rather than answer with
+    // the visible text as if the page had no article.
+    const missing = ["Readability", "TurndownService", "turndownPluginGfm", "webctxUtf8"].filter(
+      (name) => !(/** @type {any} */ (globalThis)[name]),
+    );
+    if (missing.length > 0) throw new Error(`webctx page text: ${missing.join(", ")} not injected before page_text.js`);
     const utf8 = /** @type {{capUtf8: (t: string, n: number) => string, utf8Length: (t: string) => number}} */ (
       /** @type {any} */ (globalThis).webctxUtf8
     );
