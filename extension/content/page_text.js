@@ -70,17 +70,20 @@
     const utf8 = /** @type {{capUtf8: (t: string, n: number) => string, utf8Length: (t: string) => number}} */ (
       /** @type {any} */ (globalThis).webctxUtf8
     );
-    const pageTitle = oneLine(document.title);
+    // A page may set a title of megabytes: cut its head first (units ≥ bytes), then the bytes.
+    const shortTitle = (/** @type {string} */ text) =>
+      utf8.capUtf8(oneLine(text.slice(0, MAX_TITLE_BYTES)).toWellFormed(), MAX_TITLE_BYTES);
+    const pageTitle = shortTitle(document.title ?? "");
     /** @type {{title: string, markdown: string} | null} */
     let article = null;
     try {
-      article = readable(pageTitle);
+      article = readable();
     } catch {
       // No article: Readability refused (too many elements) or threw, turndown threw, or the DOM is
       // too deep for their recursion (RangeError). The visible text below is the answer then.
       article = null;
     }
-    const title = article?.title || pageTitle;
+    const title = (article && shortTitle(article.title)) || pageTitle;
     const body = article ? article.markdown : visibleText();
     const heading = /^#{1,6} /.test(body) || !title ? "" : `# ${title}\n\n`;
     const bytes = utf8.utf8Length(heading) + utf8.utf8Length(body);
@@ -94,7 +97,7 @@
       truncated: bytes > maxBytes,
       bytes,
       source: article ? "readability" : "visible-text",
-      title: utf8.capUtf8(title.toWellFormed(), MAX_TITLE_BYTES),
+      title,
       url: utf8.capUtf8(location.href.toWellFormed(), MAX_URL_BYTES),
     };
   }
@@ -102,10 +105,9 @@
   /**
    * Readability on a clone of the document, then turndown (+ GFM tables). Null when there is no
    * article worth the name; throws what Readability or turndown throw.
-   * @param {string} pageTitle
    * @returns {{title: string, markdown: string} | null}
    */
-  function readable(pageTitle) {
+  function readable() {
     // Counted on the live document first, so a huge page is not cloned for nothing.
     if (document.getElementsByTagName("*").length > MAX_ELEMS_TO_PARSE) return null;
     const clone = /** @type {Document} */ (document.cloneNode(true));
@@ -125,7 +127,7 @@
     giveTablesAHeadingRow(content);
     const markdown = converter().turndown(content).trim();
     if (!markdown) return null;
-    return { title: oneLine(found.title ?? "") || pageTitle, markdown };
+    return { title: typeof found.title === "string" ? found.title : "", markdown };
   }
 
   /**
