@@ -135,8 +135,8 @@ DEEP = f"""<!doctype html><html><head><meta charset="utf-8"><title>Deep</title><
 def site(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     """The generated pages over http on 127.0.0.1."""
     folder = tmp_path_factory.mktemp("page-text-pages")
-    pages = {"article.html": ARTICLE, "login.html": LOGIN, "long.html": LONG, "big.html": many_elements(200_000),
-             "under.html": many_elements(48_000), "deep.html": DEEP}
+    pages = {"article.html": ARTICLE, "login.html": LOGIN, "long.html": LONG, "deep.html": DEEP,
+             "big.html": many_elements(200_000), "under.html": many_elements(48_000)}
     for name, text in pages.items():
         (folder / name).write_text(text, encoding="utf-8")
     with served_pages(folder) as url:
