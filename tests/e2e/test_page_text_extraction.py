@@ -6,7 +6,7 @@
 - an article (headings, a list, tables, links, images, form fields with typed secrets): Markdown
   from Readability + turndown, no field value anywhere, the live page unchanged;
 - a long article: cut to maxBytes UTF-8 bytes on a code point, `bytes` the full length;
-- a 200,000-element page (over Readability's element cap) and a 48,000-element one (just under it,
+- a 200,000-element page (over Readability's element cap) and a 38,500-element one (just under it,
   Readability's worst case here): bounded time, printed;
 - a 5,000-deep DOM: no crash, the text is there.
 
@@ -108,8 +108,8 @@ LONG = (
 
 
 def many_elements(count: int) -> str:
-    """An article-like page of about `count` elements: sections of a heading and paragraphs with
-    links and emphasis (5 elements per paragraph)."""
+    """A flat page of about `count` elements: sections of a heading and paragraphs with links and
+    emphasis (5 elements per paragraph)."""
     parts = ["<!doctype html><html><head><meta charset='utf-8'><title>Many</title></head><body><main>"]
     for i in range(count // 5):
         if i % 20 == 0:
@@ -117,6 +117,18 @@ def many_elements(count: int) -> str:
         parts.append(f"<p>Item {i} <a href='/x{i}'>link</a> <em>some</em> <b>text</b> <span>here</span></p>")
     parts.append("</main></body></html>")
     return "".join(parts)
+
+
+def many_cards(count: int) -> str:
+    """A page of about `count` elements in nested cards (7 each): Readability's slower shape (it
+    scores every ancestor of every paragraph), so the worst case just under the element cap."""
+    cards = "".join(
+        f"<div class='card'><div class='body'><h3>Card {i}</h3><p>Item {i} words words words, more"
+        f" words, <a href='/x{i}'>link</a>, text.</p><ul><li>point</li></ul></div></div>"
+        for i in range(count // 7)
+    )
+    head = "<!doctype html><html><head><meta charset='utf-8'><title>Cards</title></head>"
+    return f"{head}<body><main>{cards}</main></body></html>"
 
 
 # The HTML parser stops nesting at 512 levels, so the deep tree is built by the page's own script;
@@ -136,7 +148,7 @@ def site(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     """The generated pages over http on 127.0.0.1."""
     folder = tmp_path_factory.mktemp("page-text-pages")
     pages = {"article.html": ARTICLE, "login.html": LOGIN, "long.html": LONG, "deep.html": DEEP,
-             "big.html": many_elements(200_000), "under.html": many_elements(48_000)}
+             "big.html": many_elements(200_000), "under.html": many_cards(38_500)}
     for name, text in pages.items():
         (folder / name).write_text(text, encoding="utf-8")
     with served_pages(folder) as url:
@@ -284,14 +296,16 @@ async def test_a_page_just_under_the_element_cap_goes_through_readability_in_bou
 ) -> None:
     page = await opened(running, f"{site}/under.html")
     count = await page.evaluate("document.getElementsByTagName('*').length")
-    assert 45_000 < count < 50_000  # content/page_text.js MAX_ELEMS_TO_PARSE: 50,000
+    assert 35_000 < count <= 40_000  # content/page_text.js MAX_ELEMS_TO_PARSE: 40,000
     answer = await read_text(running, page, 262_144)
     print(f"\n{count} elements: {answer['ms']:.0f} ms in the page;"
           f" source {answer['source']}, {answer['bytes']} bytes")
     check_shape(answer, 262_144)
     assert answer["source"] == "readability"
-    assert "## Section 1\n" in answer["markdown"]
-    assert answer["ms"] < 10_000, "wide margin for a shared machine; the host's deadline is 10 s"
+    assert "### Card 1\n" in answer["markdown"]
+    # ~1-2 s on an idle 2-core machine; 8.8 s was seen at load 16 on 2 cores (other browsers). The
+    # bound is the element cap; this catches only a runaway.
+    assert answer["ms"] < 30_000
     await page.close()
 
 
