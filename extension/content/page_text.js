@@ -25,13 +25,14 @@
   /**
    * Readability runs on pages of at most this many elements (its `maxElemsToParse`, which it checks
    * before any work; we count first, so a bigger page is not even cloned) and a bigger page gives its
-   * visible text. Readability and turndown grow faster than linearly, and faster on nested markup
-   * (Readability scores every ancestor of every paragraph): measured in Chromium on a shared machine
-   * (load 10-20), flat article-like pages took ~0.8 s at 40,000 elements, 2-5 s at 48,000, 8 s at
-   * 96,000; nested cards 0.85 s at 35,000, 2.2 s at 52,000, 4.5 s at 87,000. 40,000 keeps a read
-   * well inside the host's 10 s deadline on a slow or busy machine, and a long real article fits (a
-   * long Wikipedia page has some 20,000-40,000 elements). tests/e2e/test_page_text_extraction.py
-   * prints the time of a page just under the cap.
+   * visible text. Readability + turndown grow faster than linearly, and faster on nested markup
+   * (Readability scores every ancestor of every paragraph). Measured on a 2-core VM shared with other
+   * browsers (load 12-28, so several times an idle machine's): in the main world, flat pages 0.7 s at
+   * 40,000 elements, 2.5 s at 100,000; nested cards 0.85 s at 35,000, 2.2 s at 52,000, 4.5 s at
+   * 87,000; in the isolated world, where this runs, about 2x that. 40,000 keeps a read well inside
+   * the host's 10 s deadline on a slow or busy machine, and a long real article fits (a long
+   * Wikipedia page has some 20,000-40,000 elements). tests/e2e/test_page_text_extraction.py prints
+   * the time of a nested page just under the cap.
    */
   const MAX_ELEMS_TO_PARSE = 40_000;
   /** An article whose text is shorter than this (UTF-16 units) is a scrap: take the visible text. */
