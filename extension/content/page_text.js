@@ -28,7 +28,7 @@
    * visible text. Readability + turndown grow faster than linearly, and faster on nested markup
    * (Readability scores every ancestor of every paragraph). Measured on a 2-core VM shared with other
    * browsers (load 12-28, so several times an idle machine's): in the main world, flat pages 0.7 s at
-   * 40,000 elements, 2.5 s at 100,000; nested cards 0.85 s at 35,000, 2.2 s at 52,000, 4.5 s at
+   * 40,000 elements, 2.7 s at 100,000; nested cards 0.85 s at 35,000, 2.2 s at 52,000, 4.5 s at
    * 87,000; in the isolated world, where this runs, about 2x that. 40,000 keeps a read well inside
    * the host's 10 s deadline on a slow or busy machine, and a long real article fits (a long
    * Wikipedia page has some 20,000-40,000 elements). tests/e2e/test_page_text_extraction.py prints
