@@ -123,7 +123,7 @@ const treePusher = new TreePusher({
 });
 tabModel.onChange = () => treePusher.schedule();
 // Debug checks and counters for tests and benches, reached over the DevTools protocol (debug_hooks.js).
-installDebugHooks(tabModel, treePusher, () => shownLook);
+installDebugHooks(tabModel, treePusher, () => shownLook, (tabId, message) => pageReader.read({ ...message, pageId: ids.tabId(tabId) }));
 
 /** The user's settings (settings.js), followed live through storage.onChanged. */
 let settings = normalizeSettings(undefined);

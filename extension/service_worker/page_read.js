@@ -7,7 +7,7 @@
 //     │  incognito, excluded site, internal page, (screenshot) active tab of a window on screen
 //     ├─ text: inject PAGE_TEXT_FILES into the top frame, run webctxPageText({maxBytes})
 //     │        (content/page_text.js: Readability + turndown) ─► checkedText (caps, shape)
-//     └─ screenshot: captureVisibleTab (one retry after the 2-per-second quota) ─► the tab again
+//     └─ screenshot: captureVisibleTab (paced: 2 a second; one retry when refused) ─► the tab again
 //              (still active, same url, still shared) ─► shrinkScreenshot: longest side ≤ 1600 px,
 //              PNG (JPEG above 1.5 MiB) ─► base64
 //
@@ -41,8 +41,20 @@ export const MAX_SCREENSHOT_SIDE = 1600;
 /** Above this a scaled PNG is sent as JPEG instead (photos, videos: PNG grows to several MiB). */
 export const JPEG_ABOVE_BYTES = 1.5 * 1024 * 1024;
 export const JPEG_QUALITY = 0.85;
-/** Chromium allows 2 captureVisibleTab calls a second per extension: one retry after this wait (ms). */
-export const CAPTURE_RETRY_MS = 550;
+/**
+ * Chromium allows MAX_CAPTURE_VISIBLE_TAB_CALLS_PER_SECOND = 2 captureVisibleTab calls per
+ * extension in a window of 1 s that starts at the first call after the last window ended (a fixed
+ * window, measured in Chromium 156: four calls at once, two refused; a retry 550 ms later refused
+ * too, one 1,050 ms later served). The worker paces its own captures (CapturePacer) so it is not
+ * refused, and retries a refused one once after CAPTURE_RETRY_MS.
+ */
+export const CAPTURES_PER_WINDOW = 2;
+export const CAPTURE_WINDOW_MS = 1000;
+/** Room for the time a call takes to reach the browser process (ms). */
+export const CAPTURE_MARGIN_MS = 100;
+export const CAPTURE_RETRY_MS = CAPTURE_WINDOW_MS + CAPTURE_MARGIN_MS;
+/** The longest a capture waits for its turn; more is refused (the host gives up at 5 s). */
+export const MAX_CAPTURE_WAIT_MS = 3000;
 
 /**
  * @typedef {object} TextResult
@@ -68,7 +80,7 @@ export const CAPTURE_RETRY_MS = 550;
 
 /**
  * What a screenshot becomes after scaling (shrinkScreenshot, or a fake in the node tests).
- * @typedef {{mimeType: "image/png" | "image/jpeg", data: string, width: number, height: number, capturedWidth: number, capturedHeight: number}} Shrunk
+ * @typedef {{mimeType: "image/png" | "image/jpeg", data: string, width: number, height: number, capturedWidth: number, capturedHeight: number, capturedBytes?: number}} Shrunk
  */
 
 /**
@@ -78,12 +90,15 @@ export const CAPTURE_RETRY_MS = 550;
  * @property {() => import("./settings.js").Settings} settings  read at every request (they apply live)
  * @property {Pick<typeof api, "getTab" | "getWindow" | "getZoom" | "injectTopFrameFiles" | "runInTopFrame" | "captureVisibleTab">} [read]
  * @property {(dataUrl: string) => Promise<Shrunk>} [shrink]  shrinkScreenshot by default
- * @property {(ms: number) => Promise<void>} [wait]  before the capture's retry
+ * @property {(ms: number) => Promise<void>} [wait]  a capture's wait for its turn or its retry
+ * @property {() => number} [now]  ms on a monotonic clock (performance.now by default)
  */
 
 export class PageReader {
   /** @type {PageReaderDeps} */ #deps;
   /** @type {NonNullable<PageReaderDeps["read"]>} */ #read;
+  /** Every screenshot of this worker goes through one pacer: the browser's quota is per extension. */
+  #pacer = new CapturePacer();
 
   /** @param {PageReaderDeps} deps */
   constructor(deps) {
@@ -205,11 +220,17 @@ export class PageReader {
   }
 
   /**
-   * captureVisibleTab, once more after CAPTURE_RETRY_MS when the browser's 2-per-second quota refused it.
+   * captureVisibleTab when its turn comes (CapturePacer), once more after CAPTURE_RETRY_MS when
+   * the browser's quota refused it all the same (a worker restart forgets the last captures).
    * @param {number} windowId
    * @returns {Promise<string>} a data: URL
    */
   async #capture(windowId) {
+    const delay = this.#pacer.reserve(this.#deps.now?.() ?? performance.now());
+    if (delay === null) {
+      throw new Error("more screenshots were asked for at once than the browser allows (2 a second); ask again in a few seconds");
+    }
+    if (delay > 0) await (this.#deps.wait ?? sleep)(delay);
     try {
       return await this.#read.captureVisibleTab(windowId);
     } catch (error) {
@@ -217,6 +238,30 @@ export class PageReader {
       await (this.#deps.wait ?? sleep)(CAPTURE_RETRY_MS);
       return this.#read.captureVisibleTab(windowId);
     }
+  }
+}
+
+/**
+ * When each captureVisibleTab may start, so that no window of CAPTURE_WINDOW_MS holds more than
+ * CAPTURES_PER_WINDOW of them (a sliding window: stricter than the browser's fixed one, so the
+ * browser never refuses a paced call).
+ */
+export class CapturePacer {
+  /** The start times given out, the last CAPTURES_PER_WINDOW, in order (ms). @type {number[]} */
+  #starts = [];
+
+  /**
+   * Reserve the next start.
+   * @param {number} now  ms, on the clock the starts are kept on
+   * @returns {number | null}  ms to wait before the call; null when that would exceed MAX_CAPTURE_WAIT_MS
+   *   (nothing is reserved then)
+   */
+  reserve(now) {
+    const earliest = this.#starts.length < CAPTURES_PER_WINDOW ? now : this.#starts[this.#starts.length - CAPTURES_PER_WINDOW] + CAPTURE_WINDOW_MS + CAPTURE_MARGIN_MS;
+    const start = Math.max(now, earliest);
+    if (start - now > MAX_CAPTURE_WAIT_MS) return null;
+    this.#starts = [...this.#starts, start].slice(-CAPTURES_PER_WINDOW);
+    return start - now;
   }
 }
 
@@ -408,9 +453,11 @@ export async function shrinkScreenshot(dataUrl) {
   const target = scaledSize(size.width, size.height);
   const capturedBytes = Math.floor((base64.length * 3) / 4);
   if (target.scale === 1 && capturedBytes <= JPEG_ABOVE_BYTES) {
-    return { mimeType: "image/png", data: base64, width: size.width, height: size.height, capturedWidth: size.width, capturedHeight: size.height };
+    return { mimeType: "image/png", data: base64, width: size.width, height: size.height, capturedWidth: size.width, capturedHeight: size.height, capturedBytes };
   }
-  const bitmap = await createImageBitmap(new Blob([base64Bytes(base64)], { type: "image/png" }), {
+  // fetch decodes the data: URL natively (atob and a byte loop take ~10x longer on a 7 MB capture).
+  const captured = await (await fetch(dataUrl)).blob();
+  const bitmap = await createImageBitmap(captured, {
     resizeWidth: target.width,
     resizeHeight: target.height,
     resizeQuality: "high",
@@ -420,15 +467,17 @@ export async function shrinkScreenshot(dataUrl) {
     const context = canvas.getContext("2d");
     if (!context) throw new Error("no 2d canvas in this worker");
     context.drawImage(bitmap, 0, 0);
+    // A PNG shrinks about with the pixel count: when the capture's PNG, so scaled, is above the
+    // limit already, encode a JPEG at once (a PNG encode of a photo-like 1600 x 900 takes ~1 s).
     /** @type {"image/png" | "image/jpeg"} */
-    let mimeType = "image/png";
-    let blob = await canvas.convertToBlob({ type: mimeType });
-    if (blob.size > JPEG_ABOVE_BYTES) {
+    let mimeType = capturedBytes * target.scale * target.scale > JPEG_ABOVE_BYTES ? "image/jpeg" : "image/png";
+    let blob = await canvas.convertToBlob(mimeType === "image/png" ? { type: mimeType } : { type: mimeType, quality: JPEG_QUALITY });
+    if (mimeType === "image/png" && blob.size > JPEG_ABOVE_BYTES) {
       mimeType = "image/jpeg";
       blob = await canvas.convertToBlob({ type: mimeType, quality: JPEG_QUALITY });
     }
     const data = bytesToBase64(new Uint8Array(await blob.arrayBuffer()));
-    return { mimeType, data, width: target.width, height: target.height, capturedWidth: size.width, capturedHeight: size.height };
+    return { mimeType, data, width: target.width, height: target.height, capturedWidth: size.width, capturedHeight: size.height, capturedBytes };
   } finally {
     bitmap.close();
   }
