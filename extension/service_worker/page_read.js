@@ -22,12 +22,14 @@ import { MAX_TITLE_CHARS, MAX_URL_CHARS, capUtf8, firstChars, wellFormed } from 
 import { isInternalUrl, tabUrl } from "./tree.js";
 import { ERROR_CODES } from "../protocol.js";
 
-/** The classic scripts the text extraction injects into the page's top frame, in order (helper A's
- * vendored libraries, then the extraction that uses them; extension/vendor/README.md). */
+/** The classic scripts the text extraction injects into the page's top frame, in order: the
+ * vendored libraries (extension/vendor/README.md), the UTF-8 cut the worker shares, then the
+ * extraction that uses them (content/page_text.js defines webctxPageText). */
 export const PAGE_TEXT_FILES = [
   "vendor/readability/Readability.js",
   "vendor/turndown/turndown.js",
   "vendor/turndown-plugin-gfm/turndown-plugin-gfm.js",
+  "content/utf8_cap.js",
   "content/page_text.js",
 ];
 
@@ -149,12 +151,16 @@ export class PageReader {
     let raw;
     try {
       await this.#read.injectTopFrameFiles(tabId, PAGE_TEXT_FILES);
-      raw = await this.#read.runInTopFrame(tabId, (options) => /** @type {any} */ (globalThis).webctxPageText(options), { maxBytes: cap });
+      raw = await this.#read.runInTopFrame(tabId, extractText, { maxBytes: cap });
     } catch (error) {
       throw this.#scriptError(error);
     }
     const text = checkedText(raw, cap);
-    if (!text) throw new RequestError(ERROR_CODES.readFailed, "The page-text extraction returned no text result.");
+    if (!text) {
+      const thrown = typeof raw === "object" && raw !== null ? /** @type {{thrown?: unknown}} */ (raw).thrown : undefined;
+      const why = typeof thrown === "string" ? `: ${firstChars(wellFormed(thrown), 200)}` : " returned no text result";
+      throw new RequestError(ERROR_CODES.readFailed, `The page-text extraction failed${why}.`);
+    }
     // The page may have navigated while it was read: never answer with an excluded or internal page's text.
     const now = await this.#read.getTab(tabId);
     if (!now) throw new RequestError(ERROR_CODES.pageGone, "The tab was closed while its text was read.");
@@ -238,6 +244,21 @@ export class PageReader {
       await (this.#deps.wait ?? sleep)(CAPTURE_RETRY_MS);
       return this.#read.captureVisibleTab(windowId);
     }
+  }
+}
+
+/**
+ * Runs in the page's isolated world (serialised by executeScript: no closure): the extraction, or
+ * what it threw. Chromium 156 answers a function that throws with `result: null` and no error, so
+ * the reason would be lost without this catch.
+ * @param {{maxBytes: number}} options
+ * @returns {unknown}
+ */
+function extractText(options) {
+  try {
+    return /** @type {any} */ (globalThis).webctxPageText(options);
+  } catch (error) {
+    return { thrown: String(/** @type {any} */ (error)?.message ?? error) };
   }
 }
 

@@ -211,6 +211,7 @@ test("text: the files, then webctxPageText with the clamped cap, in the top fram
     "vendor/readability/Readability.js",
     "vendor/turndown/turndown.js",
     "vendor/turndown-plugin-gfm/turndown-plugin-gfm.js",
+    "content/utf8_cap.js",
     "content/page_text.js",
   ]);
   // A background tab's text is read too (nothing is shown or switched).
@@ -232,6 +233,9 @@ test("text: refusals and failures carry their codes; nothing is injected into a 
   await rejectsWith(closed.pages.read({ pageId: closed.ids.tabId(5), kind: "text" }), "page_gone");
   const threw = reader({ run: async () => Promise.reject(new Error("Readability exploded")) });
   await rejectsWith(threw.pages.read({ pageId: threw.ids.tabId(5), kind: "text" }), "read_failed");
+  // What the extraction threw comes back as `thrown` (executeScript itself drops it).
+  const thrown = reader({ run: async () => ({ thrown: "RangeError: Maximum call stack size exceeded" }) });
+  await assert.rejects(thrown.pages.read({ pageId: thrown.ids.tabId(5), kind: "text" }), /extraction failed: RangeError: Maximum call stack/);
   const junk = reader({ run: async () => "not an object" });
   await rejectsWith(junk.pages.read({ pageId: junk.ids.tabId(5), kind: "text" }), "read_failed");
   // The page navigated to an excluded site while it was read: its text is dropped.
