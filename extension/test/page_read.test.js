@@ -1,4 +1,4 @@
-// node --test: `page.read` on the worker side (service_worker/page_read.js, issue 16): which pages
+// node --test: `page.read` on the worker side (service_worker/page_read.js, screenshot.js; issue 16): which pages
 // may be read and why not (the codes), the text's caps, the screenshot's scale, pacing and retry,
 // base64 in chunks, over fakes of the browser's calls.
 import assert from "node:assert/strict";
@@ -6,22 +6,17 @@ import test from "node:test";
 
 import { IdRegistry } from "../service_worker/ids.js";
 import {
-  CAPTURE_RETRY_MS,
-  CapturePacer,
   DEFAULT_TEXT_BYTES,
-  MAX_CAPTURE_WAIT_MS,
   MAX_TEXT_BYTES,
   MIN_TEXT_BYTES,
   PAGE_TEXT_FILES,
   PageReader,
-  bytesToBase64,
   checkedText,
   clampMaxBytes,
-  pngSize,
   refusal,
-  scaledSize,
   scriptRefusal,
 } from "../service_worker/page_read.js";
+import { CAPTURE_RETRY_MS, CapturePacer, MAX_CAPTURE_WAIT_MS, bytesToBase64, pngSize, scaledSize } from "../service_worker/screenshot.js";
 import { normalizeSettings } from "../service_worker/settings.js";
 
 const QUOTA = "This request exceeds the MAX_CAPTURE_VISIBLE_TAB_CALLS_PER_SECOND quota.";
