@@ -45,6 +45,13 @@ from native_host.protocol.native import (
 )
 from native_host.protocol.resources import (
     INVALID_URI,
+    META_BYTES,
+    META_DEVICE_PIXEL_RATIO,
+    META_HEIGHT,
+    META_SCALE,
+    META_SOURCE,
+    META_TRUNCATED,
+    META_WIDTH,
     MIME_TYPES,
     NOT_CAPTURABLE,
     NOT_SHARED,
@@ -89,6 +96,7 @@ _FIXES: Final[dict[str, str]] = {
     NOT_CAPTURABLE: "webctx does not switch tabs for a screenshot: ask the user to bring the tab to the "
     "front of a visible window, then read it again, or read the page's text instead.",
     READ_FAILED: "Try again once the page has finished loading.",
+    "unknown_type": "Update the webctx extension: this version cannot read pages.",
 }
 
 
@@ -337,15 +345,15 @@ class PageResources:
                 if text.title:
                     self._titles[parsed.page_id] = cut(text.title, MAX_TITLE_CHARS)
                 notice = truncation_notice(TEXT_MAX_BYTES, text.bytes) if text.truncated else ""
-                meta = {"truncated": text.truncated, "bytes": text.bytes, "source": text.source}
+                meta = {META_TRUNCATED: text.truncated, META_BYTES: text.bytes, META_SOURCE: text.source}
                 contents: types.TextResourceContents | types.BlobResourceContents
                 contents = types.TextResourceContents(
                     uri=uri, mime_type=MIME_TYPES[TEXT], text=notice + text.markdown, _meta=meta
                 )
             else:
                 shot = PageScreenshotResult.model_validate(reply)
-                meta = {"devicePixelRatio": shot.device_pixel_ratio, "width": shot.width,
-                        "height": shot.height, "scale": shot.scale}
+                meta = {META_DEVICE_PIXEL_RATIO: shot.device_pixel_ratio, META_WIDTH: shot.width,
+                        META_HEIGHT: shot.height, META_SCALE: shot.scale}
                 contents = types.BlobResourceContents(
                     uri=uri, mime_type=shot.mime_type, blob=shot.data, _meta=meta
                 )

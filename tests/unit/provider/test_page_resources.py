@@ -21,7 +21,7 @@ from mcp import Client, types
 from mcp.shared.exceptions import MCPError
 from mcp_types.jsonrpc import INTERNAL_ERROR, INVALID_PARAMS
 
-from native_host.errors import DeadlineExceeded, ProviderUnavailable
+from native_host.errors import DeadlineExceeded, ExtensionError, ProviderUnavailable
 from native_host.protocol.resources import RESOURCE_NOT_FOUND, TEXT_MAX_BYTES, format_page_uri
 from native_host.protocol.tools import ACTIVITY_RESOURCE_URI
 from native_host.provider.activity import ActivityLog
@@ -338,3 +338,18 @@ async def test_no_answer_in_time_and_no_extension_are_errors_with_their_words() 
         await resources.read_resource(object(), params)
     assert closed.value.message.startswith("unavailable: ")
     assert requester.requests[1].deadline_ms == 10_000
+
+
+async def test_an_extension_without_page_read_says_to_update_it() -> None:
+    instance = "Zm9vYmFyYmF6cXV4cXV1eA"
+    old = ExtensionError("Unknown message type page.read.", code="unknown_type")  # an older worker
+    resources = PageResources(
+        FakeRequester({"page.read": old}), instance=instance, activity=ActivityLog(),
+        on_list_changed=lambda: None,
+    )
+    params = types.ReadResourceRequestParams(uri=format_page_uri(instance, "tab-2", "text"))
+    with pytest.raises(MCPError) as error:
+        await resources.read_resource(object(), params)
+    assert error.value.code == INTERNAL_ERROR
+    assert error.value.message.startswith(
+        "read_failed: Unknown message type page.read. Update the webctx extension")
