@@ -27,7 +27,7 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Callable, Iterator, Mapping
-from typing import Any, Final
+from typing import Any, Final, NamedTuple
 
 from mcp import types
 from mcp.shared.exceptions import MCPError
@@ -66,6 +66,7 @@ from native_host.protocol.resources import (
     TIMEOUT,
     UNAVAILABLE,
     UNKNOWN_PAGE,
+    PageKind,
     PageUri,
     format_size,
     parse_page_uri,
@@ -148,19 +149,30 @@ def _description(kind: str, title: str) -> str:
             f"(longest side at most {SCREENSHOT_MAX_SIDE} px).")
 
 
-def listed(reply: Any, instance: str) -> tuple[list[types.Resource], dict[str, str]]:
-    """The `resources/list` entries of a `current` result (`{root, …}`): the Pages'
-    `resource_link`s whose URI is a page resource of `instance` — the focused page first, then
-    visible pages, then the rest, each group in tree order; at most MAX_LISTED. Also each listed
-    page id's title (for the activity entry of a later read)."""
+class _Link(NamedTuple):
+    """One listed link, before it becomes a `types.Resource` (only the first MAX_LISTED do)."""
+
+    uri: str
+    name: str
+    title: str
+    kind: PageKind
+
+
+def links(reply: Any, instance: str) -> tuple[list[_Link], dict[str, str]]:
+    """The page-resource links of a `current` result (`{root, …}`) in `resources/list` order: the
+    Pages' `resource_link`s whose URI is a page resource of `instance` — the focused page first,
+    then visible pages, then the rest, each group in tree order; at most MAX_LISTED. Also every
+    such page id's title (for the activity entry of a later read). Walks windows and pages only,
+    never a page's children."""
     root = reply.get("root") if isinstance(reply, Mapping) else None
     if not isinstance(root, Mapping):
         return [], {}
-    groups: tuple[list[types.Resource], ...] = ([], [], [])
+    groups: tuple[list[_Link], ...] = ([], [], [])
     titles: dict[str, str] = {}
     for page, visible in _pages(root):
         group = groups[0] if page.get("focused") is True else groups[1] if visible else groups[2]
-        title = page.get("title") if isinstance(page.get("title"), str) else ""
+        title = page.get("title")
+        title = title if isinstance(title, str) else ""
         for block in page.get("content") or []:
             if not isinstance(block, Mapping) or block.get("type") != "resource_link":
                 continue
@@ -169,23 +181,30 @@ def listed(reply: Any, instance: str) -> tuple[list[types.Resource], dict[str, s
                 continue
             name = block.get("name")
             name = name if isinstance(name, str) and name else parsed.page_id
-            group.append(types.Resource(
-                uri=str(block["uri"]),
-                name=cut(str(name), 200),
-                title=cut(str(title), 200) or None,
-                mime_type=MIME_TYPES[parsed.kind],
-                description=_description(parsed.kind, str(title)),
-            ))
-            titles[parsed.page_id] = cut(str(title), MAX_TITLE_CHARS)
-    resources = [*groups[0], *groups[1], *groups[2]][:MAX_LISTED]
-    return resources, titles
+            group.append(_Link(block["uri"], name, title, parsed.kind))
+            titles[parsed.page_id] = title
+    return [*groups[0], *groups[1], *groups[2]][:MAX_LISTED], titles
+
+
+def listed(reply: Any, instance: str) -> list[types.Resource]:
+    """The `resources/list` entries of a `current` result (`links`), each with a `description`."""
+    return [
+        types.Resource(
+            uri=link.uri,
+            name=cut(link.name, 200),
+            title=cut(link.title, 200) or None,
+            mime_type=MIME_TYPES[link.kind],
+            description=_description(link.kind, link.title),
+        )
+        for link in links(reply, instance)[0]
+    ]
 
 
 class ObservingRequester:
     """A Requester that passes every request to `inner` and shows every `current` result to
     `on_current` (PageResources.observe), so each tree a client sees updates the listed set."""
 
-    def __init__(self, inner: Requester, on_current: Callable[[Any], object]) -> None:
+    def __init__(self, inner: Requester, on_current: Callable[[Any], None]) -> None:
         self._inner = inner
         self._on_current = on_current
 
@@ -245,20 +264,19 @@ class PageResources:
 
     # -- the listed set and its change notification ----------------------------------------------
 
-    def observe(self, reply: Any) -> list[types.Resource]:
-        """Take a `current` result: remember titles, and call `on_list_changed` when the set of
-        listed URIs differs from the last one seen. Returns the listed entries. A pushed tree is
-        the same object until the next push: seen once, it is not walked again."""
-        resources, titles = listed(reply, self._instance)
+    def observe(self, reply: Any) -> None:
+        """Take a `current` result: remember its pages' titles, and call `on_list_changed` when the
+        set of listed URIs differs from the last one seen. A pushed tree is the same object until
+        the next push: seen once, it is not walked again."""
         if reply is self._listed_source:
-            return resources
+            return
         self._listed_source = reply
+        found, titles = links(reply, self._instance)
         self._titles = titles
-        uris = frozenset(resource.uri for resource in resources)
+        uris = frozenset(link.uri for link in found)
         if uris != self._listed_uris:
             self._listed_uris = uris
             self._on_list_changed()
-        return resources
 
     def tree_changed(self) -> None:
         """A tree was pushed (ours or a follower's), or a follower left: compare the merged tree
@@ -285,8 +303,7 @@ class PageResources:
         except (DeadlineExceeded, ExtensionError, ProviderUnavailable, TooDeep) as exc:
             log.info("resources/list: no tree (%s)", type(exc).__name__)
             return types.ListResourcesResult(resources=[])
-        resources, _ = listed(reply, self._instance)
-        return types.ListResourcesResult(resources=resources)
+        return types.ListResourcesResult(resources=listed(reply, self._instance))
 
     async def read_resource(
         self, ctx: Any, params: types.ReadResourceRequestParams
@@ -343,7 +360,7 @@ class PageResources:
             if parsed.kind == TEXT:
                 text = PageTextResult.model_validate(reply)
                 if text.title:
-                    self._titles[parsed.page_id] = cut(text.title, MAX_TITLE_CHARS)
+                    self._titles[parsed.page_id] = text.title
                 notice = truncation_notice(TEXT_MAX_BYTES, text.bytes) if text.truncated else ""
                 meta = {META_TRUNCATED: text.truncated, META_BYTES: text.bytes, META_SOURCE: text.source}
                 contents: types.TextResourceContents | types.BlobResourceContents
@@ -372,5 +389,5 @@ class PageResources:
         element = {"kind": "page", "id": parsed.page_id, "page": parsed.page_id}
         title = self._titles.get(parsed.page_id) if parsed.instance == self._instance else None
         if title:
-            element["title"] = title
+            element["title"] = cut(title, MAX_TITLE_CHARS)
         self._activity.record(client_of(ctx), READ_TOOL, ok=ok, elements=[element])
