@@ -7,14 +7,15 @@
      │  Bearer <the provider's token, read from the descriptor> → 401
      │  follower.hello {instance} ─►  tools.changed {tools} ─►  (follower_tools.py → tools/list)
      │  tree {complete, root?, windowFocused?} ─►  the follower's pushed tree, on every change
-     │  ◄─ current | location | tools.call | tools.cancel {id, deadlineMs, …}
+     │  ◄─ current | location | tools.call | tools.cancel | page.read {id, deadlineMs, …}
      │  ─► result {id, result} | error {id, error: {code, message}}
  profile B's native host (standby)            FollowerLink (follower_link.py): its own extension
 ```
 
 The parts: the messages and their limits are protocol/handoff.py; the provider's server and its
 follower connections handoff_server.py; the merged tree merge.py; the MCP endpoint's requester
-(`current` = every profile, `location` of `f<k>-…` to follower k) merging_requester.py; a follower's
+(`current` = every profile, `location` and `page.read` of `f<k>-…` to follower k)
+merging_requester.py; a follower's
 page tools as the provider's MCP tools follower_tools.py; the standby host's link follower_link.py.
 ProfileHandoff below ties them together for one host, whatever its role: it serves followers
 while it is the provider and follows the provider while it stands by.

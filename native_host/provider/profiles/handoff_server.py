@@ -6,10 +6,13 @@ follower ── ws://127.0.0.1:<port>/handoff ──► process_request: securit
                                               Host 421 → bearer 401), then the path (404)
          ─► follower.hello {instance}     ──► FollowerConnection k (k: by instance, HandoffServer)
          ─► tools.changed                 ──► FollowerTools.update (follower_tools.py)
-         ─► tree                          ──► FollowerConnection.set_tree (merged without asking)
-         ◄─ current | location | tools.*  ◄── FollowerConnection.request (a bridge.Requester)
+         ─► tree                          ──► FollowerConnection.set_tree (merged without asking;
+                                              its page links rewritten to ours, merge.py),
+                                              then on_tree_change (the endpoint's page resources)
+         ◄─ current | location | tools.* | page.read  ◄── FollowerConnection.request (a Requester)
          ─► result | error                ──► its Correlator (correlator.py, ids p-<n>)
-disconnect ──► pending requests fail (ProviderUnavailable), its tools leave tools/list
+disconnect ──► pending requests fail (ProviderUnavailable), its tools leave tools/list,
+               on_tree_change (its page resources leave resources/list)
 ```
 
 `k` numbers follower host instances for the provider's instance: a new follower instance gets a
