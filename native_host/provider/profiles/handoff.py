@@ -15,8 +15,8 @@
 The parts: the messages and their limits are protocol/handoff.py; the provider's server and its
 follower connections handoff_server.py; the merged tree merge.py; the MCP endpoint's requester
 (`current` = every profile, `location` and `page.read` of `f<k>-…` to follower k)
-merging_requester.py; a follower's
-page tools as the provider's MCP tools follower_tools.py; the standby host's link follower_link.py.
+merging_requester.py; a follower's page tools as the provider's MCP tools follower_tools.py; the
+standby host's link follower_link.py.
 ProfileHandoff below ties them together for one host, whatever its role: it serves followers
 while it is the provider and follows the provider while it stands by.
 """
