@@ -46,6 +46,7 @@ export const NATIVE_MESSAGE_TYPES = [
   "provider.ready",
   "tree",
   "activity",
+  "page.read",
 ];
 
 export const FRAME_CHANGED = "frame.changed";

@@ -74,6 +74,11 @@ NOT_SHARED: Final = "not_shared"
 SWITCHED_OFF: Final = "switched_off"
 NOT_CAPTURABLE: Final = "not_capturable"
 READ_FAILED: Final = "read_failed"
+# Reasons the host itself finds (no `page.read` code): a URI not of the page-resource shape, no
+# answer in time, no extension connected.
+INVALID_URI: Final = "invalid_uri"
+TIMEOUT: Final = "timeout"
+UNAVAILABLE: Final = "unavailable"
 REASON_WORDS: Final[dict[str, str]] = {
     UNKNOWN_PAGE: "unknown",
     PAGE_GONE: "gone",
@@ -81,9 +86,12 @@ REASON_WORDS: Final[dict[str, str]] = {
     SWITCHED_OFF: "switched_off",
     NOT_CAPTURABLE: "not_capturable",
     READ_FAILED: "read_failed",
+    INVALID_URI: "invalid",
+    TIMEOUT: "timeout",
+    UNAVAILABLE: "unavailable",
 }
-"""`page.read` error code → the word an MCP error message starts with (`gone: …`). A client may
-match on the word; the rest of the message is for people and ends with the fix."""
+"""Error code → the word an MCP error message starts with (`gone: …`) and its `data.reason`. A
+client may match on the word; the rest of the message is for people and ends with the fix."""
 
 RESOURCE_NOT_FOUND: Final = -32002
 """JSON-RPC error code for a resource that is unknown or gone (MCP spec, "Resources" → "Error

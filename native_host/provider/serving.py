@@ -181,9 +181,12 @@ class Serving:
 
     def tree_changed(self) -> None:
         """The pushed tree changed or was forgotten (TreeCache's `on_change`): the hand-off passes
-        it on to the provider while we follow it (handoff.py)."""
+        it on to the provider while we follow it (handoff.py), and the endpoint compares its page
+        resources (page_resources.py: `resources/list_changed`)."""
         if self.handoff is not None:
             self.handoff.set_tree(self._tree())
+        if self.endpoint is not None:
+            self.endpoint.tree_changed()
 
     async def _follower_tools_changed(self) -> None:
         """Another profile's page tools changed: our clients hear `tools/list_changed`."""
