@@ -16,7 +16,7 @@ from native_host.cli.render import MAX_TEXT_CHARS, render_tree, result_text, sho
 from native_host.cli.result import Result, emit
 from native_host.demo.runner import DEFAULT_DEMO_TIMEOUT_S, DEMO_TOOL, DemoBrowser, launch_demo
 from native_host.errors import WebctxError
-from native_host.host import iter_elements
+from native_host.host import READ_TIMEOUT_S, iter_elements
 from native_host.protocol.answers import Element
 from native_host.protocol.resources import TEXT_MIME_TYPE, parse_page_uri
 
@@ -25,9 +25,6 @@ PAGE_TEXT_LINES: Final = 5
 
 PAGE_TEXT_LINE_CHARS: Final = 100
 """Each of those lines is cut to this many characters."""
-
-PAGE_TEXT_TIMEOUT_S: Final = 15.0
-"""Limit for reading the demo page's text, in seconds (the provider's text deadline is 10 s)."""
 
 HELP = "start a headless browser with the extension on a demo page and print its context"
 DESCRIPTION = """\
@@ -157,7 +154,7 @@ def _page_text_lines(demo: DemoBrowser, root: Element) -> str:
         return ""
     pid = demo.descriptor.pid if demo.descriptor is not None else demo.pid
     try:
-        result = asyncio.run(demo.client.read_resource(uri, pid, timeout_s=PAGE_TEXT_TIMEOUT_S))
+        result = asyncio.run(demo.client.read_resource(uri, pid, timeout_s=READ_TIMEOUT_S))
     except WebctxError as exc:
         demo.progress(f"could not read the page's text: {exc.message}")
         return ""

@@ -25,7 +25,7 @@ from native_host.cli.arguments import positive_seconds
 from native_host.cli.render import MAX_ID_CHARS, shorten
 from native_host.cli.result import Result
 from native_host.errors import WebctxError
-from native_host.host import HostClient
+from native_host.host import READ_TIMEOUT_S, HostClient
 from native_host.protocol.resources import (
     REASON_WORDS,
     SCREENSHOT,
@@ -35,10 +35,6 @@ from native_host.protocol.resources import (
     format_size,
     parse_page_uri,
 )
-
-DEFAULT_READ_TIMEOUT_S: Final = 15.0  # TODO(c2): PAGE_TEXT_DEADLINE_MS / 1000 + 5 (protocol/native.py)
-"""`webctx read`'s default time limit, in seconds: the provider may take up to its text deadline
-(10 s) to have the page's text extracted, after which it answers with its own error."""
 
 READ_FIXES: Final[dict[str, str]] = {
     REASON_WORDS["page_gone"]: "Run `webctx context` for the pages open now.",
@@ -91,9 +87,9 @@ def add_parser(subparsers: Any) -> argparse.ArgumentParser:
     parser.add_argument(
         "--timeout",
         type=positive_seconds,
-        default=DEFAULT_READ_TIMEOUT_S,
+        default=READ_TIMEOUT_S,
         metavar="SECONDS",
-        help=f"time limit for connecting and for the read (default {DEFAULT_READ_TIMEOUT_S:g}: extracting "
+        help=f"time limit for connecting and for the read (default {READ_TIMEOUT_S:g}: extracting "
         "a large page's text may take the browser up to 10 s)",
     )
     parser.set_defaults(run=run)

@@ -37,11 +37,13 @@ from native_host.errors import ProviderRejected, ProviderUnavailable, WebctxErro
 from native_host.host.ids import IdBook
 from native_host.protocol.answers import CurrentAnswer, LocationAnswer
 from native_host.protocol.descriptor import Descriptor
+from native_host.protocol.native import PAGE_TEXT_DEADLINE_MS
 from native_host.protocol.resources import REASON_WORDS
 from native_host.protocol.tools import ACTIVITY_RESOURCE_URI
 
 __all__ = [
     "DEFAULT_TIMEOUT_S",
+    "READ_TIMEOUT_S",
     "ConnectMode",
     "CurrentResult",
     "ProviderSession",
@@ -57,6 +59,11 @@ _T = TypeVar("_T")
 
 DEFAULT_TIMEOUT_S: Final = 5.0
 """Time limit for connecting to a provider and for each call, in seconds ("Never wait on a provider")."""
+
+READ_TIMEOUT_S: Final = PAGE_TEXT_DEADLINE_MS / 1000 + 5
+"""Time limit for reading a page resource, in seconds (`webctx read`, the demo, the bridge): the
+provider's longest `page.read` deadline (a page's text, 10 s: Readability on a large page) plus
+margin, after which the provider answers with its own error (issue 16)."""
 
 
 ConnectMode = Literal["auto", "legacy"]

@@ -27,17 +27,13 @@ from mcp import types
 from mcp.shared.exceptions import MCPError
 from mcp_types.jsonrpc import CONNECTION_CLOSED, INTERNAL_ERROR, REQUEST_TIMEOUT
 
-from native_host.host.session import send_read_resource
+from native_host.host import READ_TIMEOUT_S, send_read_resource
 from native_host.protocol.client_info import ON_BEHALF_OF_META_KEY
 from native_host.protocol.resources import RESOURCE_NOT_FOUND, parse_page_uri
 from native_host.stdio.notify import ClientNotifier
 from native_host.stdio.provider_link import NO_PROVIDER_MESSAGE, ProviderLink, Upstream
 
 log = logging.getLogger(__name__)
-
-READ_TIMEOUT_S: Final = 15.0  # TODO(c2): PAGE_TEXT_DEADLINE_MS / 1000 + 5 once protocol/native.py has it
-"""Limit for one forwarded `resources/read`, in seconds: the provider's longest `page.read`
-deadline (a page's text, 10 s) plus margin, after which the provider answers with its own error."""
 
 LIST_TIMEOUT_S: Final = 5.0
 """Limit for the provider's `resources/list`, in seconds; after it the bridge lists its own only."""
