@@ -14,12 +14,13 @@ import contextlib
 import json
 import os
 import struct
-from collections.abc import AsyncIterator, Awaitable, Callable
+from collections.abc import AsyncIterator, Callable
 from pathlib import Path
 from typing import Any, Literal
 
 import httpx2
 from mcp import Client
+from mcp.client.session import MessageHandlerFnT
 from mcp.client.streamable_http import streamable_http_client
 from mcp.types import Implementation
 
@@ -179,7 +180,7 @@ async def mcp_client(
     *,
     keep_alive: bool = True,
     client_info: Implementation | None = None,
-    message_handler: Callable[[Any], Awaitable[None]] | None = None,
+    message_handler: MessageHandlerFnT | None = None,
 ) -> AsyncIterator[Client]:
     """An SDK client of the descriptor's endpoint with its token: 2025-11-25 (`legacy`) or 2026-07-28;
     with `keep_alive=False` every request opens a new TCP connection; `client_info` is the name
