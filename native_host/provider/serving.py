@@ -130,6 +130,8 @@ class Serving:
             page_tool_deadline_ms=page_tool_deadline_ms(),
             follower_tools=follower_tools,
         )
+        # Followers' trees change the page resources too (issue 16: resources/list_changed).
+        handoff.server.on_tree_change = endpoint.tree_changed
         # Who read what (issue 18): each read goes to our worker for the popup and the badge.
         endpoint.activity.on_record = lambda entry: self._send_event(
             ActivityEvent(entry=entry.to_wire()).to_wire()
@@ -185,8 +187,8 @@ class Serving:
         resources (page_resources.py: `resources/list_changed`)."""
         if self.handoff is not None:
             self.handoff.set_tree(self._tree())
-        if self.endpoint is not None:
-            self.endpoint.tree_changed()
+        if self.endpoint is not None and self._tree() is not None:  # `complete: false` waits for
+            self.endpoint.tree_changed()  # the next `current` (asking the worker on each would load it)
 
     async def _follower_tools_changed(self) -> None:
         """Another profile's page tools changed: our clients hear `tools/list_changed`."""

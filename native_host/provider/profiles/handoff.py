@@ -62,7 +62,7 @@ class ProfileHandoff:
         self._instance = instance
         self._deadline_ms = deadline_ms
         self._on_provider = on_provider
-        self.server = HandoffServer(tools)
+        self.server = HandoffServer(tools, instance=instance)
         self.role = "starting"
         self.requester = MergingRequester(own, self.server, lambda: self.role == "provider")
         """The descriptor the publisher keeps written (publisher.py): where a standby host reads
