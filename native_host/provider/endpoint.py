@@ -34,7 +34,7 @@ import contextlib
 import logging
 import secrets
 import socket
-from collections.abc import Generator, Mapping
+from collections.abc import Callable, Generator, Mapping
 from typing import Any, Final, Protocol, cast
 
 import uvicorn
@@ -138,7 +138,9 @@ class McpEndpoint:
     SPEC §5), in ms; `window_finder` gives `location` its OS window number; `follower_tools`,
     other profiles' page tools (follower_tools.FollowerTools), are listed after our own;
     `connection_limits` bounds half-open and live HTTP connections (connections.py, issue 13);
-    `activity` records every tool call's client and returned ids (activity.py, issue 18).
+    `activity` records every tool call's client and returned ids (activity.py, issue 18);
+    `cached_tree` gives the merged `current` result when it is at hand without a round trip
+    (page_resources.py compares the listed resources on each push, issue 16).
     `token` (32 random bytes, URL-safe base64) is minted here, published only in the descriptor,
     never logged. Usage: `url = await endpoint.start()` … `await endpoint.stop()`.
     """
@@ -156,6 +158,7 @@ class McpEndpoint:
         follower_tools: ToolSource | None = None,
         connection_limits: ConnectionLimits | None = None,
         activity: ActivityLog | None = None,
+        cached_tree: Callable[[], Any] | None = None,
     ) -> None:
         self.activity: Final = activity if activity is not None else ActivityLog()
         self.token: Final = secrets.token_urlsafe(32)
@@ -172,6 +175,7 @@ class McpEndpoint:
             instance=instance,
             activity=self.activity,
             on_list_changed=lambda: self.list_changed.notify("resources"),
+            cached_tree=cached_tree or (lambda: None),
             current_deadline_ms=current_deadline_ms,
         )
         requester = self.page_resources.requester

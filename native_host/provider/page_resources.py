@@ -14,7 +14,8 @@ resources/read webctx://<instance>/<pageId>/<kind>
         ├─ screenshot ──► BlobResourceContents + _meta
         └─ error code ──► MCPError "<reason word>: … <fix>"  (-32002 for unknown/gone)
       every page read ──► ActivityLog.record("resources/read", page id + title; never content)
-each `current` answer (ObservingRequester) and each pushed tree (Serving.tree_changed ─► refresh)
+each `current` answer (ObservingRequester), each pushed tree and follower tree (tree_changed: the
+merged tree when it is at hand without asking anyone, `cached_tree`)
    └─ observe(): the set of listed URIs changed ──► notifications/resources/list_changed (both eras)
 ```
 
@@ -24,7 +25,6 @@ the endpoint (app.py MCP_MODULE).
 
 from __future__ import annotations
 
-import asyncio
 import logging
 from collections.abc import Callable, Iterator, Mapping
 from typing import Any, Final
@@ -209,7 +209,8 @@ class PageResources:
     `requester` reaches the extension (the endpoint passes the hand-off's MergingRequester over the
     tree cache); `instance` is ours; `activity` records reads and serves `webctx://activity`;
     `on_list_changed` is called (from the loop) when the set of listed URIs changed (the
-    endpoint's ListChangedBroadcaster.notify("resources")). Deadlines in ms."""
+    endpoint's ListChangedBroadcaster.notify("resources")); `cached_tree` gives the `current`
+    result when it is at hand without a round trip (pushed trees), else None. Deadlines in ms."""
 
     def __init__(
         self,
@@ -218,6 +219,7 @@ class PageResources:
         instance: str,
         activity: ActivityLog,
         on_list_changed: Callable[[], None],
+        cached_tree: Callable[[], Any] = lambda: None,
         current_deadline_ms: int = CURRENT_DEADLINE_MS,
         text_deadline_ms: int = PAGE_TEXT_DEADLINE_MS,
         screenshot_deadline_ms: int = PAGE_SCREENSHOT_DEADLINE_MS,
@@ -231,8 +233,7 @@ class PageResources:
         self._listed_uris: frozenset[str] = frozenset()
         self._listed_source: object = None
         self._titles: dict[str, str] = {}
-        self._refresh: asyncio.Task[None] | None = None
-        self._refresh_again = False
+        self._cached_tree = cached_tree
 
     # -- the listed set and its change notification ----------------------------------------------
 
@@ -252,25 +253,16 @@ class PageResources:
         return resources
 
     def tree_changed(self) -> None:
-        """A tree was pushed (ours or a follower's): look at the merged `current` once more
-        (coalesced: one at a time, one more if pushes came meanwhile). With pushed trees this is
-        no round trip (tree_cache.py, merging_requester.py)."""
-        if self._refresh is not None and not self._refresh.done():
-            self._refresh_again = True
+        """A tree was pushed (ours or a follower's), or a follower left: compare the merged tree
+        when it is at hand (`cached_tree`). Never a round trip: a tree that needs asking is
+        compared when the next `current` asks anyway."""
+        try:
+            reply = self._cached_tree()
+        except Exception:
+            log.exception("the cached tree for resources failed")
             return
-        self._refresh = asyncio.get_running_loop().create_task(self._refresh_loop(), name="resources-refresh")
-
-    async def _refresh_loop(self) -> None:
-        while True:
-            self._refresh_again = False
-            try:
-                await self.requester.request("current", deadline_ms=self._current_deadline_ms)
-            except (DeadlineExceeded, ExtensionError, ProviderUnavailable, TooDeep):
-                pass  # nothing to compare; the next push or `current` tries again
-            except Exception:
-                log.exception("refreshing the resource list failed")
-            if not self._refresh_again:
-                return
+        if reply is not None:
+            self.observe(reply)
 
     # -- MCP handlers ----------------------------------------------------------------------------
 

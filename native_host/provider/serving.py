@@ -129,6 +129,7 @@ class Serving:
             instance=self._instance,
             page_tool_deadline_ms=page_tool_deadline_ms(),
             follower_tools=follower_tools,
+            cached_tree=lambda: handoff.requester.cached_current(self._tree()),
         )
         # Followers' trees change the page resources too (issue 16: resources/list_changed).
         handoff.server.on_tree_change = endpoint.tree_changed
@@ -187,8 +188,8 @@ class Serving:
         resources (page_resources.py: `resources/list_changed`)."""
         if self.handoff is not None:
             self.handoff.set_tree(self._tree())
-        if self.endpoint is not None and self._tree() is not None:  # `complete: false` waits for
-            self.endpoint.tree_changed()  # the next `current` (asking the worker on each would load it)
+        if self.endpoint is not None:
+            self.endpoint.tree_changed()
 
     async def _follower_tools_changed(self) -> None:
         """Another profile's page tools changed: our clients hear `tools/list_changed`."""

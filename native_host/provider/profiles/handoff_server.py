@@ -281,8 +281,7 @@ class HandoffServer:
                         follower.rename_tools(self._tools.names_of(number))
                 elif isinstance(message, FollowerTree):
                     follower.set_tree(message)
-                    if follower.tree is not None:  # else the next `current` asks it
-                        self._tree_changed()
+                    self._tree_changed()
                 elif isinstance(message, HandoffResult | HandoffError):
                     follower.on_reply(message)
         except WebSocketException:

@@ -87,6 +87,15 @@ class MergingRequester:
         others = await self._server.follower_windows(max(100, deadline_ms - FOLLOWER_MARGIN_MS))
         return merge_windows(await own_task, others)
 
+    def cached_current(self, own: Any) -> Any:
+        """The `current` result `request` would give with `own` (our pushed tree's reply), when no
+        follower needs asking: `own` merged with every follower's pushed tree; None when some
+        follower has none (issue 16: page_resources.py compares the resource list without I/O)."""
+        if own is None or not self._server.followers or not self._is_provider():
+            return own
+        cached = self._server.cached_follower_windows()
+        return None if cached is None else self._merged(own, cached)
+
     def _merged(self, own: Any, others: list[Windows]) -> Any:
         """`merge_windows(own, others)`, the same object while neither changed (pushed trees are
         the same objects until their next push), so the endpoint checks and encodes it once."""

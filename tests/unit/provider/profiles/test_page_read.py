@@ -90,8 +90,10 @@ async def test_page_read_reaches_the_follower_without_the_prefix_and_gone_after_
     descriptor.write_text(json.dumps({"instance": PROVIDER, "token": "token-P", "handoff": url}))
     provider.on_role_change("provider")
     changes: list[int] = []
+    own_reply = await own.request("current", deadline_ms=1000)  # as our pushed tree
     resources = PageResources(provider.requester, instance=PROVIDER, activity=ActivityLog(),
-                              on_list_changed=lambda: changes.append(1))
+                              on_list_changed=lambda: changes.append(1),
+                              cached_tree=lambda: provider.requester.cached_current(own_reply))
     provider.server.on_tree_change = resources.tree_changed
     follower.set_tree(await theirs.request("current", deadline_ms=1000))
     follower.on_role_change("standby", descriptor)
