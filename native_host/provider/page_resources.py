@@ -75,6 +75,7 @@ from native_host.protocol.resources import (
 from native_host.protocol.tools import ACTIVITY_RESOURCE_URI
 from native_host.provider.activity import MAX_TITLE_CHARS, ActivityLog
 from native_host.provider.bridge import Requester
+from native_host.provider.error_bodies import MAX_MESSAGE_CHARS
 
 log = logging.getLogger(__name__)
 
@@ -101,15 +102,18 @@ _FIXES: Final[dict[str, str]] = {
 }
 
 
-def _sentence(text: str) -> str:
-    text = cut(" ".join(text.split()), 300)
+def _sentence(text: str, limit: int) -> str:
+    text = cut(" ".join(text.split()), max(limit - 1, 2))
     return text if text.endswith((".", "!", "?", "…")) else text + "."
 
 
 def read_error(code: str, message: str, uri: str) -> MCPError:
     """The MCP error for a failed read: `<reason word>: <what happened> <fix>` (REASON_WORDS),
     `data: {reason, uri}`. -32002 (resource not found) for unknown and gone pages, INVALID_PARAMS
-    for refusals (not shared, switched off, not capturable), INTERNAL_ERROR for the rest."""
+    for refusals (not shared, switched off, not capturable), INTERNAL_ERROR for the rest.
+    The whole text stays within error_bodies.MAX_MESSAGE_CHARS (the worker's sentence is cut to
+    fit): a longer one reaches 2026-07-28 clients, whose errors come back as HTTP 4xx bodies,
+    rewritten by ShortErrorBodies into "Invalid request: …", without the reason word."""
     word = REASON_WORDS.get(code, READ_FAILED)
     if code in _NOT_FOUND_CODES:
         number = RESOURCE_NOT_FOUND
@@ -118,7 +122,8 @@ def read_error(code: str, message: str, uri: str) -> MCPError:
     else:
         number = INTERNAL_ERROR
     fix = _FIXES.get(code, "")
-    text = f"{word}: {_sentence(message)}" + (f" {fix}" if fix else "")
+    room = MAX_MESSAGE_CHARS - len(word) - len(": ") - (len(fix) + 1 if fix else 0)
+    text = f"{word}: {_sentence(message, room)}" + (f" {fix}" if fix else "")
     return MCPError(number, text, {"reason": word, "uri": uri[:300]})
 
 

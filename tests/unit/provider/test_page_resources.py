@@ -25,6 +25,7 @@ from native_host.errors import DeadlineExceeded, ExtensionError, ProviderUnavail
 from native_host.protocol.resources import RESOURCE_NOT_FOUND, TEXT_MAX_BYTES, format_page_uri
 from native_host.protocol.tools import ACTIVITY_RESOURCE_URI
 from native_host.provider.activity import ActivityLog
+from native_host.provider.error_bodies import MAX_MESSAGE_CHARS
 from native_host.provider.page_resources import MAX_LISTED, PageResources
 from tests.support.host_process import WAIT_S, Host, log_text, mcp_client, ready_descriptor, wait_until
 from tests.support.requester import FakeRequester
@@ -241,6 +242,26 @@ async def test_each_error_names_its_reason_and_ends_with_the_fix(
     assert host.frames.empty()
     await wait_until(lambda: len(host.activity) == len(ERRORS) + 2, what="an activity event per page read")
     assert all(event["entry"]["ok"] is False for event in host.activity)
+
+
+@pytest.mark.parametrize("mode", MODES)
+async def test_an_error_with_a_long_worker_message_still_names_its_reason(
+    spawn: Callable[[], Any], mode: Mode
+) -> None:
+    """The worker's sentences run to ~150 characters (page_read.js) and the fixes to ~170: the
+    whole message stays within error_bodies.MAX_MESSAGE_CHARS, or a 2026-07-28 client (its
+    errors come back as HTTP 4xx bodies) gets ShortErrorBodies' "Invalid request: …" instead of
+    the reason word (found by tests/e2e/test_page_resources.py: a background tab's screenshot)."""
+    host, instance, descriptor = await started(spawn)
+    uri = format_page_uri(instance, "tab-2", "screenshot")
+    async with asyncio.timeout(WAIT_S * 2), mcp_client(descriptor, mode) as client:
+        for code, number, word in ERRORS:
+            long = "The page is not the active tab of its window, and this sentence goes on. " * 4
+            error, _ = await read_answered(client, host, uri, {"type": "error", "error": {
+                "code": code, "message": long}})
+            assert isinstance(error, MCPError), code
+            assert error.code == number and error.message.startswith(word + "The page is not"), error.message
+            assert len(error.message) <= MAX_MESSAGE_CHARS, error.message
 
 
 @asynccontextmanager
