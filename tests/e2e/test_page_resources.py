@@ -282,14 +282,40 @@ async def test_switching_page_text_off_removes_the_links_and_refuses_reads(
 
 @ERAS
 async def test_a_new_tab_sends_one_resources_list_changed(
-    tb: ToolsBrowser, page_server: str, legacy: bool
+    tb: ToolsBrowser, article: Page, page_server: str, legacy: bool
 ) -> None:
-    url = f"{page_server}/index.html"
+    await page_of(tb, f"{page_server}{ARTICLE}")  # the active tab: a page that reports (see below)
+    await expect_one_list_changed_per_tab(tb, f"{page_server}/index.html", legacy=legacy)
+
+
+@pytest.mark.xfail(
+    strict=True,
+    reason="Known bug (issue 16 review): while the active tab is one whose content script never "
+    "reports (about:blank here; also pages extensions cannot script), the worker pushes "
+    "`complete: false` once and then nothing (tree_push.js sends only when the tree differs), and "
+    "the provider refreshes its resource list only on complete pushes (serving.py tree_changed), "
+    "so a tab opening sends no resources/list_changed until some client asks `current`.",
+)
+async def test_a_new_tab_sends_resources_list_changed_while_the_active_tab_is_about_blank(
+    tb: ToolsBrowser, page_server: str
+) -> None:
+    active = await tb.running.worker_eval(
+        "async () => (await chrome.tabs.query({active: true, lastFocusedWindow: true}))[0].url"
+    )
+    assert active == "about:blank"  # the module browser's first tab, in front once the tests' tabs close
+    await expect_one_list_changed_per_tab(tb, f"{page_server}/index.html", legacy=True, limit_s=4)
+
+
+async def expect_one_list_changed_per_tab(
+    tb: ToolsBrowser, url: str, *, legacy: bool, limit_s: float = 10
+) -> None:
+    """Open background tabs of `url` (a query each) under a list_changed watcher: the first within
+    `limit_s` (it also proves the client's stream is up: a 2025 GET stream opens lazily), then one
+    notification for each further tab, and one when a tab closes."""
     tabs: list[int] = []
     async with watch_list_changed(tb.descriptor, legacy=legacy, kind="resources") as watcher:
         try:
-            # The first change also proves the client's stream is up (a 2025 GET stream opens lazily).
-            async with asyncio.timeout(10):
+            async with asyncio.timeout(limit_s):
                 while not watcher.times:
                     tabs.append(await open_background_tab(tb.running, f"{url}?warmup{len(tabs)}"))
                     await asyncio.sleep(0.5)
