@@ -44,6 +44,7 @@ from tests.e2e.page_resources_harness import (
     uri_of,
 )
 from tests.e2e.page_tools_harness import ToolsBrowser, launch, watch_list_changed
+from tests.e2e.tree import find_all
 
 pytestmark = pytest.mark.asyncio(loop_scope="module")
 
@@ -107,6 +108,11 @@ async def test_an_article_links_its_text_and_reads_back_as_markdown_without_secr
 
         contents = await read_text(session, text_uri)
         text = contents.text
+        # The read is in the provider's activity (the popup's "Who read it"), without the text.
+        entries = [e for e in await session.activity() if e.get("tool") == "resources/read"]
+        assert entries and entries[0]["ok"] is True, entries
+        assert entries[0]["elements"][0]["id"] == page["id"], entries[0]
+        assert "Babbage" not in str(entries)
     print(f"article Markdown ({len(text.encode())} bytes):\n{text}")  # pytest -s shows it
     meta = contents.meta or {}
     assert meta.get("truncated") is False, meta
@@ -121,8 +127,9 @@ async def test_an_article_links_its_text_and_reads_back_as_markdown_without_secr
         "Her notes are three times as long as the article they accompany.",
     ):
         assert sentence in text, sentence
-    assert re.search(r"^#{1,2} How the engine was organised$", text, re.M), "h2 is not an ATX heading"
-    assert re.search(r"^#{1,2} Its parts$", text, re.M)
+    assert lines(text)[0] == f"# {ARTICLE_TITLE}", lines(text)[:3]
+    assert "## How the engine was organised" in lines(text), "the h2 is not an ATX heading"
+    assert "## Its parts" in lines(text)
     assert re.search(r"^\s*[-*+]\s+The mill, doing the four arithmetic operations$", text, re.M), "no list"
     assert re.search(r"^\|\s*Part\s*\|\s*Capacity\s*\|$", text, re.M), "no table header row"
     assert re.search(r"^\|\s*:?-{3,}:?\s*\|\s*:?-{3,}:?\s*\|$", text, re.M), "no table rule"
@@ -212,7 +219,6 @@ async def test_a_background_tab_reads_its_text_but_not_a_screenshot_and_the_acti
             # A viewport wider than 1,600 px is scaled down to a longest side of 1,600.
             await article.set_viewport_size({"width": 2400, "height": 1200})
             try:
-                await asyncio.sleep(0.6)  # captureVisibleTab's quota: 2 a second
                 big = check_image(await read_one(session, shot["uri"]))  # type: ignore[arg-type]
             finally:
                 await article.set_viewport_size({"width": 1280, "height": 720})
@@ -288,22 +294,35 @@ async def test_a_new_tab_sends_one_resources_list_changed(
     await expect_one_list_changed_per_tab(tb, f"{page_server}/index.html", legacy=legacy)
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="Known bug (issue 16 review): while the active tab is one whose content script never "
-    "reports (about:blank here; also pages extensions cannot script), the worker pushes "
-    "`complete: false` once and then nothing (tree_push.js sends only when the tree differs), and "
-    "the provider refreshes its resource list only on complete pushes (serving.py tree_changed), "
-    "so a tab opening sends no resources/list_changed until some client asks `current`.",
+KNOWN_BUG_BLANK_IN_FRONT = (
+    "Known bug (issue 16 review): while the active tab is one whose content script never reports "
+    "(about:blank here; also pages extensions cannot script), the worker pushes `complete: false` "
+    "once and then nothing (tree_push.js sends only when the tree differs), and the provider "
+    "refreshes its resource list only on complete pushes (serving.py tree_changed), so a tab "
+    "opening sends no resources/list_changed until some client asks `current`."
 )
+
+
 async def test_a_new_tab_sends_resources_list_changed_while_the_active_tab_is_about_blank(
     tb: ToolsBrowser, page_server: str
 ) -> None:
-    active = await tb.running.worker_eval(
-        "async () => (await chrome.tabs.query({active: true, lastFocusedWindow: true}))[0].url"
-    )
-    assert active == "about:blank"  # the module browser's first tab, in front once the tests' tabs close
-    await expect_one_list_changed_per_tab(tb, f"{page_server}/index.html", legacy=True, limit_s=4)
+    blank = await tb.running.worker_eval("async () => (await chrome.tabs.create({url: 'about:blank'})).id")
+    try:
+        await current_until(tb, lambda a: [p.get("url") for p in focused_pages(a)] == ["about:blank"])
+        silent = False
+        try:
+            await expect_one_list_changed_per_tab(tb, f"{page_server}/index.html", legacy=True, limit_s=2)
+        except* TimeoutError:  # (out of the SDK client's task group)
+            silent = True
+        if silent:
+            pytest.xfail(KNOWN_BUG_BLANK_IN_FRONT)  # passes once fixed; then delete this
+    finally:
+        await close_tab(tb.running, blank)
+
+
+def focused_pages(answer: dict[str, Any]) -> list[dict[str, Any]]:
+    """The Pages with `focused: true` in a `current` answer."""
+    return find_all(answer["root"], lambda e: e.get("role") == "Page" and bool(e.get("focused")))
 
 
 async def expect_one_list_changed_per_tab(

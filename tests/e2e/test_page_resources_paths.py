@@ -146,18 +146,13 @@ async def test_webctx_read_prints_the_text_and_writes_a_screenshot(
         page = await page_of(tb, url)
         code, out, err = await webctx(tb, "read", page["id"], "--pid", pid)
         assert code == 0, err
-        assert LEDE in out
-        full_uri = uri_of(tb.descriptor.instance, page["id"], "text")
-        code, out, err = await webctx(tb, "read", full_uri, "--pid", pid)
-        assert code == 0 and LEDE in out, err
+        assert LEDE in out and out.startswith("# The Analytical Engine, explained\n"), out[:200]
 
-        screenshot = ("read", page["id"], "--screenshot", "--out", str(shot), "--pid", pid)
-        code, out, err = await webctx(tb, *screenshot)
-        assert code != 0 and "switched_off" in err, (code, out, err)  # screenshots are off by default
-        assert not shot.exists()
         await set_settings(tb.running, screenshots=True)
         try:
-            code, out, err = await webctx(tb, *screenshot)
+            code, out, err = await webctx(
+                tb, "read", page["id"], "--screenshot", "--out", str(shot), "--pid", pid
+            )
         finally:
             await set_settings(tb.running, screenshots=False)
         assert code == 0, err
