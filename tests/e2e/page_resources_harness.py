@@ -14,8 +14,8 @@ import struct
 from typing import Any, Literal
 
 from mcp import types
-from mcp.shared.exceptions import MCPError
 
+from native_host.errors import WebctxError
 from native_host.host import ProviderSession
 from tests.e2e.harness import RunningBrowser
 from tests.e2e.page_tools_harness import ToolsBrowser
@@ -89,9 +89,9 @@ async def page_of(tb: ToolsBrowser, url: str, *, timeout_s: float = 10.0) -> dic
 
 
 async def read(session: ProviderSession, uri: str) -> types.ReadResourceResult:
-    """`resources/read` of `uri` on the session's SDK client (its own per-request time limit);
-    MCPError when the provider refuses."""
-    return await session.client.read_resource(uri)
+    """`resources/read` of `uri` through the reference host (`ProviderSession.read_resource`: the
+    session's time limit); WebctxError, `.code` the reason word, when the provider refuses."""
+    return await session.read_resource(uri)
 
 
 async def read_one(
@@ -112,19 +112,21 @@ async def read_text(session: ProviderSession, uri: str) -> types.TextResourceCon
     return contents
 
 
-async def refusal(session: ProviderSession, uri: str) -> str:
-    """The message of the MCP error `resources/read` of `uri` answers with (AssertionError if it
-    answers with contents)."""
+async def refusal(session: ProviderSession, uri: str, reason: str) -> str:
+    """The provider's message refusing `resources/read` of `uri`, checked to start with and be
+    coded as the reason word `reason` (`gone`, `not_shared`, …: protocol/resources.py), through
+    the reference host; AssertionError if it answers with contents."""
     try:
         result = await read(session, uri)
-    except MCPError as exc:
-        return exc.error.message
+    except WebctxError as exc:
+        assert exc.code == reason and exc.message.startswith(f"{reason}: "), (exc.code, exc.message)
+        return exc.message
     raise AssertionError(f"{uri} was read, not refused: {result.contents!r:.300}")
 
 
 async def listed(session: ProviderSession) -> list[types.Resource]:
-    """The provider's `resources/list` (one page: the provider lists at most 200)."""
-    return list((await session.client.list_resources()).resources)
+    """The provider's `resources/list` through the reference host."""
+    return await session.list_resources()
 
 
 async def set_settings(running: RunningBrowser, **changes: Any) -> None:

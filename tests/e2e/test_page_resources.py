@@ -21,6 +21,7 @@ import pytest_asyncio
 from mcp import types
 from playwright.async_api import Page
 
+from native_host.errors import WebctxError
 from tests.e2e.gestures import click_into
 from tests.e2e.page_resources_harness import (
     MAX_SIDE,
@@ -177,8 +178,7 @@ async def test_an_excluded_site_has_no_link_and_its_text_is_refused(
         assert uri not in all_links(answer)
         async with tb.session() as session:
             assert uri not in [r.uri for r in await listed(session)]
-            message = await refusal(session, uri)
-        assert "not_shared" in message, message
+            await refusal(session, uri, "not_shared")
     finally:
         await set_settings(tb.running, excludedSites=[])
         await close_tab(tb.running, tab)
@@ -205,8 +205,7 @@ async def test_a_background_tab_reads_its_text_but_not_a_screenshot_and_the_acti
         async with tb.session() as session:
             listed_uris = [r.uri for r in await listed(session)]
             assert shot["uri"] in listed_uris
-            message = await refusal(session, uri_of(instance, background["id"], "screenshot"))
-            assert "not_capturable" in message, message
+            await refusal(session, uri_of(instance, background["id"], "screenshot"), "not_capturable")
             text = await read_text(session, uri_of(instance, background["id"], "text"))
             assert "The engine might compose elaborate pieces of music" in text.text
 
@@ -250,12 +249,14 @@ async def test_a_closed_tab_and_another_instance_are_gone(tb: ToolsBrowser, page
     async with tb.session() as session:
         assert (await read_text(session, uri)).text  # readable while open
         # The same page id under another instance (a restarted provider, SPEC §2.1): gone.
-        message = await refusal(session, uri_of(OTHER_INSTANCE, page["id"], "text"))
-        assert "gone" in message, message
+        await refusal(session, uri_of(OTHER_INSTANCE, page["id"], "text"), "gone")
+        # HostClient answers it `gone` itself: no running provider has that instance (SPEC §7).
+        with pytest.raises(WebctxError) as gone:
+            await tb.host.read_resource(uri_of(OTHER_INSTANCE, page["id"], "text"))
+        assert gone.value.code == "gone", gone.value
         await close_tab(tb.running, tab)
         await current_until(tb, lambda a: page_with_url(a, url) is None)
-        message = await refusal(session, uri)
-        assert "gone" in message, message
+        await refusal(session, uri, "gone")
         assert uri not in [r.uri for r in await listed(session)]
 
 
@@ -270,16 +271,14 @@ async def test_switching_page_text_off_removes_the_links_and_refuses_reads(
         # Screenshots are off by default: no link, and a read of the active tab's is refused.
         assert "screenshot" not in links_of(page)
         assert shot_uri not in [r.uri for r in await listed(session)]
-        message = await refusal(session, shot_uri)
-        assert "switched_off" in message, message
+        await refusal(session, shot_uri, "switched_off")
 
         await set_settings(tb.running, pageText=False)
         try:
             answer = await current_until(tb, lambda a: not all_links(a))
             assert page_with_url(answer, url) is not None  # the page is still reported, without links
             assert [r.uri for r in await listed(session) if r.uri.startswith("webctx://" + instance)] == []
-            message = await refusal(session, text_uri)
-            assert "switched_off" in message, message
+            await refusal(session, text_uri, "switched_off")
         finally:
             await set_settings(tb.running, pageText=True)
         await page_of(tb, url)  # the link is back
