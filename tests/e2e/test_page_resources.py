@@ -44,7 +44,7 @@ from tests.e2e.page_resources_harness import (
     set_settings,
     uri_of,
 )
-from tests.e2e.page_tools_harness import ToolsBrowser, launch, watch_list_changed
+from tests.e2e.page_tools_harness import ChangeWatcher, ToolsBrowser, launch, watch_list_changed
 from tests.e2e.tree import find_all
 
 pytestmark = pytest.mark.asyncio(loop_scope="module")
@@ -250,6 +250,8 @@ async def test_a_closed_tab_and_another_instance_are_gone(tb: ToolsBrowser, page
         assert (await read_text(session, uri)).text  # readable while open
         # The same page id under another instance (a restarted provider, SPEC §2.1): gone.
         await refusal(session, uri_of(OTHER_INSTANCE, page["id"], "text"), "gone")
+        # A page id this instance never issued.
+        await refusal(session, uri_of(tb.descriptor.instance, "tab-987654", "text"), "unknown")
         # HostClient answers it `gone` itself: no running provider has that instance (SPEC §7).
         with pytest.raises(WebctxError) as gone:
             await tb.host.read_resource(uri_of(OTHER_INSTANCE, page["id"], "text"))
@@ -338,15 +340,23 @@ async def expect_one_list_changed_per_tab(
                     tabs.append(await open_background_tab(tb.running, f"{url}?warmup{len(tabs)}"))
                     await asyncio.sleep(0.5)
             for n in range(2):
-                await asyncio.sleep(0.5)  # past any trailing notification of the previous change
-                count = len(watcher.times)
+                count = await quiet(watcher)  # past any late notification of the previous change
                 tabs.append(await open_background_tab(tb.running, f"{url}?n{n}"))
                 await watcher.next_after(count)
                 await asyncio.sleep(0.5)  # a page load changes the tree several times: one set change
                 assert len(watcher.times) == count + 1, (n, watcher.times[count:])
-            count = len(watcher.times)
+            count = await quiet(watcher)
             await close_tab(tb.running, tabs.pop())
             await watcher.next_after(count)
         finally:
             for tab in tabs:
                 await close_tab(tb.running, tab)
+
+
+async def quiet(watcher: ChangeWatcher, *, for_s: float = 0.5) -> int:
+    """Wait until no notification arrived for `for_s` seconds; return how many there were."""
+    while True:
+        count = len(watcher.times)
+        await asyncio.sleep(for_s)
+        if len(watcher.times) == count:
+            return count

@@ -21,10 +21,12 @@ import pytest
 import pytest_asyncio
 from mcp import Client, types
 from mcp.client.stdio import StdioServerParameters
+from mcp.shared.exceptions import MCPError
 
 from native_host.stdio.server import RESOURCE_URI
 from tests.e2e.page_resources_harness import (
     MAX_SIDE,
+    OTHER_INSTANCE,
     close_tab,
     image_size,
     open_background_tab,
@@ -106,6 +108,10 @@ async def test_the_bridge_lists_and_reads_page_text_beside_current(
             assert isinstance(contents, types.TextResourceContents) and contents.mime_type == "text/markdown"
             assert LEDE in contents.text
             assert (contents.meta or {}).get("truncated") is False
+            # A refusal comes through with its reason word: another instance's link is gone.
+            with pytest.raises(MCPError) as refused:
+                await client.read_resource(uri_of(OTHER_INSTANCE, page["id"], "text"))
+            assert refused.value.error.message.startswith("gone: "), refused.value.error
             if mode == "legacy":
                 # A tab opening changes the provider's list: the bridge relays its list_changed.
                 await asyncio.sleep(0.5)
