@@ -145,6 +145,8 @@ function reader(fakes = {}) {
   /** @type {number[]} */
   const waits = [];
   let clock = 0;
+  /** @type {Set<number>} tabs whose document has the page-text scripts (a fresh one has not) */
+  const injected = new Set();
   const pages = new PageReader({
     ids,
     settings: () => fakes.settings ?? ON,
@@ -161,9 +163,11 @@ function reader(fakes = {}) {
       injectTopFrameFiles: async (tabId, files) => {
         calls.push(`inject ${tabId} ${files.join(",")}`);
         await fakes.inject?.();
+        injected.add(tabId);
       },
       runInTopFrame: async (tabId, _func, arg) => {
         calls.push(`run ${tabId} ${JSON.stringify(arg)}`);
+        if (!injected.has(tabId)) return { missing: true }; // extractText before the injection
         return fakes.run ? fakes.run() : { markdown: "# A", truncated: false, bytes: 3, source: "readability", title: "A", url: "https://e.org/a" };
       },
       captureVisibleTab: async (windowId) => {
@@ -197,11 +201,15 @@ test("only a Page id this instance minted is read; a closed tab is page_gone", a
   await rejectsWith(pages.read({ pageId: ids.tabId(5), kind: "html" }), "unknown_type");
 });
 
-test("text: the files, then webctxPageText with the clamped cap, in the top frame", async () => {
+test("text: the files (once per document), then webctxPageText with the clamped cap, in the top frame", async () => {
   const { pages, ids, calls } = reader();
   const result = await pages.read({ pageId: ids.tabId(5), kind: "text", maxBytes: 10 });
   assert.deepEqual(result, { kind: "text", markdown: "# A", truncated: false, bytes: 3, source: "readability", title: "A", url: "https://e.org/a" });
-  assert.deepEqual(calls, ["getTab 5", `inject 5 ${PAGE_TEXT_FILES.join(",")}`, `run 5 {"maxBytes":1024}`, "getTab 5"]);
+  const run = `run 5 {"maxBytes":1024}`;
+  assert.deepEqual(calls, ["getTab 5", run, `inject 5 ${PAGE_TEXT_FILES.join(",")}`, run, "getTab 5"]);
+  calls.length = 0;
+  await pages.read({ pageId: ids.tabId(5), kind: "text", maxBytes: 10 });
+  assert.deepEqual(calls, ["getTab 5", run, "getTab 5"], "a document that has the scripts is not injected again");
   assert.deepEqual(PAGE_TEXT_FILES, [
     "vendor/readability/Readability.js",
     "vendor/turndown/turndown.js",
