@@ -20,7 +20,8 @@ that is not exactly this shape is not a page resource. `webctx://activity` (prov
 from __future__ import annotations
 
 import re
-from typing import Final, Literal, NamedTuple
+from collections.abc import Mapping
+from typing import Any, Final, Literal, NamedTuple
 
 SCHEME: Final = "webctx"
 """The URI scheme of every webctx resource."""
@@ -154,4 +155,48 @@ def truncation_notice(max_bytes: int, total_bytes: int) -> str:
     return (
         f"> webctx: truncated to the first {format_size(max_bytes)} of {format_size(total_bytes)}"
         " of this page's text.\n\n"
+    )
+
+
+def without_background_links(root: Any) -> Any:
+    """`root` (a `current` tree's Application element) with the page-resource links taken out of
+    every background Page (`visible: false`): the shape `current` answers. Other elements, and
+    the foreground Pages' links, are the same objects; nothing is changed in place (a pushed tree
+    is shared until its next push, tree_cache.py). Anything not of the tree's shape is returned
+    as it is (the caller validates).
+
+    Why: the extension links every Page, so `resources/list` (which reads the whole tree) offers
+    every open page, but a link on each of 100 background tabs made `current` 86 % bigger
+    (bench/README.md, issue 16: "`current` itself stays as small as today"). A background tab's
+    text is still read with its link from `resources/list`, or by this module's URI rule."""
+    if not isinstance(root, Mapping) or not isinstance(root.get("children"), list):
+        return root
+    windows: list[Any] = []
+    changed = False
+    for window in root["children"]:
+        pages = window.get("children") if isinstance(window, Mapping) else None
+        if not isinstance(pages, list) or not any(_background_with_links(page) for page in pages):
+            windows.append(window)
+            continue
+        changed = True
+        kept = [
+            {key: value for key, value in page.items() if key != "content"}
+            if _background_with_links(page) else page
+            for page in pages
+        ]
+        windows.append({**window, "children": kept})
+    return {**root, "children": windows} if changed else root
+
+
+def _background_with_links(page: Any) -> bool:
+    """A background Page (`visible: false`) whose `content` holds a page-resource link."""
+    return (
+        isinstance(page, Mapping)
+        and page.get("visible") is False
+        and isinstance(page.get("content"), list)
+        and any(
+            isinstance(block, Mapping) and block.get("type") == "resource_link"
+            and parse_page_uri(block.get("uri")) is not None
+            for block in page["content"]
+        )
     )

@@ -38,6 +38,7 @@ from native_host.protocol.native import (
     LocationReply,
     exceeds_depth,
 )
+from native_host.protocol.resources import without_background_links
 from native_host.protocol.tools import CURRENT_TOOL, LOCATION_TOOL, id_error, json_result, tool_error
 from native_host.protocol.version import PROTOCOL_VERSION
 from native_host.provider.bridge import Requester
@@ -134,6 +135,8 @@ class BuiltinTools:
         if memo is not None and memo[0] is reply:
             return json_result(memo[1], memo[2])
         root = reply.get("root") if isinstance(reply, dict) else None
+        # Background Pages' resource links stay out of `current` (resources/list has them).
+        root = without_background_links(root)
         answer = {"protocol": PROTOCOL_VERSION, "instance": self._instance, "root": root}
         try:
             CurrentAnswer.model_validate(answer)

@@ -79,13 +79,19 @@ async def current_until(
 
 
 async def page_of(tb: ToolsBrowser, url: str, *, timeout_s: float = 10.0) -> dict[str, Any]:
-    """The Page showing `url` once it is in the tree with its text link."""
-    answer = await current_until(
-        tb, lambda a: (p := page_with_url(a, url)) is not None and "text" in links_of(p), timeout_s=timeout_s
-    )
-    page = page_with_url(answer, url)
-    assert page is not None
-    return page
+    """The Page showing `url` once its text is offered: a link in `current` for a foreground Page,
+    in `resources/list` for a background one (`current` leaves background links out)."""
+    async with asyncio.timeout(timeout_s), tb.session() as session:
+        while True:
+            page = page_with_url((await session.current()).raw, url)
+            if page is not None:
+                text = uri_of(tb.descriptor.instance, page["id"], "text")
+                if page.get("visible") is False:
+                    if text in [r.uri for r in await listed(session)]:
+                        return page
+                elif "text" in links_of(page):
+                    return page
+            await asyncio.sleep(0.1)
 
 
 async def read(session: ProviderSession, uri: str) -> types.ReadResourceResult:

@@ -13,6 +13,7 @@ from native_host.protocol.resources import (
     format_size,
     parse_page_uri,
     truncation_notice,
+    without_background_links,
 )
 
 INSTANCE = "k3f9x2AbCdEfGhIjKlMn_-"
@@ -48,3 +49,39 @@ def test_sizes_and_the_truncation_line() -> None:
         "1 byte", "900 bytes", "1 KiB", "4.9 KiB", "256 KiB", "1.2 MiB", "4 MiB"]
     assert truncation_notice(262_144, 1_258_291) == (
         "> webctx: truncated to the first 256 KiB of 1.2 MiB of this page's text.\n\n")
+
+
+def _page(page_id: str, *, background: bool) -> dict[str, object]:
+    page: dict[str, object] = {"id": page_id, "role": "Page", "subrole": "tab", "title": "T"}
+    if background:
+        page["visible"] = False
+    page["content"] = [{
+        "type": "resource_link", "uri": format_page_uri(INSTANCE, page_id, TEXT), "name": "T",
+        "mimeType": "text/markdown",
+    }]
+    return page
+
+
+def test_current_keeps_links_on_foreground_pages_only_and_changes_nothing_in_place() -> None:
+    """Issue 16: "`current` itself stays as small as today" — a link on each of 100 background
+    tabs made it 86 % bigger (bench/README.md); resources/list reads the whole tree instead."""
+    front, back = _page("tab-1", background=False), _page("tab-2", background=True)
+    other = {"id": "win-2", "role": "Window", "children": [_page("tab-3", background=False)]}
+    root = {"id": "app", "role": "Application", "children": [
+        {"id": "win-1", "role": "Window", "children": [front, back]}, other,
+    ]}
+    shown = without_background_links(root)
+    pages = shown["children"][0]["children"]
+    assert pages[0] is front and "content" in front
+    assert "content" not in pages[1] and pages[1]["visible"] is False and pages[1]["id"] == "tab-2"
+    assert "content" in back, "the pushed tree is shared: never changed in place"
+    assert shown["children"][1] is other
+    # Nothing to take out: the same object (builtin_tools encodes a pushed tree once).
+    assert without_background_links(shown) is shown
+    bare = {"id": "app", "role": "Application"}
+    assert without_background_links(bare) is bare
+    # A background Page's own text block (not a page-resource link) is not ours to remove.
+    page = {"id": "tab-9", "role": "Page", "visible": False, "content": [{"type": "text", "text": "x"}]}
+    window = {"id": "win-1", "role": "Window", "children": [page]}
+    tree = {"id": "app", "role": "Application", "children": [window]}
+    assert without_background_links(tree) is tree
