@@ -22,8 +22,8 @@ the real bearer token; MCP 2026-07-28, `--legacy` for 2025-11-25) calls, in alte
   `page.read` at once with the browser's own reply (captured just before): what the MCP stack
   costs to carry that answer, the same-size floor of a read;
 - **article text**, **200,000-element text**, **screenshot** (the article, the active tab):
-  `resources/read` of the links `current` gives. Screenshots are at least SHOT_GAP_S apart
-  (Chrome lets an extension capture a tab twice a second; closer reads would time the quota).
+  `resources/read` of the links `current` gives. Screenshots start at least SHOT_GAP_S apart
+  (Chromium lets an extension capture twice a second; closer reads would time the worker's pacing).
 - **ping**: the native-messaging floor (native host ↔ service worker, answered at once;
   `WEBCTX_BENCH_PINGS`, bench/host_log.py).
 
@@ -81,8 +81,10 @@ if TYPE_CHECKING:
 
 BLOCK_CALLS: Final = 10
 WARMUP_CALLS: Final = 5
-SHOT_GAP_S: Final = 0.55
-"""Least time between two screenshot reads (Chrome: MAX_CAPTURE_VISIBLE_TAB_CALLS_PER_SECOND = 2)."""
+SHOT_GAP_S: Final = 0.6
+"""Least time between the starts of two screenshot reads: Chromium lets an extension capture twice
+per second (MAX_CAPTURE_VISIBLE_TAB_CALLS_PER_SECOND), and the worker paces its captures to two per
+1.1 s (service_worker/page_read.js CapturePacer); closer reads would time the pacer's wait."""
 READ_TIMEOUT_S: Final = 30.0
 """How long one timed call may take before the bench gives up, in seconds."""
 LINKS_TIMEOUT_S: Final = 60.0
@@ -173,6 +175,11 @@ def link_counts(raw: Mapping[str, Any]) -> tuple[int, int]:
     return sum(1 for p in pages if p["text"]), sum(1 for p in pages if p["screenshot"])
 
 
+def is_ours(url: str) -> bool:
+    """Whether `url` is in the webctx extension (its service worker's script)."""
+    return url.startswith(f"chrome-extension://{EXTENSION_ID}/")
+
+
 async def in_worker(running: LaunchedBrowser, js: str, arg: Any = None) -> Any:
     """Evaluate `js` (a function of one argument) in the extension's service worker over CDP, then
     disconnect (the browser and its tabs stay)."""
@@ -181,12 +188,10 @@ async def in_worker(running: LaunchedBrowser, js: str, arg: Any = None) -> Any:
     async with async_playwright() as pw:
         browser = await pw.chromium.connect_over_cdp(f"http://127.0.0.1:{running.devtools_port}")
         try:
-            [worker] = [
-                w
-                for w in browser.contexts[0].service_workers
-                if w.url.startswith(f"chrome-extension://{EXTENSION_ID}/")
-            ]
-            return await worker.evaluate(js, arg)
+            async with asyncio.timeout(10):  # the worker's target may be attached a moment later
+                while not (workers := [w for w in browser.contexts[0].service_workers if is_ours(w.url)]):
+                    await asyncio.sleep(0.05)
+            return await workers[0].evaluate(js, arg)
         finally:
             await browser.close()  # over CDP: disconnects only
 
