@@ -154,7 +154,7 @@ def article_page(paragraphs: int, seed: int = 16) -> str:
 
 
 def page_links(raw: Mapping[str, Any]) -> dict[str, dict[str, Any]]:
-    """Every Page of a `current` answer by title: `{title: {"page": element, "text": uri | None,
+    """Every Page of a `current` answer by id: `{id: {"page": element, "text": uri | None,
     "screenshot": uri | None}}` from its `resource_link` content blocks."""
     found: dict[str, dict[str, Any]] = {}
     for page in walk(raw.get("root") or {}):
@@ -165,8 +165,13 @@ def page_links(raw: Mapping[str, Any]) -> dict[str, dict[str, Any]]:
             if block.get("type") == "resource_link":
                 kind = "text" if block.get("mimeType") == TEXT_MIME else "screenshot"
                 links[kind] = block["uri"]
-        found[str(page.get("title", page.get("id")))] = links
+        found[str(page.get("id"))] = links
     return found
+
+
+def titled(raw: Mapping[str, Any], title: str) -> dict[str, Any]:
+    """`page_links` of the first Page titled `title` (`{}` when none is)."""
+    return next((p for p in page_links(raw).values() if p["page"].get("title") == title), {})
 
 
 def link_counts(raw: Mapping[str, Any]) -> tuple[int, int]:
@@ -218,13 +223,16 @@ async def tree_until(
     from native_host.host import open_session
 
     deadline = time.monotonic() + LINKS_TIMEOUT_S
+    raw: dict[str, Any] = {}
     async with open_session(descriptor, timeout_s=READ_TIMEOUT_S) as session:
         while time.monotonic() < deadline:
             raw = (await session.current()).raw
             if done(raw):
                 return raw
             await asyncio.sleep(0.2)
-    raise RuntimeError(f"The tree did not show {what} within {LINKS_TIMEOUT_S:g} s.")
+    texts, shots = link_counts(raw)
+    seen = f"{len(page_links(raw))} Pages, {texts} text and {shots} screenshot links"
+    raise RuntimeError(f"The tree did not show {what} within {LINKS_TIMEOUT_S:g} s (last: {seen}).")
 
 
 async def switch(running: LaunchedBrowser, patch: Mapping[str, bool]) -> dict[str, Any]:
@@ -372,12 +380,11 @@ async def phase_reads(running: LaunchedBrowser, args: argparse.Namespace, workdi
     from native_host.host import open_session
 
     def ready(raw: Mapping[str, Any]) -> bool:
-        links = page_links(raw)
-        return bool(links.get(ARTICLE_TITLE, {}).get("screenshot") and links.get(HUGE_TITLE, {}).get("text"))
+        return bool(titled(raw, ARTICLE_TITLE).get("screenshot") and titled(raw, HUGE_TITLE).get("text"))
 
-    links = page_links(await tree_until(running.descriptor, ready, "the article's and the huge page's links"))
-    article = links[ARTICLE_TITLE]
-    uris: dict[str, str | None] = {"article": article["text"], "huge": links[HUGE_TITLE]["text"]}
+    raw = await tree_until(running.descriptor, ready, "the article's and the huge page's links")
+    article = titled(raw, ARTICLE_TITLE)
+    uris: dict[str, str | None] = {"article": article["text"], "huge": titled(raw, HUGE_TITLE)["text"]}
     uris["shot"] = article["screenshot"]
     mode: ConnectMode = "legacy" if args.legacy else "auto"
     out = Timed()
