@@ -51,6 +51,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import base64
+import contextlib
 import functools
 import json
 import math
@@ -432,37 +433,50 @@ async def phase_reads(running: LaunchedBrowser, args: argparse.Namespace, workdi
     return {"rows": rows, "era": mode}
 
 
-async def phase_current(running: LaunchedBrowser, calls: int, label: str) -> list[dict[str, Any]]:
-    """Phase 2 (module docstring): `current` under each SETTINGS, in two rounds, beside the floor."""
+async def phase_current(
+    running: LaunchedBrowser, args: argparse.Namespace, label: str, workdir: Path
+) -> list[dict[str, Any]]:
+    """Phase 2 (module docstring): `current` under each SETTINGS, in `args.rounds` rounds, beside
+    the floor and a same-size floor answering that setting's tree (captured at its first switch)."""
     from native_host.host import open_session
 
-    times: dict[str, list[float]] = {name: [] for name in SETTINGS}
-    floors: dict[str, list[float]] = {name: [] for name in SETTINGS}
+    keys = ("floor", "same", "browser")
+    times: dict[str, dict[str, list[float]]] = {name: {k: [] for k in keys} for name in SETTINGS}
     sizes: dict[str, int] = {}
-    blocks = max(1, calls // (2 * BLOCK_CALLS))
-    with floor_provider() as floor:
-        for round_ in range(2):
-            for name, patch in SETTINGS.items():
-                progress(f"{label}: {name}, round {round_ + 1} of 2")
+    blocks = max(1, args.current_calls // (args.rounds * BLOCK_CALLS))
+    with contextlib.ExitStack() as stack:
+        floor = stack.enter_context(floor_provider())
+        same: dict[str, Descriptor] = {}
+        for round_ in range(args.rounds):
+            for number, (name, patch) in enumerate(SETTINGS.items()):
+                progress(f"{label}: {name}, round {round_ + 1} of {args.rounds}")
                 raw = await switch(running, patch)
                 sizes[name] = tree_bytes(raw)
-                async with (
-                    open_session(floor, timeout_s=READ_TIMEOUT_S) as fs,
-                    open_session(running.descriptor, timeout_s=READ_TIMEOUT_S) as bs,
-                ):
+                if name not in same:
+                    tree_file = workdir / f"tree-{label.replace(' ', '-')}-{number}.json"
+                    root = json.dumps(raw["root"], ensure_ascii=False, separators=(",", ":"))
+                    tree_file.write_text(root, encoding="utf-8")  # as bench/browser.py capture_root
+                    same[name] = stack.enter_context(floor_provider(tree_file))
+                async with contextlib.AsyncExitStack() as sessions:
+                    providers = {"floor": floor, "same": same[name], "browser": running.descriptor}
+                    opened = {
+                        k: await sessions.enter_async_context(open_session(d, timeout_s=READ_TIMEOUT_S))
+                        for k, d in providers.items()
+                    }
                     for _ in range(WARMUP_CALLS):
-                        await fs.current()
-                        await bs.current()
+                        for session in opened.values():
+                            await session.current()
                     for _ in range(blocks):
-                        for _ in range(BLOCK_CALLS):
-                            await timed(fs.current, floors[name])
-                        for _ in range(BLOCK_CALLS):
-                            await timed(bs.current, times[name])
-    off = "links off (today's tree)"
+                        for k, session in opened.items():
+                            for _ in range(BLOCK_CALLS):
+                                await timed(session.current, times[name][k])
+    off = next(iter(SETTINGS))
     rows = []
     for name in SETTINGS:
-        r = row(f"{label}: {name}", times[name], floors[name], tree_bytes=sizes[name])
-        r["floor_median_ms"] = round(median_ms(floors[name]), 2)
+        r = row(f"{label}: {name}", times[name]["browser"], times[name]["floor"], tree_bytes=sizes[name])
+        r["floor_median_ms"] = round(median_ms(times[name]["floor"]), 2)
+        r["same_size_median_ms"] = round(median_ms(times[name]["same"]), 2)
+        r["x_same"] = ratio(r["median_ms"], r["same_size_median_ms"])
         r["bytes_over_off"] = sizes[name] - sizes[off]
         rows.append(r)
     return rows
@@ -481,10 +495,10 @@ async def measure(args: argparse.Namespace) -> dict[str, Any]:
             await in_worker(running, SETTINGS_JS, {"pageText": True, "screenshots": True})
             await asyncio.sleep(1.0)
             report.update(await phase_reads(running, args, workdir))
-            report["current_rows"] = await phase_current(running, args.current_calls, "3 tabs")
+            report["current_rows"] = await phase_current(running, args, "3 tabs", workdir)
     if args.tabs > 1:
         async with cdp_browser(args.browser, workdir / "many", tabs=args.tabs) as running:
-            report["current_rows"] += await phase_current(running, args.current_calls, f"{args.tabs} tabs")
+            report["current_rows"] += await phase_current(running, args, f"{args.tabs} tabs", workdir)
     report["load_average_after"] = load_average()
     report["uptime_after"] = uptime()
     return report
@@ -516,6 +530,9 @@ def print_table(report: Mapping[str, Any]) -> None:
         elif "tree_bytes" in r:
             more = f" (+{r['bytes_over_off']} B)" if "bytes_over_off" in r else ""
             size = f"tree {r['tree_bytes']} B{more}"
+            if "x_same" in r:
+                floors = f"floor {r['floor_median_ms']}, same size {r['same_size_median_ms']}"
+                size += f"; {floors}, x same {r['x_same']}"
         rtt = f"{r['port_rtt_ms']:8.2f}" if "port_rtt_ms" in r else " " * 8
         x = f"{r['x_floor']:7.2f}" if r.get("x_floor") is not None else " " * 7
         print(f"{r['row']:<40} {r['calls']:>5} {r['median_ms']:8.2f} {r['p99_ms']:8.2f} {x} {rtt}  {size}")
@@ -531,6 +548,7 @@ def main() -> None:
     parser.add_argument("--elements", type=int, default=200_000)
     parser.add_argument("--tabs", type=int, default=100, help="tabs of the phase-2 browser (0: skip it)")
     parser.add_argument("--current-calls", type=int, default=100, help="`current` calls per setting")
+    parser.add_argument("--rounds", type=int, default=5, help="phase 2: rounds of the three settings")
     parser.add_argument("--legacy", action="store_true", help="MCP 2025-11-25 instead of 2026-07-28")
     parser.add_argument("--json", action="store_true")
     parser.add_argument("--browser", help="the Chromium-family browser (default: as `webctx demo` finds it)")
