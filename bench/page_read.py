@@ -28,22 +28,27 @@ the real bearer token; MCP 2026-07-28, `--legacy` for 2025-11-25) calls, in alte
   `WEBCTX_BENCH_PINGS`, bench/host_log.py).
 
 `port RTT` is the native host's own `page.read` request → reply time (its log): the browser's
-share of a read (injection, extraction or capture, scaling, base64, native messaging). `bytes`:
+share of a read (injection, extraction or capture, scaling, base64, native messaging). `content`:
 the Markdown's UTF-8 bytes or the decoded image's bytes; `answer`: the read's JSON as the SDK
-carries it.
+carries it. `CPU ms/call` (client / server / browser, bench/interleaved.py CpuMeter, read per
+call): what a read costs the reference client, the native host (or floor server) and the browser's
+other processes; a busy machine inflates it less than the wall-clock times.
 
 Phase 2, `current` with and without the links (issue 16: "`current` itself stays as small and
 fast as today"). The same browser, and with `--tabs N` (default 100) a second one with N tabs of
 index.html: settings switched over CDP to text links off and screenshots off (today's tree), text
-links on (the default), text and screenshot links on; after each switch, blocks of the floor and
-`current` alternate. Reported per setting: `current`'s median, x floor, and the tree's JSON bytes
-(the answer carries it twice: `structuredContent` and the text block).
+links on (the default), text and screenshot links on, in `--rounds` rounds (default 5); after each
+switch, blocks of the floor, a **same-size floor** (bench/floor.py answering that setting's tree,
+captured at its first switch, as bench/current_latency.py does) and `current` alternate. Reported
+per setting: `current`'s median, x floor, x same (webctx's own work: ~1 when the links add bytes,
+not work), and the tree's JSON bytes (the answer carries it twice: `structuredContent` and the
+text block).
 
 HOME, XDG_* and CONTEXT_PROVIDERS_DIR point into a temporary folder; only processes this script
 started are ended, by pid. Needs the test extras (`./scripts/setup.sh --with-tests`).
 
     .venv/bin/python bench/page_read.py [--runs 50] [--huge-runs 10] [--shots 20] [--tabs 100]
-                                        [--current-calls 100] [--legacy] [--json]
+                                        [--current-calls 100] [--rounds 5] [--legacy] [--json]
 """
 
 from __future__ import annotations
@@ -72,6 +77,7 @@ from bench import host_log  # noqa: E402
 from bench.browser import EXTENSION_ID, LaunchedBrowser, cdp_browser, settle, walk  # noqa: E402
 from bench.environment import isolate, load_average, progress  # noqa: E402
 from bench.floor import floor_provider  # noqa: E402
+from bench.interleaved import CpuMeter  # noqa: E402
 from bench.page_load import big_page  # noqa: E402
 from bench.stats import Summary, median_ms, ratio  # noqa: E402
 from tests.support.pages import served_pages  # noqa: E402
@@ -330,6 +336,8 @@ class Timed:
     rtts: dict[str, list[float]] = field(default_factory=lambda: {k: [] for k in READS})
     tree_bytes: int = 0
     failed: dict[str, str] = field(default_factory=dict)
+    cpu: dict[str, CpuMeter] = field(default_factory=dict)
+    """CPU per read kind (browser reads and read floors), summed over its calls."""
 
 
 async def try_read(session: ProviderSession, key: str, uri: str | None, out: Timed) -> Any:
@@ -352,6 +360,8 @@ async def timed_rounds(
     `counts[key]` reads of `uris[key]` per key (None: skipped; fs for the floor keys), the
     screenshots at least SHOT_GAP_S apart, and a block of native-messaging pings."""
     log, pid = running.host_log, running.descriptor.listener_pid
+    for key in uris:
+        out.cpu[key] = CpuMeter(pid, running.pid) if key in READS else CpuMeter(fs.descriptor.listener_pid)
     last_shot = 0.0
     for round_ in range(rounds):
         progress(f"round {round_ + 1} of {rounds}")
@@ -369,7 +379,9 @@ async def timed_rounds(
                 if key == "shot":
                     await asyncio.sleep(max(0.0, last_shot + SHOT_GAP_S - time.monotonic()))
                     last_shot = time.monotonic()
+                out.cpu[key].start()  # per call: the screenshots' pauses are not counted
                 await timed(functools.partial(session.client.read_resource, uri), out.times[key])
+                out.cpu[key].stop()
             if key in READS:
                 out.rtts[key] += host_log.read_port_rtts(log, offset, pid, ("page.read",))[0]
         if pid is not None:
@@ -429,6 +441,9 @@ async def phase_reads(running: LaunchedBrowser, args: argparse.Namespace, workdi
             extra["failed"] = out.failed[key]
         if key == "current":
             extra["tree_bytes"] = out.tree_bytes
+        if key in out.cpu and out.times[key]:
+            per_call = [round(t * 1e3 / len(out.times[key]), 2) for t in out.cpu[key].used]
+            extra["cpu_ms"] = dict(zip(("client", "server", "browser"), per_call, strict=True))
         rows.append(row(name, out.times[key], floor_times, **extra))
     return {"rows": rows, "era": mode}
 
@@ -527,6 +542,8 @@ def print_table(report: Mapping[str, Any]) -> None:
         if "content_bytes" in r:
             meta = {k: v for k, v in r["meta"].items() if k in SHOWN_META}
             size = f"{r['content_bytes']} B content, {r['answer_bytes']} B answer, {r['mimeType']} {meta}"
+            if "cpu_ms" in r:
+                size += " CPU ms/call " + "/".join(str(v) for v in r["cpu_ms"].values())
         elif "tree_bytes" in r:
             more = f" (+{r['bytes_over_off']} B)" if "bytes_over_off" in r else ""
             size = f"tree {r['tree_bytes']} B{more}"
