@@ -1,6 +1,6 @@
 // Message type names and shapes shared by the extension's worlds (docs/protocol.md is the contract).
 //
-// Native port (worker ⇄ native host): hello, current, location, chunk, result, error, tree.
+// Native port (worker ⇄ native host): hello, current, location, chunk, result, error, tree, page.read.
 // Inside the extension (content ⇄ worker): frame.changed, location.get, location.offset, tools.*;
 // requests to a page go on its page channel (service_worker/page_channel.js, content/page_port.js).
 // `native_host/protocol/native.py` names the same native-port types; tests/unit/protocol/test_protocol_names.py reads
@@ -31,6 +31,10 @@ export const PROVIDER_READY = "provider.ready";
 /** host → worker event: a desktop host read through MCP (`{entry}`: who, when, which ids; docs/protocol.md). */
 export const ACTIVITY = "activity";
 
+/** host → worker: a Page's readable text or a screenshot of its visible part (docs/protocol.md
+ * "Page resources (worker side)"; service_worker/page_read.js). */
+export const PAGE_READ = "page.read";
+
 /** Every message type that crosses the native port (docs/protocol.md, "Messages"). */
 export const NATIVE_MESSAGE_TYPES = [
   "hello",
@@ -46,6 +50,7 @@ export const NATIVE_MESSAGE_TYPES = [
   "provider.ready",
   "tree",
   "activity",
+  "page.read",
 ];
 
 export const FRAME_CHANGED = "frame.changed";
@@ -81,6 +86,15 @@ export const ERROR_CODES = Object.freeze({
   pageGone: "page_gone",
   /** A `tools.call` named a Page id this worker never minted, or one that is not shown. */
   unknownPage: "unknown_page",
+  /** `page.read`: the page is on an excluded site, in incognito without the opt-in, browser-internal,
+   * or the browser does not let extensions script it (the Web Store, file:// without access). */
+  notShared: "not_shared",
+  /** `page.read`: the user switched page text / screenshots off in the options page. */
+  switchedOff: "switched_off",
+  /** `page.read` screenshot: the tab is not the active tab of a window on screen (webctx never switches tabs). */
+  notCapturable: "not_capturable",
+  /** `page.read`: the extraction script threw or the capture failed (the message says what). */
+  readFailed: "read_failed",
   /** The port closed before a reply came (worker-side only; never sent). */
   portClosed: "port_closed",
 });
@@ -109,8 +123,14 @@ export const STATUS_KEY = "status";
  */
 
 /**
- * An MCP text content block (the only kind this slice sends).
- * @typedef {{type: "text", text: string}} ContentBlock
+ * An MCP content block: text (a Text element's words), or a resource_link (a Page's readable text
+ * and screenshot, issue 16: read with `resources/read`).
+ * @typedef {{type: "text", text: string} | ResourceLink} ContentBlock
+ */
+
+/**
+ * An MCP resource_link content block (SPEC §2 "The page on demand"; docs/protocol.md).
+ * @typedef {{type: "resource_link", uri: string, name: string, mimeType: string}} ResourceLink
  */
 
 /**

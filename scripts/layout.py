@@ -45,6 +45,7 @@ ROLES: Final[dict[str, str]] = {
     "and browser_api/ alone call chrome.*",
     "extension/content": "content scripts: isolated world, classic scripts",
     "extension/main_world": "MAIN world: the WebMCP polyfill",
+    "extension/vendor": "Readability, turndown (+ GFM): third-party, unmodified, injected for a page's text",
     "extension/popup": "popup: provider switch, connection state, MCP port",
     "extension/options": "options page: excluded sites, page tools, incognito",
     "extension/confirm": "Allow or Deny before a consequential page tool",

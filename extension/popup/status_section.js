@@ -1,8 +1,9 @@
 // The popup's status section (issue 18 item 5): the provider switch and the state in words, with
-// the fixing command when it is broken. Pure wording in service_worker/settings.js describeStatus.
+// the fixing command when it is broken, and (issue 16) whether page text and screenshots may be read.
+// Pure wording in service_worker/settings.js describeStatus and describePageReads.
 
 import { writeSettings } from "../service_worker/browser_api.js";
-import { describeStatus } from "../service_worker/settings.js";
+import { describePageReads, describeStatus } from "../service_worker/settings.js";
 
 /** @typedef {import("../protocol.js").ConnectionStatus} ConnectionStatus */
 /** @typedef {import("../service_worker/settings.js").Settings} Settings */
@@ -30,6 +31,10 @@ export function renderStatus(status, settings) {
   byId("fix-command").textContent = view.fix;
   byId("versions").hidden = !view.versions; // issue 17 item 6: which side to update
   byId("versions").textContent = view.versions;
+  // Issue 16: what a desktop host may read on request (the options page's two switches).
+  const reads = describePageReads(settings);
+  byId("page-reads").hidden = !reads;
+  byId("page-reads").textContent = reads;
 }
 
 /**

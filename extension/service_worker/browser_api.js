@@ -6,8 +6,8 @@
 //   browser_api/runtime.js   the native port, this extension's id and version, the browser's brands,
 //                            incognito access, the toolbar badge's text
 //   browser_api/windows.js   windows and tabs: reads, the tab model's events, visibility events,
-//                            zoom, the confirmation prompt's window
-//   browser_api/pages.js     content scripts: messages, ports, injection, frame reports; ports from
+//                            zoom, a capture of the visible tab, the confirmation prompt's window
+//   browser_api/pages.js     content scripts: messages, ports, injection (also on demand), frame reports; ports from
 //                            this extension's own pages
 //   browser_api/storage.js   settings, connection status, session flags (popup and options too)
 //   browser_api/action.js    the toolbar button: icon, badge, tooltip

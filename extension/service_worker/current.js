@@ -126,7 +126,9 @@ export class Current {
     }
     const pages = pageTools.exposedPages(shown);
     const snapshot = { browser, windows: shown, lastFocusedWindowId: lastFocused.id, selections: new Map(), frames, pageTools: pages };
-    const root = buildTree(snapshot, ids, { includeIncognito: settings.incognito }); // SPEC §2: opt-in
+    // SPEC §2: incognito is opt-in; issue 16: the Pages' resource_links follow the two switches.
+    const options = { includeIncognito: settings.incognito, pageText: settings.pageText, screenshots: settings.screenshots };
+    const root = buildTree(snapshot, ids, options);
     void this.#deps.noteStatus({ pagesWithTools: countPagesWithTools(root) }); // the popup shows it
     return { complete: true, root, windowFocused: lastFocused.focused, activeTabIds, loadedTabIds };
   }

@@ -7,6 +7,9 @@
 //   __webctxTreePushStats()  how many pushed trees were built and sent (tree_push.js): bench/README.md
 //   __webctxActionLook()     the toolbar look last applied and the browser's error, if any
 //                            (action_icon.js): tests/e2e/test_popup_site.py
+//   __webctxPageRead(tabId, kind, maxBytes?)  a `page.read` of that tab (page_read.js) as the host
+//                            would send it, answered with its sizes, shape and time only, never
+//                            the text or the image: tests/e2e/test_page_read_worker.py
 
 import * as api from "./browser_api.js";
 import { tabUrl } from "./tree.js";
@@ -20,8 +23,10 @@ import { tabUrl } from "./tree.js";
  * @param {import("./tab_model.js").TabModel} tabModel
  * @param {import("./tree_push.js").TreePusher} treePusher
  * @param {() => ShownLook | undefined} shownLook  the toolbar look last applied (main.js)
+ * @param {(tabId: number, message: Record<string, unknown>) => Promise<unknown>} [pageRead]  a
+ *   `page.read` of a browser tab (main.js: its Page id, then PageReader.read)
  */
-export function installDebugHooks(tabModel, treePusher, shownLook) {
+export function installDebugHooks(tabModel, treePusher, shownLook, pageRead) {
   /**
    * Where the tab model differs from a fresh windows.getAll({populate: true}), one line each;
    * empty when they agree.
@@ -40,6 +45,29 @@ export function installDebugHooks(tabModel, treePusher, shownLook) {
     sent: treePusher.sent,
   });
   /** @type {{__webctxActionLook?: () => ShownLook | undefined}} */ (globalThis).__webctxActionLook = shownLook;
+  if (pageRead) /** @type {{__webctxPageRead?: unknown}} */ (globalThis).__webctxPageRead = pageReadHook(pageRead);
+}
+
+/**
+ * @param {(tabId: number, message: Record<string, unknown>) => Promise<unknown>} pageRead
+ * @returns {(tabId: number, kind: string, maxBytes?: number) => Promise<Record<string, unknown>>}
+ *   `{ok: true, ms, ...the result's fields, with `markdown` and `data` replaced by their lengths}`
+ *   or `{ok: false, ms, code, message}`
+ */
+function pageReadHook(pageRead) {
+  return async (tabId, kind, maxBytes) => {
+    const start = performance.now();
+    try {
+      const result = /** @type {Record<string, unknown>} */ (await pageRead(tabId, { type: "page.read", kind, maxBytes }));
+      const { markdown, data, ...rest } = result;
+      const ms = performance.now() - start;
+      // Lengths only: the hooks carry no page content.
+      return { ok: true, ms, ...rest, markdownLength: typeof markdown === "string" ? markdown.length : undefined, dataLength: typeof data === "string" ? data.length : undefined };
+    } catch (error) {
+      const { code, message } = /** @type {{code?: string, message?: string}} */ (error);
+      return { ok: false, ms: performance.now() - start, code, message };
+    }
+  };
 }
 
 /**

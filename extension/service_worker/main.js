@@ -16,6 +16,8 @@
 //     │ location.get / tools.run / tools.abort, tools.visibility: page_channel.js (a port per document)
 //     │ tools.report ─► page_tool_router.js ─► page_tools.js (pure), tool_names.js
 //     │                                 └─► tools.changed to the host; tools.call/cancel from it
+//   host page.read ──► page_read.js: a Page's text (content/page_text.js injected on demand) or a
+//                      screenshot of the active tab (captureVisibleTab, scaled in the worker)
 //                                      │
 //   browser_api.js (its parts in browser_api/): the only code that calls chrome.*
 //
@@ -44,12 +46,14 @@ import { cancelConfirmation } from "./confirm.js";
 import { servePopupStatus } from "./popup_status.js";
 import { ActivityFeed, READ_BADGE_TEXT, readBadgeFlasher } from "./activity.js";
 import { serveTransparency } from "./popup_transparency.js";
+import { PageReader } from "./page_read.js";
 import {
   CURRENT,
   ERROR_CODES,
   FRAME_CHANGED,
   LOCATION,
   LOCATION_OFFSET,
+  PAGE_READ,
   PING,
   TOOLS_CALL,
   TOOLS_CANCEL,
@@ -119,7 +123,7 @@ const treePusher = new TreePusher({
 });
 tabModel.onChange = () => treePusher.schedule();
 // Debug checks and counters for tests and benches, reached over the DevTools protocol (debug_hooks.js).
-installDebugHooks(tabModel, treePusher, () => shownLook);
+installDebugHooks(tabModel, treePusher, () => shownLook, (tabId, message) => pageReader.read({ ...message, pageId: ids.tabId(tabId) }));
 
 /** The user's settings (settings.js), followed live through storage.onChanged. */
 let settings = normalizeSettings(undefined);
@@ -185,6 +189,10 @@ function applyProviderSwitch(browser) {
   if (settings.enabled) port.start(browser);
   else port.stop();
 }
+
+// `page.read` (page_read.js): a Page's readable text or a screenshot, when a desktop host reads
+// the Page's resource_link; the switches and exclusions are read at each request.
+const pageReader = new PageReader({ ids, settings: () => settings });
 
 // ---- listeners (top level, synchronous) -------------------------------------------------------
 
@@ -288,6 +296,9 @@ async function routeNativeRequest(message) {
       return pageTools.call(message);
     case TOOLS_CANCEL:
       return cancelConfirmation(message) ?? pageTools.cancel(message); // a call may still wait for the user
+    case PAGE_READ:
+      await ready;
+      return pageReader.read(message);
     default:
       throw new RequestError(ERROR_CODES.unknownType, `unknown message type ${JSON.stringify(message.type)}`);
   }

@@ -12,6 +12,10 @@ export const SETTINGS_KEY = "settings";
  * @property {boolean} exposePageTools       whether visible pages' WebMCP tools become MCP tools
  * @property {boolean} incognito             report incognito windows too (needs "Allow in Incognito")
  * @property {boolean} confirmConsequential  page tools marked `consequentialHint` ask the user before they run (confirm.js)
+ * @property {boolean} pageText              a Page links its readable text, and `page.read` extracts it when a
+ *   desktop host reads that link (issue 16; page_read.js); on by default: the host asks for one page, on demand
+ * @property {boolean} screenshots           the active tab links a screenshot of its visible part (issue 16);
+ *   off by default: a screenshot holds everything on screen, also what the user did not select
  */
 
 /** @type {Readonly<Settings>} */
@@ -21,6 +25,8 @@ export const DEFAULT_SETTINGS = Object.freeze({
   exposePageTools: true,
   incognito: false,
   confirmConsequential: true,
+  pageText: true,
+  screenshots: false,
 });
 
 /** Most excluded sites kept (a bound on what a hand-edited storage entry can make us scan). */
@@ -42,7 +48,21 @@ export function normalizeSettings(raw) {
     exposePageTools: flag("exposePageTools"),
     incognito: flag("incognito"),
     confirmConsequential: flag("confirmConsequential"),
+    pageText: flag("pageText"),
+    screenshots: flag("screenshots"),
   };
+}
+
+/**
+ * The popup's line on what a desktop host may read of a page on demand (issue 16): the two
+ * switches of the options page, in words.
+ * @param {Settings} settings
+ * @returns {string} "" while the provider is off (nothing is shared at all then)
+ */
+export function describePageReads(settings) {
+  if (!settings.enabled) return "";
+  const onOff = (/** @type {boolean} */ on) => (on ? "on" : "off");
+  return `Page text on request: ${onOff(settings.pageText)}. Screenshots of the active tab on request: ${onOff(settings.screenshots)}.`;
 }
 
 /** A host name: dot-separated labels of letters, digits and inner hyphens. */

@@ -1,11 +1,21 @@
 // Text limits and capping: how long a piece of text in the tree may be, and how it is cut (SPEC §2
-// "Small content", "valid Unicode"). A leaf: it imports nothing, so tree.js, pointing.js,
-// page_tools.js and selections.js all take the same caps and the same cutting from here.
+// "Small content", "valid Unicode"). A leaf among the service worker's modules, so tree.js,
+// pointing.js, page_tools.js and selections.js all take the same caps and the same cutting from
+// here. The UTF-8 cut itself lives in content/utf8_cap.js (a file that is both a classic script and
+// a module), because the page-text extraction (content/page_text.js, issue 16) cuts with it in the
+// page; this module imports it for its effect and re-exports `capUtf8`.
 //
 //   wellFormed   lone surrogates → U+FFFD (every string the tree shows goes through it)
 //   capUtf8      at most N bytes of UTF-8, on a code-point boundary (selected and field text)
 //   firstChars   at most N UTF-16 code units from the start, not splitting a surrogate pair
 //   lastChars    the same from the end (the context before a selection)
+
+import "../content/utf8_cap.js";
+
+/** The shared UTF-8 cut (content/utf8_cap.js sets it on the global when imported). */
+const utf8 = /** @type {{capUtf8: (text: string, maxBytes: number) => string}} */ (
+  /** @type {any} */ (globalThis).webctxUtf8
+);
 
 /** Cap on a selection's text, in bytes of UTF-8 (SPEC §2 "Small content"). */
 export const DEFAULT_MAX_SELECTION_BYTES = 16 * 1024;
@@ -33,18 +43,7 @@ export function wellFormed(text) {
  * @returns {string}
  */
 export function capUtf8(text, maxBytes) {
-  // Every UTF-16 code unit encodes to at most 3 bytes, so short strings need no walk.
-  if (text.length * 3 <= maxBytes) return text;
-  let bytes = 0;
-  let i = 0;
-  while (i < text.length) {
-    const cp = /** @type {number} */ (text.codePointAt(i));
-    const size = cp < 0x80 ? 1 : cp < 0x800 ? 2 : cp < 0x10000 ? 3 : 4;
-    if (bytes + size > maxBytes) break;
-    bytes += size;
-    i += cp > 0xffff ? 2 : 1;
-  }
-  return text.slice(0, i);
+  return utf8.capUtf8(text, maxBytes);
 }
 
 /**

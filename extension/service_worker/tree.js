@@ -80,6 +80,8 @@ export const INTERNAL_URL_PREFIXES = [
  * @property {number} [maxTabsPerWindow]
  * @property {number} [maxSelectionBytes]
  * @property {boolean} [includeIncognito]   the user opted in (SPEC §2); off by default
+ * @property {boolean} [pageText]      Pages link their readable text (settings.pageText, issue 16)
+ * @property {boolean} [screenshots]   active tabs link a screenshot (settings.screenshots, issue 16)
  */
 
 /**
@@ -123,6 +125,8 @@ export function buildTree(snapshot, ids, options = {}) {
     const { kept, omitted } = keepTabs(tabs, maxTabs);
     const pages = kept.map((tab) => {
       const page = pageElement(tab, { focused, visible }, snapshot, ids, maxBytes, tab.id === hoverTabId);
+      const links = ids.instance ? pageLinks(tab, page, ids.instance, options) : [];
+      if (links.length > 0) page.content = links;
       const tools = tab.id === undefined ? undefined : snapshot.pageTools?.get(tab.id);
       if (tools && (tools.names.length > 0 || tools.omitted > 0)) {
         page.attributes = { ...page.attributes, tools: tools.names };
@@ -198,6 +202,29 @@ function pageElement(tab, win, snapshot, ids, maxBytes, showHover) {
     if (text) page.children = [text];
   }
   return page;
+}
+
+/**
+ * The resource_links of a Page (issue 16, SPEC §2 "The page on demand"; docs/protocol.md "Page
+ * resources (worker side)"): its readable text when `pageText` is on, a screenshot of its visible
+ * part when `screenshots` is on and it is its window's active tab; none for a browser-internal
+ * page. Nothing is read here: a desktop host reads a link with `resources/read`, which the native
+ * host turns into `page.read` (page_read.js).
+ * @param {TabInfo} tab
+ * @param {Element} page  the Page element (its id, title and url are set)
+ * @param {string} instance  the native host's instance (ids.instance)
+ * @param {{pageText?: boolean, screenshots?: boolean}} options
+ * @returns {import("../protocol.js").ResourceLink[]}
+ */
+export function pageLinks(tab, page, instance, options) {
+  if (isInternalUrl(tabUrl(tab))) return [];
+  const name = page.title || page.url || page.id;
+  const base = `webctx://${instance}/${page.id}`;
+  /** @type {import("../protocol.js").ResourceLink[]} */
+  const links = [];
+  if (options.pageText) links.push({ type: "resource_link", uri: `${base}/text`, name, mimeType: "text/markdown" });
+  if (options.screenshots && tab.active) links.push({ type: "resource_link", uri: `${base}/screenshot`, name, mimeType: "image/png" });
+  return links;
 }
 
 /**

@@ -76,6 +76,7 @@ const PURE = [
   "location.js",
   "page_tools.js",
   "pointing.js",
+  "screenshot.js",
   "settings.js",
   "tab_model.js",
   "text_limits.js",

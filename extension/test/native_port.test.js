@@ -77,6 +77,7 @@ test("NATIVE_MESSAGE_TYPES is a plain array of double-quoted strings (read by a 
     "provider.ready",
     "tree",
     "activity",
+    "page.read",
   ]);
 });
 

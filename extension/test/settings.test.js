@@ -6,6 +6,7 @@ import {
   DEFAULT_SETTINGS,
   MAX_EXCLUDED_SITES,
   countPagesWithTools,
+  describePageReads,
   describeStatus,
   isExcluded,
   normalizeSettings,
@@ -84,4 +85,16 @@ test("pages with tools are counted from the tree", () => {
   };
   assert.equal(countPagesWithTools(root), 2);
   assert.equal(countPagesWithTools({ id: "app", role: "Application" }), 0);
+});
+
+test("issue 16: page text is on and screenshots off by default; the popup says both", () => {
+  assert.equal(DEFAULT_SETTINGS.pageText, true);
+  assert.equal(DEFAULT_SETTINGS.screenshots, false);
+  assert.deepEqual(normalizeSettings({ pageText: "yes", screenshots: 1 }), { ...DEFAULT_SETTINGS });
+  const flipped = normalizeSettings({ pageText: false, screenshots: true });
+  assert.equal(flipped.pageText, false);
+  assert.equal(flipped.screenshots, true);
+  assert.equal(describePageReads(normalizeSettings(undefined)), "Page text on request: on. Screenshots of the active tab on request: off.");
+  assert.equal(describePageReads(flipped), "Page text on request: off. Screenshots of the active tab on request: on.");
+  assert.equal(describePageReads({ ...flipped, enabled: false }), "");
 });

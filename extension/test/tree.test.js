@@ -339,3 +339,41 @@ test("a huge data: URL is cut", () => {
   const page = /** @type {any} */ (buildTree(snap, new IdRegistry("inst"))).children[0].children[0];
   assert.ok(page.url.length <= 4096 && url.startsWith(page.url));
 });
+
+test("issue 16: a Page links its text and, when it is the active tab, its screenshot, per the switches", () => {
+  const snap = snapshot(
+    [
+      win(1, [
+        tab(10, 0, { active: true }),
+        tab(11, 1, { title: "" }),
+        tab(12, 2, { url: "chrome://settings/" }),
+        tab(13, 3, { title: "", url: "" }),
+      ]),
+    ],
+    { lastFocusedWindowId: 1 },
+  );
+  const ids = new IdRegistry("AAAAAAAAAAAAAAAAAAAAAA");
+  const pages = (/** @type {any} */ root) => root.children[0].children;
+  const both = pages(buildTree(snap, ids, { pageText: true, screenshots: true }));
+  assert.deepEqual(both[0].content, [
+    { type: "resource_link", uri: "webctx://AAAAAAAAAAAAAAAAAAAAAA/tab-1/text", name: "Tab 10", mimeType: "text/markdown" },
+    { type: "resource_link", uri: "webctx://AAAAAAAAAAAAAAAAAAAAAA/tab-1/screenshot", name: "Tab 10", mimeType: "image/png" },
+  ]);
+  // A background tab: text only; the name falls back to the url, then the id.
+  assert.deepEqual(both[1].content, [
+    { type: "resource_link", uri: "webctx://AAAAAAAAAAAAAAAAAAAAAA/tab-2/text", name: "https://example.org/11", mimeType: "text/markdown" },
+  ]);
+  assert.equal(both[2].content, undefined, "a browser page links nothing");
+  assert.equal(both[3].content[0].name, "tab-4");
+  // The defaults: text on, screenshots off.
+  const textOnly = pages(buildTree(snap, ids, { pageText: true, screenshots: false }));
+  assert.deepEqual(textOnly[0].content.map((/** @type {any} */ c) => c.uri.split("/").pop()), ["text"]);
+  const shotsOnly = pages(buildTree(snap, ids, { pageText: false, screenshots: true }));
+  assert.deepEqual(shotsOnly[0].content.map((/** @type {any} */ c) => c.uri.split("/").pop()), ["screenshot"]);
+  assert.equal(shotsOnly[1].content, undefined);
+  const none = pages(buildTree(snap, ids, {}));
+  assert.ok(none.every((/** @type {any} */ p) => p.content === undefined));
+  // No instance yet (hello not answered): no links, whatever the switches.
+  const noInstance = pages(buildTree(snap, new IdRegistry(), { pageText: true, screenshots: true }));
+  assert.ok(noInstance.every((/** @type {any} */ p) => p.content === undefined));
+});

@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 import argparse
+import asyncio
 import signal
 import sys
 import time
-from typing import Any
+from typing import Any, Final
 
 from mcp import types
 
@@ -15,7 +16,15 @@ from native_host.cli.render import MAX_TEXT_CHARS, render_tree, result_text, sho
 from native_host.cli.result import Result, emit
 from native_host.demo.runner import DEFAULT_DEMO_TIMEOUT_S, DEMO_TOOL, DemoBrowser, launch_demo
 from native_host.errors import WebctxError
-from native_host.host import iter_elements
+from native_host.host import READ_TIMEOUT_S, iter_elements
+from native_host.protocol.answers import Element
+from native_host.protocol.resources import TEXT_MIME_TYPE, parse_page_uri
+
+PAGE_TEXT_LINES: Final = 5
+"""How many lines of the demo page's text (read through `resources/read`, issue 16) the demo prints."""
+
+PAGE_TEXT_LINE_CHARS: Final = 100
+"""Each of those lines is cut to this many characters."""
 
 HELP = "start a headless browser with the extension on a demo page and print its context"
 DESCRIPTION = """\
@@ -25,7 +34,8 @@ passage, and load the webctx extension over the browser's DevTools pipe (Google 
 --load-extension); the extension starts its native host. Then act as a desktop host: wait for the
 browser's descriptor, connect over MCP, call `current` until it holds the selected text, print the
 element tree (or the exact answer with --json), locate the selection, list the MCP tools, call the
-page's own tool (get_passage) and print its result, and shut the browser down. Progress goes to
+page's own tool (get_passage) and print its result, read the page's text through the page's MCP
+resource (resources/read) and print its first lines, and shut the browser down. Progress goes to
 stderr; the browser's own output to a log file. Needs a browser: `sudo apt-get install chromium` on
 Debian/Ubuntu, Google Chrome on macOS. On Windows the pipe cannot be handed to the browser: the
 demo uses --load-extension there, which Edge, Brave and Chromium honour (Google Chrome 137+ does not).
@@ -87,6 +97,7 @@ def run(args: argparse.Namespace) -> Result:
                 if tools:
                     text += "\nMCP tools: " + ", ".join(tool.name for tool in tools)
                     text += _page_tool_line(demo, tools)
+                text += _page_text_lines(demo, current.answer.root)
             result = Result(text=text, data=current.raw)
             if args.keep_open:
                 emit(result, args.json)
@@ -121,6 +132,38 @@ def _page_tool_line(demo: DemoBrowser, tools: list[types.Tool]) -> str:
     if result.is_error:
         return f"\n{name} → error: {shorten(text, MAX_TEXT_CHARS)}"
     return f"\n{name} → “{shorten(text, MAX_TEXT_CHARS)}”"
+
+
+def _page_text_lines(demo: DemoBrowser, root: Element) -> str:
+    """"\nPage text (resources/read <uri>):" and the first PAGE_TEXT_LINES non-blank lines of the
+    demo page's Markdown, each cut to PAGE_TEXT_LINE_CHARS, read through the page's text resource
+    as a desktop host would (the `resource_link` its Page carries in `current`; issue 16). Best
+    effort, like the page tool: "" when the Page has no text link (page text switched off, an
+    extension without issue 16) or the read fails."""
+    uri = next(
+        (
+            str(block.get("uri"))
+            for page in iter_elements(root)
+            if page.role == "Page" and (page.url or "").rstrip("/") == demo.page_url.rstrip("/")
+            for block in page.content or []
+            if block.get("type") == "resource_link" and block.get("mimeType") == TEXT_MIME_TYPE
+        ),
+        None,
+    )
+    if uri is None or parse_page_uri(uri) is None:
+        return ""
+    pid = demo.descriptor.pid if demo.descriptor is not None else demo.pid
+    try:
+        result = asyncio.run(demo.client.read_resource(uri, pid, timeout_s=READ_TIMEOUT_S))
+    except WebctxError as exc:
+        demo.progress(f"could not read the page's text: {exc.message}")
+        return ""
+    markdown = "\n".join(c.text for c in result.contents if isinstance(c, types.TextResourceContents))
+    lines = [shorten(line, PAGE_TEXT_LINE_CHARS) for line in markdown.splitlines() if line.strip()]
+    if not lines:
+        return ""
+    shown = "\n".join(f"  {line}" for line in lines[:PAGE_TEXT_LINES])
+    return f"\nPage text (resources/read {uri}):\n{shown}"
 
 
 def _raise_keyboard_interrupt(signum: int, frame: object) -> None:

@@ -34,6 +34,7 @@ LOG_FILE_NAME: Final = "cli.log"
 COMMANDS: Final = (
     "context",
     "locate",
+    "read",
     "tools",
     "call",
     "activity",

@@ -12,6 +12,7 @@ provider the way a real host would::
     open_session(descriptor)    MCP over Streamable HTTP: bearer token, no Origin, time limits
       └─ ProviderSession.current()   answer's instance/protocol must equal the descriptor's
       └─ ProviderSession.location()  where an element is (SPEC §1.2)
+      └─ ProviderSession.read_resource()  a page's text or screenshot (issue 16)
     IdBook                      (provider pid, instance) for every id seen; a restart forgets ids
 
 Modules, each one concern:
@@ -51,16 +52,19 @@ from native_host.host.processes import (
 )
 from native_host.host.session import (
     DEFAULT_TIMEOUT_S,
+    READ_TIMEOUT_S,
     ConnectMode,
     CurrentResult,
     ProviderSession,
     check_answer,
     open_session,
+    send_read_resource,
 )
 from native_host.protocol.version import SUPPORTED_PROTOCOL, protocol_supported
 
 __all__ = [
     "DEFAULT_TIMEOUT_S",
+    "READ_TIMEOUT_S",
     "SUPPORTED_PROTOCOL",
     "UNKNOWN_PID",
     "BundleIdLookup",
@@ -90,4 +94,5 @@ __all__ = [
     "loopback_port",
     "open_session",
     "protocol_supported",
+    "send_read_resource",
 ]

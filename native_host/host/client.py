@@ -3,6 +3,7 @@
 ```
 HostClient                 discover → choose → open_session, one IdBook for every answer
   └─ .location(id)         the id goes only to the provider that issued it, same instance, else `gone`
+  └─ .read_resource(uri)   a page resource goes only to the provider of its instance, else `gone`
 fetch_current              one `current` from the front/only/--pid provider
 current_sync, call_tool_sync, list_tools_sync, locate_sync   the same, blocking (own event loop)
 ```
@@ -20,7 +21,7 @@ from typing import Any
 
 from mcp import types
 
-from native_host.errors import ProviderRejected
+from native_host.errors import ProviderRejected, WebctxError
 from native_host.host.discovery import ProviderInfo, choose_provider, discover
 from native_host.host.ids import IdBook, IdOwner
 from native_host.host.processes import BundleIdLookup, expected_bundle_id, front_app_pid
@@ -33,6 +34,7 @@ from native_host.host.session import (
 )
 from native_host.protocol.answers import LocationAnswer
 from native_host.protocol.descriptor import Descriptor
+from native_host.protocol.resources import REASON_WORDS, parse_page_uri
 
 __all__ = [
     "HostClient",
@@ -100,6 +102,45 @@ class HostClient:
         """The chosen provider's MCP tools."""
         async with self.session(pid) as s:
             return await s.list_tools()
+
+    async def list_resources(self, pid: int | None = None) -> list[types.Resource]:
+        """The chosen provider's listed MCP resources (issue 16: the pages' text and screenshot
+        resources); see `ProviderSession.list_resources`."""
+        async with self.session(pid) as s:
+            return await s.list_resources()
+
+    async def read_resource(
+        self, uri: str, pid: int | None = None, *, timeout_s: float | None = None
+    ) -> types.ReadResourceResult:
+        """`resources/read` of `uri`, within `timeout_s` seconds (default `self.timeout_s`).
+
+        A page resource (`webctx://<instance>/<pageId>/<kind>`, protocol/resources.py) goes only to
+        the live provider running that instance (and only when it is `pid`'s, when given): SPEC §7
+        "the id goes only to its own provider". When none is, it is answered WebctxError `gone`
+        without asking anyone (SPEC §2.1: a restarted instance's resources are gone). Any other URI
+        (`webctx://activity`) goes to the chosen provider. Other errors as
+        `ProviderSession.read_resource`: the provider's own words, `.code` its reason word.
+        """
+        page = parse_page_uri(uri)
+        descriptor: Descriptor | None
+        if page is None:
+            descriptor = self.choose(pid)
+        else:
+            owners = [
+                info.descriptor
+                for info in self.providers()
+                if info.usable and info.descriptor is not None and info.descriptor.instance == page.instance
+            ]
+            descriptor = next((d for d in owners if pid is None or d.pid == pid), None)
+            if descriptor is None:
+                raise WebctxError(
+                    f"{REASON_WORDS['page_gone']}: {uri} is from a browser provider that has since "
+                    "restarted or quit, so the page it named is gone; ask `current` again for the "
+                    "pages' new resources.",
+                    code=REASON_WORDS["page_gone"],
+                )
+        async with open_session(descriptor, mode=self.mode, timeout_s=self.timeout_s, id_book=self.ids) as s:
+            return await s.read_resource(uri, timeout_s=timeout_s)
 
     async def location(self, id_: str) -> LocationAnswer:
         """Locate `id_` on the provider that issued it (SPEC §7: the id goes only to its own

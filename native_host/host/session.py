@@ -6,6 +6,7 @@ open_session(descriptor)        Streamable HTTP to 127.0.0.1 with the bearer tok
   └─ ProviderSession.current()   check_answer: instance/protocol must equal the descriptor's
   └─ ProviderSession.location()  where an element is (SPEC §1.2)
   └─ ProviderSession.call_tool() / list_tools()   any other tool, time-limited
+  └─ ProviderSession.list_resources() / read_resource()   the page resources (issue 16)
 ```
 
 Failures come out as the error tree's words: ProviderUnavailable (no answer in time, transport
@@ -28,6 +29,7 @@ import httpx2
 from mcp import Client, types
 from mcp.client.streamable_http import streamable_http_client
 from mcp.shared.exceptions import MCPError
+from mcp_types.jsonrpc import REQUEST_TIMEOUT
 from pydantic import ValidationError
 
 from native_host import __version__
@@ -35,15 +37,20 @@ from native_host.errors import ProviderRejected, ProviderUnavailable, WebctxErro
 from native_host.host.ids import IdBook
 from native_host.protocol.answers import CurrentAnswer, LocationAnswer
 from native_host.protocol.descriptor import Descriptor
+from native_host.protocol.native import PAGE_TEXT_DEADLINE_MS
+from native_host.protocol.resources import REASON_WORDS
 from native_host.protocol.tools import ACTIVITY_RESOURCE_URI
 
 __all__ = [
     "DEFAULT_TIMEOUT_S",
+    "READ_TIMEOUT_S",
     "ConnectMode",
     "CurrentResult",
     "ProviderSession",
     "check_answer",
     "open_session",
+    "reason_word",
+    "send_read_resource",
 ]
 
 log = logging.getLogger(__name__)
@@ -52,6 +59,11 @@ _T = TypeVar("_T")
 
 DEFAULT_TIMEOUT_S: Final = 5.0
 """Time limit for connecting to a provider and for each call, in seconds ("Never wait on a provider")."""
+
+READ_TIMEOUT_S: Final = PAGE_TEXT_DEADLINE_MS / 1000 + 5
+"""Time limit for reading a page resource, in seconds (`webctx read`, the demo, the bridge): the
+provider's longest `page.read` deadline (a page's text, 10 s: Readability on a large page) plus
+margin, after which the provider answers with its own error (issue 16)."""
 
 
 ConnectMode = Literal["auto", "legacy"]
@@ -199,6 +211,38 @@ class ProviderSession:
                 break
         return tools
 
+    async def list_resources(self) -> list[types.Resource]:
+        """The provider's listed MCP resources (all pages of `resources/list`; issue 16: each Page's
+        `webctx://<instance>/<pageId>/text` and, when switched on, `…/screenshot`). Same errors as
+        `call_tool`."""
+        resources: list[types.Resource] = []
+        cursor: str | None = None
+        for _ in range(100):  # a paginator that never ends cannot hang us
+            page = await self._limited("resources/list", self._client.list_resources(cursor=cursor))
+            resources.extend(page.resources)
+            cursor = page.next_cursor
+            if not cursor:
+                break
+        return resources
+
+    async def read_resource(self, uri: str, *, timeout_s: float | None = None) -> types.ReadResourceResult:
+        """`resources/read` of `uri` as is (a page resource: one TextResourceContents or
+        BlobResourceContents with `_meta`, protocol/resources.py), within `timeout_s` seconds
+        (default: this session's limit; a page's text may take the provider up to 10 s).
+
+        Raises WebctxError with the provider's own message and `.code` its reason word when the
+        message starts with one (`gone: …`; protocol/resources.py REASON_WORDS: `gone`, `unknown`,
+        `not_shared`, `switched_off`, `not_capturable`, `read_failed`), else WebctxError
+        `mcp_error` ("<browser> refused …: <message>", e.g. a provider older than issue 16);
+        ProviderUnavailable on timeout/transport failure."""
+        limit = self.timeout_s if timeout_s is None else timeout_s
+        return await self._limited(
+            f"resources/read of {_echo_id(uri, 200)}",
+            send_read_resource(self._client, uri, timeout_s=limit),
+            timeout_s=limit,
+            own_words=True,
+        )
+
     async def activity(self) -> list[dict[str, Any]]:
         """The provider's last reads, newest first (`webctx://activity`, provider/activity.py:
         `[{at, client: {name, version?}, tool, ok, elements}]`). Same errors as `call_tool`, and
@@ -217,20 +261,46 @@ class ProviderSession:
             )
         return [entry for entry in entries if isinstance(entry, dict)]
 
-    async def _limited(self, what: str, call: Awaitable[_T]) -> _T:
+    async def _limited(
+        self, what: str, call: Awaitable[_T], *, timeout_s: float | None = None, own_words: bool = False
+    ) -> _T:
+        limit = self.timeout_s if timeout_s is None else timeout_s
         try:
-            with anyio.fail_after(self.timeout_s + 0.5):
+            with anyio.fail_after(limit + 0.5):
                 return await call
         except TimeoutError:
-            raise _timeout_error(self.descriptor, self.timeout_s, what) from None
+            raise _timeout_error(self.descriptor, limit, what) from None
         except MCPError as exc:
-            if "timed out" in exc.error.message:
-                raise _timeout_error(self.descriptor, self.timeout_s, what) from None
+            word = reason_word(exc.error.message) if own_words else "mcp_error"
+            if word != "mcp_error":  # the provider's sentence is whole: reason word first, fix last
+                raise WebctxError(exc.error.message, code=word) from None
+            if exc.error.code == REQUEST_TIMEOUT or "timed out" in exc.error.message:
+                raise _timeout_error(self.descriptor, limit, what) from None
             raise WebctxError(
                 f"{self.descriptor.name} refused {what}: {exc.error.message}", code="mcp_error"
             ) from None
         except (httpx2.HTTPError, OSError, anyio.BrokenResourceError, anyio.ClosedResourceError) as exc:
             raise _transport_error(self.descriptor, exc) from None
+
+
+def reason_word(message: str) -> str:
+    """The reason word a page-resource error message starts with (`gone: …` → `gone`;
+    protocol/resources.py REASON_WORDS), or `mcp_error` when it starts with none."""
+    word = message.split(":", 1)[0].strip()
+    return word if ":" in message and word in REASON_WORDS.values() else "mcp_error"
+
+
+async def send_read_resource(
+    client: Client, uri: str, *, timeout_s: float, meta: types.RequestParamsMeta | None = None
+) -> types.ReadResourceResult:
+    """`resources/read` of `uri` on `client` with its own time limit of `timeout_s` seconds (the
+    SDK's `Client.read_resource` has none but the session's, and a page's text may take longer than
+    a connection's limit); `meta` goes along as `_meta`. Raises MCPError as the SDK does (the
+    provider's error, a timeout, a closed connection). The bridge uses it too (stdio/resources.py)."""
+    request = types.ReadResourceRequest(params=types.ReadResourceRequestParams(uri=uri, _meta=meta))
+    return await client.session.send_request(
+        request, types.ReadResourceResult, request_read_timeout_seconds=timeout_s
+    )
 
 
 def _result_text(result: types.CallToolResult) -> str:

@@ -11,6 +11,7 @@ follower (standby host)                                              provider (h
   ◄─ location {elementId, id, deadlineMs}                     HandoffLocation
   ◄─ tools.call {pageId, name, input, deadlineMs, id}         HandoffToolsCall
   ◄─ tools.cancel {callId, id, deadlineMs}                    HandoffToolsCancel
+  ◄─ page.read {pageId, kind, maxBytes?, id, deadlineMs}      HandoffPageRead (issue 16)
   ─► result {id, result} | error {id, error: {code, message}} HandoffResult | HandoffError
 ```
 
@@ -40,7 +41,8 @@ MAX_MESSAGE_BYTES: Final = 80 << 20
 """Largest WebSocket message either side accepts, in bytes: a page-tool result string may be
 48 MiB (docs/protocol.md "Page tools"; browser → host frames are up to 64 MiB), sent as UTF-8
 JSON. A reply that would be larger is sent as an `error` with code `result_too_large` instead,
-never as a message that would close the link."""
+never as a message that would close the link. A `page.read` reply (issue 16: a screenshot of at
+most 1600 px a side is ~3 MB of base64, a text at most 4 MiB) fits with room to spare."""
 
 HELLO_TIMEOUT_S: Final = 2.0
 """A follower must send `follower.hello` this soon after connecting, in seconds."""
@@ -181,14 +183,28 @@ class HandoffToolsCancel(HandoffMessage):
     """The provider's deadline for this request, in ms (see `wait_ms`)."""
 
 
+class HandoffPageRead(HandoffMessage):
+    """Read Page `page_id` (without the `f<k>-` prefix) as `kind` (issue 16; native `page.read`,
+    `max_bytes` for text). The follower answers its extension's result or error."""
+
+    page_id: str
+    kind: Literal["text", "screenshot"]
+    max_bytes: int | None = None
+    type: Literal["page.read"] = "page.read"
+    id: str
+    deadline_ms: int | None = None
+    """The provider's deadline for this request, in ms (see `wait_ms`)."""
+
+
 ProviderRequest = Annotated[
-    HandoffCurrent | HandoffLocation | HandoffToolsCall | HandoffToolsCancel, Field(discriminator="type")
+    HandoffCurrent | HandoffLocation | HandoffToolsCall | HandoffToolsCancel | HandoffPageRead,
+    Field(discriminator="type"),
 ]
 """Every message the provider sends to a follower (each a request: the follower answers
 HandoffResult or HandoffError with the same `id`)."""
 
 PROVIDER_REQUEST_ADAPTER: Final[
-    TypeAdapter[HandoffCurrent | HandoffLocation | HandoffToolsCall | HandoffToolsCancel]
+    TypeAdapter[HandoffCurrent | HandoffLocation | HandoffToolsCall | HandoffToolsCancel | HandoffPageRead]
 ] = TypeAdapter(ProviderRequest)
 """Parses one decoded provider → follower message (or builds one from `{type, id, deadlineMs,
 **body}`); raises pydantic.ValidationError on a wrong shape or an unknown `type`."""
@@ -229,7 +245,7 @@ def parse_follower_message(
 
 def parse_provider_request(
     raw: str | bytes,
-) -> HandoffCurrent | HandoffLocation | HandoffToolsCall | HandoffToolsCancel:
+) -> HandoffCurrent | HandoffLocation | HandoffToolsCall | HandoffToolsCancel | HandoffPageRead:
     """One WebSocket message from the provider, parsed. Raises ValueError (not JSON, not UTF-8, or
     a pydantic.ValidationError: a wrong shape or an unknown `type`)."""
     return PROVIDER_REQUEST_ADAPTER.validate_python(_loads(raw))

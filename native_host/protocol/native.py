@@ -72,6 +72,7 @@ NATIVE_MESSAGE_TYPES: Final = (
     "provider.ready",
     "tree",
     "activity",
+    "page.read",
 )
 """Every `type` that crosses the native port (docs/protocol.md "Messages").
 `extension/protocol.js` exports the same list; `tests/unit/test_protocol_names.py` compares them."""
@@ -231,6 +232,56 @@ class ActivityEvent(WireModel):
 
     type: Literal["activity"] = "activity"
     entry: dict[str, Any]
+
+
+PAGE_TEXT_DEADLINE_MS: Final = 10_000
+"""How long the host waits for the worker's reply to `page.read` of kind "text", in ms (issue 16:
+injecting Readability + turndown and running them on a large page takes seconds)."""
+
+PAGE_SCREENSHOT_DEADLINE_MS: Final = 5_000
+"""How long the host waits for the worker's reply to `page.read` of kind "screenshot", in ms
+(captureVisibleTab is rate-limited to 2/s: one retry fits)."""
+
+
+class PageReadRequest(WireModel):
+    """host → worker: read Page `page_id` (as `current` answers it, without a follower prefix) as
+    `kind` (issue 16; docs/protocol.md "Messages"). `max_bytes` (text only): cap of the Markdown in
+    UTF-8 bytes (the worker clamps to [1024, 4 MiB]). Reply: `result` with a PageTextResult or
+    PageScreenshotResult, or `error` with a code of protocol/resources.py REASON_WORDS."""
+
+    type: Literal["page.read"] = "page.read"
+    id: str
+    page_id: str = Field(pattern=ID_PATTERN.pattern)
+    kind: Literal["text", "screenshot"]
+    max_bytes: int | None = Field(default=None, ge=1)
+
+
+class PageTextResult(IncomingFrame):
+    """The `result` of `page.read` kind "text": `markdown` (≤ maxBytes UTF-8 bytes, cut on a
+    character boundary), `truncated`, `bytes` (UTF-8 length of the whole Markdown before the cut),
+    `source` ("readability" | "visible-text"), the page's `title` and `url` at read time."""
+
+    kind: Literal["text"]
+    markdown: str
+    truncated: bool = False
+    bytes: int = Field(ge=0)
+    source: str = "readability"
+    title: str = ""
+    url: str = ""
+
+
+class PageScreenshotResult(IncomingFrame):
+    """The `result` of `page.read` kind "screenshot": `mime_type` (image/png | image/jpeg), `data`
+    (base64, no `data:` prefix), `width`/`height` in output px (longest side ≤ 1600),
+    `device_pixel_ratio` (captured px per CSS px), `scale` (output px / captured px, ≤ 1)."""
+
+    kind: Literal["screenshot"]
+    mime_type: Literal["image/png", "image/jpeg"]
+    data: str = Field(min_length=1)
+    width: int = Field(ge=1)
+    height: int = Field(ge=1)
+    device_pixel_ratio: float = Field(gt=0)
+    scale: float = Field(gt=0, le=1)
 
 
 PAGE_TOOL_DEADLINE_MS: Final = 60_000

@@ -110,7 +110,8 @@ def json_result(value: dict[str, Any], text: str | None = None) -> types.CallToo
 
 
 class ProviderServer(Server[Any]):
-    """The low-level SDK server with `tools.listChanged: true` in both eras.
+    """The low-level SDK server with `tools.listChanged: true` (and `resources.listChanged: true`
+    when it serves resources) in both eras.
 
     The SDK derives handshake-era `listChanged` from NotificationOptions, which its runner never
     passes, so `get_capabilities` sets it; in the 2026-07-28 era it follows from the registered
@@ -145,12 +146,17 @@ class ProviderServer(Server[Any]):
         *,
         protocol_version: str | None = None,
     ) -> types.ServerCapabilities:
-        """The SDK's capabilities with `tools.listChanged` forced on (SPEC §1)."""
+        """The SDK's capabilities with `tools.listChanged` (SPEC §1) and, when resources are served,
+        `resources.listChanged` (issue 16) forced on."""
         capabilities = super().get_capabilities(
             notification_options, experimental_capabilities, extensions, protocol_version=protocol_version
         )
         if capabilities.tools is not None:
             capabilities.tools = types.ToolsCapability(list_changed=True)
+        if capabilities.resources is not None:  # page resources come and go with tabs (issue 16)
+            capabilities.resources = types.ResourcesCapability(
+                subscribe=capabilities.resources.subscribe, list_changed=True
+            )
         return capabilities
 
     async def _advertise_extensions(

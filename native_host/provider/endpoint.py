@@ -16,7 +16,10 @@ desktop host ──HTTP──► uvicorn (pre-bound 127.0.0.1:0 socket, embedded
                                 ├─ follower_tools (follower_tools.py): `p<n>f<k>_…` → another
                                 │  profile's host → its page (SPEC §3, handoff.py)
                                 ├─ every call above ──► ActivityLog (activity.py): who read what
-                                └─ resources/read `webctx://activity` (unlisted) ──► `webctx activity`
+                                ├─ resources/list, resources/read (page_resources.py): each Page's
+                                │  text and screenshot ──► Requester.request("page.read"), and
+                                │  `webctx://activity` (unlisted) ──► `webctx activity`
+                                └─ list_changed.py: tools/list_changed, resources/list_changed
 ```
 
 This module imports `mcp` and `uvicorn` (about a second): `app.py` imports it in a thread while it
@@ -31,7 +34,7 @@ import contextlib
 import logging
 import secrets
 import socket
-from collections.abc import Generator, Mapping
+from collections.abc import Callable, Generator, Mapping
 from typing import Any, Final, Protocol, cast
 
 import uvicorn
@@ -69,6 +72,7 @@ from native_host.provider.connections import (
 )
 from native_host.provider.error_bodies import ShortErrorBodies
 from native_host.provider.list_changed import ListChangedBroadcaster
+from native_host.provider.page_resources import PageResources
 from native_host.provider.page_tools import PageToolTable
 from native_host.provider.refusal_log import REFUSALS, count_uvicorn_refusals
 from native_host.provider.security import LoopbackGuard
@@ -134,7 +138,9 @@ class McpEndpoint:
     SPEC §5), in ms; `window_finder` gives `location` its OS window number; `follower_tools`,
     other profiles' page tools (follower_tools.FollowerTools), are listed after our own;
     `connection_limits` bounds half-open and live HTTP connections (connections.py, issue 13);
-    `activity` records every tool call's client and returned ids (activity.py, issue 18).
+    `activity` records every tool call's client and returned ids (activity.py, issue 18);
+    `cached_tree` gives the merged `current` result when it is at hand without a round trip
+    (page_resources.py compares the listed resources on each push, issue 16).
     `token` (32 random bytes, URL-safe base64) is minted here, published only in the descriptor,
     never logged. Usage: `url = await endpoint.start()` … `await endpoint.stop()`.
     """
@@ -152,6 +158,7 @@ class McpEndpoint:
         follower_tools: ToolSource | None = None,
         connection_limits: ConnectionLimits | None = None,
         activity: ActivityLog | None = None,
+        cached_tree: Callable[[], Any] | None = None,
     ) -> None:
         self.activity: Final = activity if activity is not None else ActivityLog()
         self.token: Final = secrets.token_urlsafe(32)
@@ -162,6 +169,16 @@ class McpEndpoint:
         self._bus = InMemorySubscriptionBus()
         self._listen = ListenHandler(self._bus)
         self.list_changed = ListChangedBroadcaster(self._bus)
+        # Page resources (issue 16): every `current` answer, the tool's too, updates the listed set.
+        self.page_resources: Final = PageResources(
+            requester,
+            instance=instance,
+            activity=self.activity,
+            on_list_changed=lambda: self.list_changed.notify("resources"),
+            cached_tree=cached_tree or (lambda: None),
+            current_deadline_ms=current_deadline_ms,
+        )
+        requester = self.page_resources.requester
         self.page_tools = PageToolTable(requester, page_tool_deadline_ms, on_change=self.notify_tools_changed)
         self.follower_tools: Final = follower_tools
         builtin = BuiltinTools(
@@ -198,6 +215,11 @@ class McpEndpoint:
         """Tell every connected client, of both eras, that the tool list changed (coalesced:
         list_changed.py)."""
         self.list_changed.notify()
+
+    def tree_changed(self) -> None:
+        """A tree was pushed (ours or a follower's): clients hear `resources/list_changed` when the
+        set of page resources changed (page_resources.py). Call from the event loop."""
+        self.page_resources.tree_changed()
 
     # -- server ----------------------------------------------------------------------------------
 
@@ -249,8 +271,9 @@ class McpEndpoint:
 
         server = ProviderServer(
             SERVER_NAME,
-            on_list_resources=self.activity.list_resources,  # `webctx://activity`, unlisted
-            on_read_resource=self.activity.read_resource,
+            # page resources, and `webctx://activity` (readable, unlisted)
+            on_list_resources=self.page_resources.list_resources,
+            on_read_resource=self.page_resources.read_resource,
             version=__version__,
             extensions=EXTENSIONS,
             on_list_tools=on_list_tools,

@@ -129,7 +129,10 @@ class Serving:
             instance=self._instance,
             page_tool_deadline_ms=page_tool_deadline_ms(),
             follower_tools=follower_tools,
+            cached_tree=lambda: handoff.requester.cached_current(self._tree()),
         )
+        # Followers' trees change the page resources too (issue 16: resources/list_changed).
+        handoff.server.on_tree_change = endpoint.tree_changed
         # Who read what (issue 18): each read goes to our worker for the popup and the badge.
         endpoint.activity.on_record = lambda entry: self._send_event(
             ActivityEvent(entry=entry.to_wire()).to_wire()
@@ -181,9 +184,12 @@ class Serving:
 
     def tree_changed(self) -> None:
         """The pushed tree changed or was forgotten (TreeCache's `on_change`): the hand-off passes
-        it on to the provider while we follow it (handoff.py)."""
+        it on to the provider while we follow it (handoff.py), and the endpoint compares its page
+        resources (page_resources.py: `resources/list_changed`)."""
         if self.handoff is not None:
             self.handoff.set_tree(self._tree())
+        if self.endpoint is not None:
+            self.endpoint.tree_changed()
 
     async def _follower_tools_changed(self) -> None:
         """Another profile's page tools changed: our clients hear `tools/list_changed`."""

@@ -2,6 +2,8 @@
 (SPEC §1, §5, §7). It finds and follows the provider through `host/`, never `provider/`.
 
 Modules: `server` (StdioBridge, the MCP server), `provider_link` (which provider, kept connected),
-`check` (`webctx mcp --check` and the `instructions`: can the bridge find a browser?), `bad_lines`
-(answers stdin lines that are not JSON-RPC), `clients` (DATA: client configurations).
+`resources` (the provider's page resources, listed and read through), `notify` (list_changed to
+the bridge's clients), `check` (`webctx mcp --check` and the `instructions`: can the bridge find a
+browser?), `bad_lines` (answers stdin lines that are not JSON-RPC), `clients` (DATA: client
+configurations).
 """

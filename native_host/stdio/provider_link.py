@@ -7,6 +7,7 @@ ProviderLink.run()  forever:
     └─ open_session()                      (native_host.host: token, no Origin, time limits)
         ├─ on_change(upstream)             the bridge exposes its tools, sends list_changed
         ├─ upstream `subscriptions/listen` → re-list tools → on_change(upstream, always=True)
+        │                                  resources list_changed → on_resources_change(upstream)
         └─ re-discover every poll_interval_s (or when woken) until the pick changes
   on_change(None)                          no provider: the bridge falls back
 ```
@@ -26,12 +27,13 @@ import sys
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Final
+from typing import Any, Final, TypeVar
 
 import anyio
 import psutil
 from mcp import types
 from mcp.client.subscriptions import ListenNotSupportedError
+from mcp.shared.subscriptions import ResourcesListChanged
 
 from native_host import paths
 from native_host.errors import WebctxError
@@ -51,6 +53,11 @@ from native_host.protocol.descriptor import Descriptor
 
 log = logging.getLogger(__name__)
 
+_T = TypeVar("_T")
+
+NO_PROVIDER_MESSAGE: Final = "No browser provider running; open the browser with the webctx extension."
+"""What the bridge answers (a call's `isError` text, a read's error) while no provider is live."""
+
 POLL_INTERVAL_S: Final = 1.0
 """How often the link re-reads the providers folder, in seconds."""
 
@@ -67,6 +74,9 @@ shielded, also while shutting down)."""
 OnChange = Callable[["Upstream | None", bool], Awaitable[None]]
 """`await on_change(upstream, always)`: the live provider changed (None: there is none), or, with
 `always`, the provider said its tool list changed."""
+
+OnResourcesChange = Callable[["Upstream"], Awaitable[None]]
+"""`await on_resources_change(upstream)`: the live provider said its resource list changed (issue 16)."""
 
 
 def folder_source() -> str:
@@ -193,13 +203,38 @@ class Upstream:
     tools: list[types.Tool] = field(default_factory=list)
     gone: anyio.Event = field(default_factory=anyio.Event)
 
+    async def unless_gone(self, call: Callable[[], Awaitable[_T]]) -> _T | None:
+        """`await call()`, cancelled when the link lets go of this provider (`gone`): its result,
+        or None when the provider went first. An exception of `call` is raised as it is."""
+        outcome: list[_T] = []
+        failure: list[Exception] = []  # raised below, outside the task group (no ExceptionGroup)
+        async with anyio.create_task_group() as tg:
+
+            async def run() -> None:
+                try:
+                    outcome.append(await call())
+                except Exception as exc:
+                    failure.append(exc)
+                tg.cancel_scope.cancel()
+
+            async def watch_gone() -> None:
+                await self.gone.wait()
+                tg.cancel_scope.cancel()
+
+            tg.start_soon(run)
+            tg.start_soon(watch_gone)
+        if failure:
+            raise failure[0]
+        return outcome[0] if outcome else None
+
 
 class ProviderLink:
     """The supervisor: keeps `upstream` connected to the provider `pick_provider` names.
 
     `folder` is the providers folder (default `default_providers_folder()`, re-read each time);
     `pid` pins one browser. `identify` and `front_pid` are the host package's, injectable for tests.
-    `on_change` hears every change (see OnChange). Run `await link.run()` in a task; cancel it to stop.
+    `on_change` hears every change (see OnChange), `on_resources_change` the provider's resources
+    list_changed (see OnResourcesChange). Run `await link.run()` in a task; cancel it to stop.
     """
 
     def __init__(
@@ -212,6 +247,7 @@ class ProviderLink:
         front_pid: Callable[[], int | None] = front_app_pid,
         poll_interval_s: float = POLL_INTERVAL_S,
         connect_grace_s: float = CONNECT_GRACE_S,
+        on_resources_change: OnResourcesChange | None = None,
     ) -> None:
         self.folder = folder
         self.pid = pid
@@ -221,6 +257,7 @@ class ProviderLink:
         self.connect_grace_s = connect_grace_s
         self.upstream: Upstream | None = None
         self._on_change = on_change
+        self._on_resources_change = on_resources_change
         self._connected = anyio.Event()
         self._wake = anyio.Event()
         self._last_miss: str | None = None
@@ -327,11 +364,17 @@ class ProviderLink:
                 await self._on_change(None, False)
 
     async def _follow_upstream_changes(self, upstream: Upstream) -> None:
-        """Re-list the provider's tools on each upstream list_changed; return when the stream ends
-        (the provider went away). Providers without `subscriptions/listen` are only polled."""
+        """Re-list the provider's tools on each upstream tools list_changed, pass on its resources
+        list_changed; return when the stream ends (the provider went away). Providers without
+        `subscriptions/listen` are only polled."""
+        client = upstream.session.client
         try:
-            async with upstream.session.client.listen(tools_list_changed=True) as subscription:
-                async for _event in subscription:
+            async with client.listen(tools_list_changed=True, resources_list_changed=True) as subscription:
+                async for event in subscription:
+                    if isinstance(event, ResourcesListChanged):
+                        if self._on_resources_change is not None:
+                            await self._on_resources_change(upstream)
+                        continue
                     upstream.tools = await upstream.session.list_tools()
                     await self._on_change(upstream, True)
         except ListenNotSupportedError:

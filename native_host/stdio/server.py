@@ -3,14 +3,16 @@
 Most MCP clients can send a bearer header, but the provider's port, path and token change at every
 browser start, so a direct-HTTP entry breaks at the next restart (issue 14); some clients only
 launch stdio servers. The bridge is a stdio server that follows the browser: it finds the provider
-the way the reference desktop host does and proxies to it. (Just over 400 lines: the handlers share
-the server's state and the first-look wait; the link, checks and client configs are split out.)
+the way the reference desktop host does and proxies to it. (The link, the page resources, the
+list_changed delivery, checks and client configs are split out.)
 
 ```
-MCP client ──stdio──► StdioBridge.server (tools, the `webctx://current` resource, listen)
+MCP client ──stdio──► StdioBridge.server (tools, resources, listen)
                         │ tools/list   ← cached upstream list (fallback: `current` alone)
                         │ tools/call   → upstream call (client cancellation cancels it upstream)
-                        │ list_changed ← upstream list_changed, or the provider changed
+                        │ resources    `webctx://current` (here) + the provider's page resources
+                        │              (resources.py: listed and read through, issue 16)
+                        │ list_changed ← upstream list_changed, or the provider changed (notify.py)
                         ▼
                       ProviderLink (provider_link.py): discover → pick_provider → open_session
                         └─ watch: upstream `subscriptions/listen` + re-discover every POLL_INTERVAL_S
@@ -49,11 +51,9 @@ import httpx2
 from mcp import types
 from mcp.server import ServerRequestContext
 from mcp.server.context import CallNext, HandlerResult
-from mcp.server.session import ServerSession
 from mcp.server.stdio import stdio_server
-from mcp.server.subscriptions import InMemorySubscriptionBus, ListenHandler, ToolsListChanged
 from mcp.shared.exceptions import MCPError
-from mcp_types.jsonrpc import CONNECTION_CLOSED, INTERNAL_ERROR, INVALID_PARAMS, REQUEST_TIMEOUT
+from mcp_types.jsonrpc import CONNECTION_CLOSED, INTERNAL_ERROR, REQUEST_TIMEOUT
 
 from native_host import __version__
 from native_host.errors import ProviderRejected
@@ -67,13 +67,16 @@ from native_host.protocol.client_info import ON_BEHALF_OF_META_KEY, declared_cli
 from native_host.protocol.tools import CURRENT_TOOL, SERVER_NAME, ProviderServer, tool_error
 from native_host.stdio.bad_lines import AnsweringReadStream
 from native_host.stdio.check import BridgeReport
+from native_host.stdio.notify import ClientNotifier
 from native_host.stdio.provider_link import (
     CONNECT_GRACE_S,
+    NO_PROVIDER_MESSAGE,
     POLL_INTERVAL_S,
     ProviderLink,
     Upstream,
     folder_source,
 )
+from native_host.stdio.resources import ProviderResources
 
 log = logging.getLogger(__name__)
 
@@ -81,17 +84,11 @@ TOOL_NAME_PATTERN: Final = re.compile(r"^[A-Za-z0-9_]{1,48}$")
 """Names the bridge exposes: what every widely used MCP client accepts (SPEC §5). Upstream tools
 with other names are left out (and logged), since one bad name can hide a client's whole tool set."""
 
-NO_PROVIDER_MESSAGE: Final = "No browser provider running; open the browser with the webctx extension."
-"""The `isError` text of a call made while no provider is live."""
-
 RESOURCE_URI: Final = "webctx://current"
 """The resource holding the JSON of the `current` answer (SPEC §1.1)."""
 
 CALL_TIMEOUT_S: Final = 65.0
 """Limit for one proxied call, in seconds: a page tool's own deadline (60 s, SPEC §5) plus margin."""
-
-NOTIFY_TIMEOUT_S: Final = 2.0
-"""Limit for writing one list_changed to a client, in seconds; a client that does not read is dropped."""
 
 MAX_REMEMBERED_IDS: Final = 10_000
 """Ids remembered with their issuing instance; the oldest are forgotten beyond this."""
@@ -101,6 +98,15 @@ SERVER_INSTRUCTIONS: Final = (
     "windows, tabs (title, URL), the focused tab and the selected text as a tree of elements. "
     f"The same JSON is the resource {RESOURCE_URI}."
 )
+
+CURRENT_RESOURCE: Final = types.Resource(
+    uri=RESOURCE_URI,
+    name="current",
+    title="What I am looking at in the browser",
+    description="The browser's `current` context (windows, tabs, selection) as JSON.",
+    mime_type="application/json",
+)
+"""The `resources/list` entry of RESOURCE_URI, listed first."""
 
 FALLBACK_TOOLS: Final = (CURRENT_TOOL,)
 """What `tools/list` shows while no provider is live, so a call reaches the bridge and gets the
@@ -143,6 +149,7 @@ class StdioBridge:
         connect_grace_s: float = CONNECT_GRACE_S,
         call_timeout_s: float = CALL_TIMEOUT_S,
     ) -> None:
+        self.notifier = ClientNotifier()
         self.link = ProviderLink(
             self._on_provider_change,
             folder=folder,
@@ -151,13 +158,12 @@ class StdioBridge:
             front_pid=front_pid,
             poll_interval_s=poll_interval_s,
             connect_grace_s=connect_grace_s,
+            on_resources_change=self._on_resources_change,
         )
+        self.resources = ProviderResources(self.link, self.notifier)
         self.call_timeout_s = call_timeout_s
         self._exposed: tuple[str | None, list[types.Tool]] = (None, list(FALLBACK_TOOLS))
         self._issued: OrderedDict[str, str] = OrderedDict()
-        self._bus = InMemorySubscriptionBus()
-        self._listen = ListenHandler(self._bus)
-        self._legacy_sessions: list[ServerSession] = []
         self.server = self._build_server()
 
     @property
@@ -175,7 +181,7 @@ class StdioBridge:
             try:
                 yield self
             finally:
-                self._listen.close()
+                self.notifier.close()
                 tg.cancel_scope.cancel()
 
     async def serve_stdio(self) -> None:
@@ -200,20 +206,17 @@ class StdioBridge:
         async def on_list_resources(
             ctx: ServerRequestContext[Any, Any], params: types.PaginatedRequestParams | None
         ) -> types.ListResourcesResult:
-            resource = types.Resource(
-                uri=RESOURCE_URI,
-                name="current",
-                title="What I am looking at in the browser",
-                description="The browser's `current` context (windows, tabs, selection) as JSON.",
-                mime_type="application/json",
-            )
-            return types.ListResourcesResult(resources=[resource])
+            await self.link.settled()  # a client's first list: the provider's pages too
+            cursor = params.cursor if params is not None else None
+            pages, next_cursor = await self.resources.page(cursor)
+            own = [CURRENT_RESOURCE] if cursor is None else []
+            return types.ListResourcesResult(resources=own + pages, next_cursor=next_cursor)
 
         async def on_read_resource(
             ctx: ServerRequestContext[Any, Any], params: types.ReadResourceRequestParams
         ) -> types.ReadResourceResult:
-            if str(params.uri) != RESOURCE_URI:
-                raise MCPError(INVALID_PARAMS, f"Unknown resource: {str(params.uri)[:200]}")
+            if str(params.uri) != RESOURCE_URI:  # a page resource, or unknown (resources.py)
+                return await self.resources.read(str(params.uri), _served(ctx))
             result = await self.call_tool("current", {}, on_behalf_of=_served(ctx))
             text = " ".join(b.text for b in result.content if isinstance(b, types.TextContent))
             if result.is_error or result.structured_content is None:
@@ -230,8 +233,8 @@ class StdioBridge:
             on_call_tool=on_call_tool,
             on_list_resources=on_list_resources,
             on_read_resource=on_read_resource,
-            on_subscriptions_listen=self._listen,
-            middleware=[self._first_look, self._remember_legacy_session],
+            on_subscriptions_listen=self.notifier.listen,
+            middleware=[self._first_look, self.notifier.remember_legacy_session],
         )
 
     def instructions(self) -> str:
@@ -260,38 +263,18 @@ class StdioBridge:
             result["instructions"] = self.instructions()
         return result
 
-    async def _remember_legacy_session(
-        self, ctx: ServerRequestContext[Any, Any], call_next: CallNext
-    ) -> HandlerResult:
-        """ServerMiddleware: keep the session of a handshake-era client (it says
-        `notifications/initialized`) so list_changed can reach it outside a request."""
-        if ctx.method == "notifications/initialized":
-            self._legacy_sessions.append(ctx.session)
-        return await call_next(ctx)
-
-    async def _notify_tools_changed(self) -> None:
-        """`notifications/tools/list_changed` to every client: 2026-07-28 listen streams and
-        handshake-era sessions (research/mcp-sdk.md §2.4)."""
-        log.info("tools changed: %s", [t.name for t in self._exposed[1]])
-        await self._bus.publish(ToolsListChanged())
-        for session in list(self._legacy_sessions):
-            sent = False
-            with anyio.move_on_after(NOTIFY_TIMEOUT_S):
-                try:
-                    await session.send_tool_list_changed()
-                    sent = True
-                except Exception:  # a closed stdio pipe: the client is gone
-                    log.debug("could not send list_changed to a session", exc_info=True)
-            if not sent:
-                self._legacy_sessions.remove(session)
-
     async def _on_provider_change(self, upstream: Upstream | None, always: bool) -> None:
         """ProviderLink's OnChange: expose the provider's tools (those with client-safe names), or
-        FALLBACK_TOOLS when there is no provider."""
+        FALLBACK_TOOLS when there is no provider; resources/list_changed when the instance changed."""
         if upstream is None:
             await self._expose(None, list(FALLBACK_TOOLS))
         else:
             await self._expose(upstream.descriptor.instance, exposable(upstream.tools), always=always)
+        await self.resources.follow(upstream)
+
+    async def _on_resources_change(self, upstream: Upstream) -> None:
+        """ProviderLink's OnResourcesChange: the provider's resources list_changed, passed on."""
+        await self.resources.changed(upstream)
 
     async def _expose(self, instance: str | None, tools: list[types.Tool], *, always: bool = False) -> None:
         """Make `tools` (from provider `instance`, None for the fallback) the exposed list and send
@@ -300,7 +283,8 @@ class StdioBridge:
         self._exposed = (instance, tools)
         changed = [t.model_dump() for t in tools] != [t.model_dump() for t in old_tools]
         if always or changed or instance != old_instance:
-            await self._notify_tools_changed()
+            log.info("tools changed: %s", [t.name for t in tools])
+            await self.notifier.tools_changed()
 
     # -- calls -----------------------------------------------------------------------------------
 
@@ -325,29 +309,11 @@ class StdioBridge:
                 "Call `current` again.",
                 error={"code": "unknown_id", "message": "issued by a provider instance that is gone"},
             )
-        outcome: list[types.CallToolResult] = []
-        refused: list[MCPError] = []
-        async with anyio.create_task_group() as tg:
-
-            async def call() -> None:
-                try:
-                    outcome.append(await self._forward(upstream, name, arguments, on_behalf_of))
-                except MCPError as exc:  # the provider's JSON-RPC error, passed on as is
-                    refused.append(exc)
-                tg.cancel_scope.cancel()
-
-            async def watch_gone() -> None:
-                await upstream.gone.wait()
-                tg.cancel_scope.cancel()
-
-            tg.start_soon(call)
-            tg.start_soon(watch_gone)
-        if refused:
-            raise refused[0]
-        if not outcome:
+        # the provider's JSON-RPC error (MCPError) is passed on as is
+        result = await upstream.unless_gone(lambda: self._forward(upstream, name, arguments, on_behalf_of))
+        if result is None:
             log.info("call %s: the provider went away mid-call", name)
             return tool_error(f"The browser provider went away during the call. {NO_PROVIDER_MESSAGE}")
-        result = outcome[0]
         if name == "current" and not result.is_error:
             try:
                 answer = check_answer(upstream.descriptor, result.structured_content)

@@ -80,7 +80,13 @@ async def test_the_demo_calls_the_demo_pages_tool_and_prints_its_result(tmp_path
     code, out, err = await webctx("demo", "--browser", CHROMIUM, providers=tmp_path / "providers")
     assert code == 0, err
     assert "MCP tools: current, location, p1_get_passage\n" in out
-    assert out.rstrip().endswith(
-        "p1_get_passage → “We may say most aptly that the Analytical Engine weaves algebraical pat…”"
-    )
+    tool_line = "p1_get_passage → “We may say most aptly that the Analytical Engine weaves algebraical pat…”"
+    tool_line += "\n"
+    assert tool_line in out
+    # then the page's text, read through its resource_link (issue 16): the first lines, each cut
+    header, *lines = out.split(tool_line, 1)[1].rstrip("\n").splitlines()
+    assert header.startswith("Page text (resources/read webctx://") and header.endswith("/tab-1/text):"), out
+    assert 1 <= len(lines) <= 5 and all(line.startswith("  ") and len(line) <= 102 for line in lines), lines
+    assert lines[0] == "  # webctx demo: the Analytical Engine"
+    assert any(line.startswith("  We may say most aptly") for line in lines), lines
 

@@ -28,6 +28,7 @@ from mcp.client.stdio import StdioServerParameters
 from mcp.shared.exceptions import MCPError
 
 from native_host.host import HostClient
+from native_host.protocol.resources import parse_page_uri
 from native_host.stdio.server import NO_PROVIDER_MESSAGE, RESOURCE_URI, TOOL_NAME_PATTERN
 from tests.e2e.conftest import launched_browser
 from tests.e2e.harness import RunningBrowser
@@ -85,12 +86,15 @@ async def test_an_mcp_client_lists_and_calls_the_browser_through_the_bridge_in_b
             assert "current" in names
             assert all(TOOL_NAME_PATTERN.match(name) for name in names), names
             assert answer["protocol"] == "0.2.0" and answer["root"]["role"] == "Application"
-            [resource] = (await client.list_resources()).resources
+            resource, *pages = (await client.list_resources()).resources
             read = await client.read_resource(RESOURCE_URI)
             [contents] = read.contents
             assert isinstance(contents, types.TextResourceContents)
             assert json.loads(contents.text)["instance"] == descriptor.instance
             assert str(resource.uri) == RESOURCE_URI
+            # then the provider's page resources (issue 16), when the extension links them
+            parsed = [parse_page_uri(page.uri) for page in pages]
+            assert all(p is not None and p.instance == descriptor.instance for p in parsed), pages
 
     # A tab switch shows up in `current` through the bridge (the provider sends no list_changed
     # for it yet: page tools are a later issue).

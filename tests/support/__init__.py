@@ -10,5 +10,6 @@ dependencies (never pytest), so a bench can use it outside a test run:
   processes.py      sleeper, reaped_pid: a live child process, the pid of a gone one
   fake_provider.py  FakeProvider, fake_provider: a real MCP server and its descriptor (host/ tests)
   host_process.py   Host: a real `python -m native_host` driven over its stdin/stdout (provider/ tests)
+  page_worker.py    the worker's side of the page resources (issue 16): trees with links, page.read replies
   profiles.py       window, FakeExtension, RecordingConnection: fakes for the profiles hand-off
 """

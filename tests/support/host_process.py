@@ -20,6 +20,7 @@ from typing import Any, Literal
 
 import httpx2
 from mcp import Client
+from mcp.client.session import MessageHandlerFnT
 from mcp.client.streamable_http import streamable_http_client
 from mcp.types import Implementation
 
@@ -179,10 +180,12 @@ async def mcp_client(
     *,
     keep_alive: bool = True,
     client_info: Implementation | None = None,
+    message_handler: MessageHandlerFnT | None = None,
 ) -> AsyncIterator[Client]:
     """An SDK client of the descriptor's endpoint with its token: 2025-11-25 (`legacy`) or 2026-07-28;
     with `keep_alive=False` every request opens a new TCP connection; `client_info` is the name
-    and version it declares (the SDK's default: `mcp` 0.1.0)."""
+    and version it declares (the SDK's default: `mcp` 0.1.0); `message_handler` hears the server's
+    notifications (handshake era: on the GET stream)."""
     limits = httpx2.Limits() if keep_alive else httpx2.Limits(max_keepalive_connections=0)
     async with (
         httpx2.AsyncClient(headers={"Authorization": f"Bearer {descriptor['token']}"}, limits=limits) as http,
@@ -191,6 +194,7 @@ async def mcp_client(
             mode=mode,
             read_timeout_seconds=10,
             client_info=client_info,
+            message_handler=message_handler,
         ) as client,
     ):
         yield client

@@ -1,6 +1,7 @@
 // browser_api part: pages: messages and ports to and from the content scripts (by tab, frame or
-// document), the content scripts' injection into open tabs and the pulled frame reports, and the
-// ports this extension's own pages open (confirm.js).
+// document), the content scripts' injection into open tabs and the pulled frame reports, the
+// page-text extraction's on-demand injection (page_read.js), and the ports this extension's own
+// pages open (confirm.js).
 
 import { IS_FIREFOX } from "./engine.js";
 
@@ -218,4 +219,34 @@ export function onOwnPagePort(path, prefix, listener) {
     if (!fromPage || !port.name.startsWith(prefix)) return;
     listener(port.name.slice(prefix.length), port);
   });
+}
+
+/**
+ * Run the classic scripts `files` (extension paths, in order) in the isolated world of a tab's
+ * top frame (page_read.js: the page-text extraction, injected on demand, never at page load).
+ * @param {number} tabId
+ * @param {string[]} files
+ * @returns {Promise<void>} rejects with the browser's reason when it refuses (an internal page,
+ *   the Web Store, file:// without access, an error page, a closed tab)
+ */
+export async function injectTopFrameFiles(tabId, files) {
+  await chrome.scripting.executeScript({ target: { tabId, frameIds: [0] }, files });
+}
+
+/**
+ * Run `func(arg)` in the isolated world of a tab's top frame and return what it returned (after
+ * awaiting a promise). Rejects with the browser's reason, or with what `func` threw.
+ * @template A, R
+ * @param {number} tabId
+ * @param {(arg: A) => R} func  serialised: it may use its argument and the page's globals only
+ * @param {A} arg  JSON-serialisable
+ * @returns {Promise<unknown>}
+ */
+export async function runInTopFrame(tabId, func, arg) {
+  const results = await chrome.scripting.executeScript({ target: { tabId, frameIds: [0] }, func, args: [arg] });
+  const first = /** @type {{result?: unknown, error?: unknown} | undefined} */ (results[0]);
+  if (!first) throw new Error("the browser returned no result for the top frame");
+  // Chromium 120+ reports what the function threw here instead of rejecting (Firefox rejects).
+  if (first.error !== undefined) throw new Error(String(/** @type {{message?: unknown}} */ (first.error)?.message ?? first.error));
+  return first.result;
 }

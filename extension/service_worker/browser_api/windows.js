@@ -1,6 +1,6 @@
 // browser_api part: windows and tabs: reads (every window type, as the tab model needs), the tab
-// model's events, the events that may change which pages are visible, zoom, and the confirmation
-// prompt's popup window (confirm.js).
+// model's events, the events that may change which pages are visible, zoom, the visible part of a
+// window's active tab as a PNG (page_read.js), and the confirmation prompt's popup window (confirm.js).
 
 import { IS_FIREFOX } from "./engine.js";
 
@@ -172,6 +172,17 @@ export function onTabLoading(listener) {
   chrome.tabs.onUpdated.addListener((tabId, change) => {
     if (change.status === "loading") listener(tabId);
   });
+}
+
+/**
+ * A PNG of the visible part of the active tab of `windowId` (chrome.tabs.captureVisibleTab): a
+ * `data:image/png;base64,…` URL, in device pixels. The browser allows about 2 calls a second
+ * (MAX_CAPTURE_VISIBLE_TAB_CALLS_PER_SECOND) and refuses more with an error saying so.
+ * @param {number} windowId
+ * @returns {Promise<string>} rejects with the browser's reason
+ */
+export function captureVisibleTab(windowId) {
+  return chrome.tabs.captureVisibleTab(windowId, { format: "png" });
 }
 
 // ---- the confirmation prompt's window (confirm.js) --------------------------------------------

@@ -11,6 +11,7 @@ standby host ── connect ws://127.0.0.1:<port>/handoff (Bearer: the descripto
    ◄─ location {elementId, id, deadlineMs}   (ids without the provider's `f<k>-` prefix)
    ◄─ tools.call {pageId, name, input, deadlineMs, id}
    ◄─ tools.cancel {callId, id, deadlineMs}  callId: the provider's id of the tools.call to abort
+   ◄─ page.read {pageId, kind, maxBytes?, id, deadlineMs}   a page's text or screenshot (issue 16)
    on_provider(port)                   the popup says "through the browser's provider, port …"
 ```
 
@@ -42,6 +43,7 @@ from native_host.protocol.handoff import (
     HandoffCurrent,
     HandoffError,
     HandoffLocation,
+    HandoffPageRead,
     HandoffResult,
     HandoffToolsCall,
     encode,
@@ -50,6 +52,8 @@ from native_host.protocol.handoff import (
 )
 from native_host.protocol.native import (
     LOCATION_DEADLINE_MS,
+    PAGE_SCREENSHOT_DEADLINE_MS,
+    PAGE_TEXT_DEADLINE_MS,
     PAGE_TOOL_DEADLINE_MS,
     TOOLS_CANCEL_DEADLINE_MS,
     ErrorBody,
@@ -229,6 +233,12 @@ class FollowerLink:
         elif isinstance(request, HandoffLocation):
             body = {"elementId": request.element_id}
             wait = wait_ms(request.deadline_ms, LOCATION_DEADLINE_MS)
+        elif isinstance(request, HandoffPageRead):
+            body = {"pageId": request.page_id, "kind": request.kind}
+            if request.max_bytes is not None:
+                body["maxBytes"] = request.max_bytes
+            own_default = PAGE_TEXT_DEADLINE_MS if request.kind == "text" else PAGE_SCREENSHOT_DEADLINE_MS
+            wait = wait_ms(request.deadline_ms, own_default)
         elif isinstance(request, HandoffToolsCall):
             body = {"pageId": request.page_id, "name": request.name, "input": request.input}
             wait = wait_ms(request.deadline_ms, PAGE_TOOL_DEADLINE_MS) + CALL_MARGIN_MS

@@ -7,15 +7,16 @@
      │  Bearer <the provider's token, read from the descriptor> → 401
      │  follower.hello {instance} ─►  tools.changed {tools} ─►  (follower_tools.py → tools/list)
      │  tree {complete, root?, windowFocused?} ─►  the follower's pushed tree, on every change
-     │  ◄─ current | location | tools.call | tools.cancel {id, deadlineMs, …}
+     │  ◄─ current | location | tools.call | tools.cancel | page.read {id, deadlineMs, …}
      │  ─► result {id, result} | error {id, error: {code, message}}
  profile B's native host (standby)            FollowerLink (follower_link.py): its own extension
 ```
 
 The parts: the messages and their limits are protocol/handoff.py; the provider's server and its
 follower connections handoff_server.py; the merged tree merge.py; the MCP endpoint's requester
-(`current` = every profile, `location` of `f<k>-…` to follower k) merging_requester.py; a follower's
-page tools as the provider's MCP tools follower_tools.py; the standby host's link follower_link.py.
+(`current` = every profile, `location` and `page.read` of `f<k>-…` to follower k)
+merging_requester.py; a follower's page tools as the provider's MCP tools follower_tools.py; the
+standby host's link follower_link.py.
 ProfileHandoff below ties them together for one host, whatever its role: it serves followers
 while it is the provider and follows the provider while it stands by.
 """
@@ -62,7 +63,7 @@ class ProfileHandoff:
         self._instance = instance
         self._deadline_ms = deadline_ms
         self._on_provider = on_provider
-        self.server = HandoffServer(tools)
+        self.server = HandoffServer(tools, instance=instance)
         self.role = "starting"
         self.requester = MergingRequester(own, self.server, lambda: self.role == "provider")
         """The descriptor the publisher keeps written (publisher.py): where a standby host reads

@@ -6,10 +6,13 @@ follower ── ws://127.0.0.1:<port>/handoff ──► process_request: securit
                                               Host 421 → bearer 401), then the path (404)
          ─► follower.hello {instance}     ──► FollowerConnection k (k: by instance, HandoffServer)
          ─► tools.changed                 ──► FollowerTools.update (follower_tools.py)
-         ─► tree                          ──► FollowerConnection.set_tree (merged without asking)
-         ◄─ current | location | tools.*  ◄── FollowerConnection.request (a bridge.Requester)
+         ─► tree                          ──► FollowerConnection.set_tree (merged without asking;
+                                              its page links rewritten to ours, merge.py),
+                                              then on_tree_change (the endpoint's page resources)
+         ◄─ current | location | tools.* | page.read  ◄── FollowerConnection.request (a Requester)
          ─► result | error                ──► its Correlator (correlator.py, ids p-<n>)
-disconnect ──► pending requests fail (ProviderUnavailable), its tools leave tools/list
+disconnect ──► pending requests fail (ProviderUnavailable), its tools leave tools/list,
+               on_tree_change (its page resources leave resources/list)
 ```
 
 `k` numbers follower host instances for the provider's instance: a new follower instance gets a
@@ -73,9 +76,17 @@ class FollowerConnection:
     follower's extension through its host (ids lose the `f<k>-` prefix on the way). `number` is
     its `k`; `ids` mints request ids (shared by every follower of the provider: `p-<n>`)."""
 
-    def __init__(self, number: int, connection: ServerConnection, ids: Callable[[], str]) -> None:
+    def __init__(
+        self,
+        number: int,
+        connection: ServerConnection,
+        ids: Callable[[], str],
+        instances: tuple[str, str] | None = None,
+    ) -> None:
         self.number = number
         self.prefix = f"f{number}-"
+        self.instances = instances
+        """`(the follower's instance, ours)`: its page-resource links become ours (merge.py)."""
         self.connection = connection
         self.pending = Correlator(ids)
         """Our requests waiting for the follower's `result`/`error`."""
@@ -115,7 +126,7 @@ class FollowerConnection:
         if self.tree is None:
             return None
         if self._windows is None:
-            self._windows = follower_windows(self.tree, self.prefix, self.tool_names)
+            self._windows = follower_windows(self.tree, self.prefix, self.tool_names, self.instances)
         return self._windows
 
     def new_request_id(self) -> str:
@@ -160,7 +171,7 @@ class FollowerConnection:
         leaves this follower out; issue 13 item 5)."""
         result = await self.request("current", deadline_ms=deadline_ms)
         check_tree_depth(result)
-        return follower_windows(result, self.prefix, self.tool_names)
+        return follower_windows(result, self.prefix, self.tool_names, self.instances)
 
     def on_reply(self, message: HandoffResult | HandoffError) -> None:
         """The follower's answer to one of our requests (dropped when nobody waits for it)."""
@@ -178,10 +189,14 @@ class FollowerConnection:
 class HandoffServer:
     """The provider's side: accepts followers authenticated with the provider's MCP token, behind
     the MCP endpoint's own loopback checks (security.py; SPEC §1, §3). `tools` receives followers'
-    page tools (follower_tools.py)."""
+    page tools (follower_tools.py); `instance` (ours) is what followers' page-resource links are
+    rewritten to (merge.py); `on_tree_change` hears each follower tree and each disconnect (the
+    endpoint compares its page resources: page_resources.py)."""
 
-    def __init__(self, tools: FollowerTools | None = None) -> None:
+    def __init__(self, tools: FollowerTools | None = None, *, instance: str | None = None) -> None:
         self._tools = tools
+        self._instance = instance
+        self.on_tree_change: Callable[[], None] | None = None
         self._token = b""
         self._allowed_hosts: tuple[bytes, ...] = ()
         self._numbers = itertools.count(1)
@@ -251,7 +266,10 @@ class HandoffServer:
         except (TimeoutError, ValueError, WebSocketException):
             return
         number = self._number_for(hello)
-        follower = FollowerConnection(number, connection, self._request_ids)
+        instances = None
+        if isinstance(hello, FollowerHello) and self._instance is not None:
+            instances = (hello.instance, self._instance)
+        follower = FollowerConnection(number, connection, self._request_ids, instances)
         self.followers[number] = follower
         log.info("follower %d connected", number)
         try:
@@ -266,6 +284,7 @@ class HandoffServer:
                         follower.rename_tools(self._tools.names_of(number))
                 elif isinstance(message, FollowerTree):
                     follower.set_tree(message)
+                    self._tree_changed()
                 elif isinstance(message, HandoffResult | HandoffError):
                     follower.on_reply(message)
         except WebSocketException:
@@ -275,7 +294,15 @@ class HandoffServer:
             follower.close()
             if self._tools is not None:
                 await self._tools.remove(number)
+            self._tree_changed()
             log.info("follower %d disconnected", number)
+
+    def _tree_changed(self) -> None:
+        if self.on_tree_change is not None:
+            try:
+                self.on_tree_change()
+            except Exception:
+                log.exception("on_tree_change failed")
 
     def follower_of(self, element_id: str) -> tuple[bool, FollowerConnection | None]:
         """Whether `element_id` is a follower's (`f<k>-…`), and that follower when connected."""

@@ -9,6 +9,8 @@ provider's own {root: Application[win-1 …], windowFocused}
 
 A follower's element ids get the prefix `f<k>-` (`FOLLOWER_ID`), so ids stay unique in the merged
 tree; requests about such an id go to follower `k` without the prefix (`strip_prefix`). A Page's
+resource_links of the follower's instance (issue 16, `webctx://<its instance>/tab-3/text`) become
+the provider's (`webctx://<our instance>/f<k>-tab-3/text`): clients read them from the provider. A Page's
 `attributes.tools` name the provider's MCP tools (follower_tools.py). One focus path survives: the
 profile whose window really has the browser's focus (each extension's `windowFocused`, from
 `chrome.windows.getLastFocused().focused`) keeps its `focused` marks, the others lose theirs;
@@ -22,6 +24,8 @@ import re
 from collections.abc import Mapping
 from typing import Any, Final
 
+from native_host.protocol.resources import format_page_uri, parse_page_uri
+
 FOLLOWER_ID: Final = re.compile(r"f(\d+)-(.+)", re.DOTALL)
 """A follower's element id in the merged tree: `f<k>-<the follower's own id>`."""
 
@@ -29,22 +33,49 @@ Windows = tuple[list[dict[str, Any]], bool]
 """One profile's part of the merged tree: `(its Window elements, windowFocused)`."""
 
 
+Instances = tuple[str, str]
+"""`(the follower's instance, the provider's)`: whose page-resource links are rewritten to whose."""
+
+
+def _relink(content: list[Any], prefix: str, instances: Instances) -> list[Any]:
+    """`content` with each resource_link of the follower's instance pointing at the provider's
+    instance and the prefixed page id; other blocks (and links of other instances: gone) as they are."""
+    out: list[Any] = []
+    for block in content:
+        parsed = parse_page_uri(block.get("uri")) if isinstance(block, dict) else None
+        if parsed is not None and block.get("type") == "resource_link" and parsed.instance == instances[0]:
+            try:
+                block = {**block, "uri": format_page_uri(instances[1], prefix + parsed.page_id, parsed.kind)}
+            except ValueError:  # the prefixed id is over 128 characters: no link rather than a wrong one
+                continue
+        out.append(block)
+    return out
+
+
 def prefix_ids(
-    element: dict[str, Any], prefix: str, tool_names: Mapping[str, str] | None = None
+    element: dict[str, Any],
+    prefix: str,
+    tool_names: Mapping[str, str] | None = None,
+    instances: Instances | None = None,
 ) -> dict[str, Any]:
     """A copy of `element` whose every `id` (recursively) starts with `prefix`; a Page's
     `attributes.tools` (the follower's exposed names) become the provider's names in `tool_names`
-    (follower_tools.py), names it does not hold are left out."""
+    (follower_tools.py), names it does not hold are left out; with `instances`, its page-resource
+    links become the provider's (`_relink`)."""
     copy = dict(element)
     if isinstance(copy.get("id"), str):
         copy["id"] = prefix + copy["id"]
+    if instances is not None and isinstance(copy.get("content"), list):
+        copy["content"] = _relink(copy["content"], prefix, instances)
     attributes = copy.get("attributes")
     if tool_names is not None and isinstance(attributes, dict) and isinstance(attributes.get("tools"), list):
         names = [tool_names[n] for n in attributes["tools"] if isinstance(n, str) and n in tool_names]
         copy["attributes"] = {**attributes, "tools": names}
     children = copy.get("children")
     if isinstance(children, list):
-        copy["children"] = [prefix_ids(c, prefix, tool_names) for c in children if isinstance(c, dict)]
+        copy["children"] = [
+            prefix_ids(c, prefix, tool_names, instances) for c in children if isinstance(c, dict)
+        ]
     return copy
 
 
@@ -59,13 +90,17 @@ def strip_prefix(body: Mapping[str, Any] | None, prefix: str) -> dict[str, Any]:
     return out
 
 
-def follower_windows(result: Any, prefix: str, tool_names: Mapping[str, str]) -> Windows:
+def follower_windows(
+    result: Any, prefix: str, tool_names: Mapping[str, str], instances: Instances | None = None
+) -> Windows:
     """A follower's `current` result (`{root: Application, windowFocused?}`) as its part of the
-    merged tree: its windows with ids prefixed (`prefix_ids`), and its `windowFocused`."""
+    merged tree: its windows with ids prefixed and links rewritten (`prefix_ids`), and its
+    `windowFocused`."""
     root = result.get("root") if isinstance(result, dict) else None
     windows = root.get("children") if isinstance(root, dict) else None
     focused = isinstance(result, dict) and result.get("windowFocused") is True
-    return [prefix_ids(w, prefix, tool_names) for w in windows or [] if isinstance(w, dict)], focused
+    windows = [prefix_ids(w, prefix, tool_names, instances) for w in windows or [] if isinstance(w, dict)]
+    return windows, focused
 
 
 def drop_focus(element: dict[str, Any]) -> dict[str, Any]:

@@ -6,6 +6,7 @@ current  ─► own extension ─┐  every follower pushed its tree: merged at 
             followers ─────┴─► else asked at once (own and followers together), a follower that
                                fails or misses the deadline left out   ─► merge.merge_windows
 location f<k>-… ─► follower k (prefix stripped); gone when k is not connected
+page.read f<k>-… ─► follower k (prefix stripped); ExtensionError `page_gone` when k is not connected
 anything else, or while we stand by ─► own extension
 ```
 """
@@ -17,6 +18,7 @@ import operator
 from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Any, Final
 
+from native_host.errors import ExtensionError
 from native_host.provider.profiles.merge import Windows, merge_windows
 
 if TYPE_CHECKING:
@@ -54,7 +56,17 @@ class MergingRequester:
         request_id: str | None = None,
     ) -> Any:
         """As `Bridge.request`; for `current` on the provider, follower windows are appended;
-        `location` of a follower's id (`f<k>-…`) goes to that follower (`gone` when it is)."""
+        `location` and `page.read` of a follower's id (`f<k>-…`) go to that follower (`gone`, or
+        ExtensionError `page_gone`, when it is not connected)."""
+        if type_ == "page.read" and self._is_provider():
+            page_id = (body or {}).get("pageId")
+            is_follower, follower = self._server.follower_of(page_id if isinstance(page_id, str) else "")
+            if is_follower:
+                if follower is None:
+                    raise ExtensionError(
+                        "That page is in another profile whose native host disconnected.", code="page_gone"
+                    )
+                return await follower.request(type_, body, deadline_ms=deadline_ms, request_id=request_id)
         if type_ == "location" and self._is_provider():
             element_id = (body or {}).get("elementId")
             element_id = element_id if isinstance(element_id, str) else ""
@@ -74,6 +86,15 @@ class MergingRequester:
         )
         others = await self._server.follower_windows(max(100, deadline_ms - FOLLOWER_MARGIN_MS))
         return merge_windows(await own_task, others)
+
+    def cached_current(self, own: Any) -> Any:
+        """The `current` result `request` would give with `own` (our pushed tree's reply), when no
+        follower needs asking: `own` merged with every follower's pushed tree; None when some
+        follower has none (issue 16: page_resources.py compares the resource list without I/O)."""
+        if own is None or not self._server.followers or not self._is_provider():
+            return own
+        cached = self._server.cached_follower_windows()
+        return None if cached is None else self._merged(own, cached)
 
     def _merged(self, own: Any, others: list[Windows]) -> Any:
         """`merge_windows(own, others)`, the same object while neither changed (pushed trees are

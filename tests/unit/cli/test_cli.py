@@ -25,6 +25,7 @@ from native_host.protocol.answers import Element
 COMMAND_NAMES = [
     "context",
     "locate",
+    "read",
     "tools",
     "call",
     "activity",

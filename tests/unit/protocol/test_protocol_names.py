@@ -41,6 +41,6 @@ def test_every_frame_model_type_is_a_native_message_type() -> None:
         wire.ErrorFrame,
         wire.ChunkFrame,
     )
-    models += (wire.ProviderReady, wire.TreePush, wire.ActivityEvent)
+    models += (wire.ProviderReady, wire.TreePush, wire.ActivityEvent, wire.PageReadRequest)
     literals = {typing.get_args(model.model_fields["type"].annotation)[0] for model in models}
     assert literals == set(wire.NATIVE_MESSAGE_TYPES)

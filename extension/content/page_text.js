@@ -1,0 +1,237 @@
+// The page's readable text as Markdown (issue 16; SPEC §2 "The page on demand"; design:
+// docs/extension.md "The page's text"). A classic script of the isolated world, top frame only,
+// injected on demand by the worker, after the files it uses, in this order (PAGE_TEXT_FILES):
+//
+//   vendor/readability/Readability.js               Readability   (the article, Firefox Reader View)
+//   vendor/turndown/turndown.js                     TurndownService (HTML → Markdown)
+//   vendor/turndown-plugin-gfm/turndown-plugin-gfm.js  turndownPluginGfm (tables)
+//   content/utf8_cap.js                             webctxUtf8    (the UTF-8 cut, shared with the worker)
+//   content/page_text.js                            webctxPageText (this file)
+//
+// then calls `globalThis.webctxPageText({maxBytes})`. Not in the manifest's content_scripts: a page
+// load pays nothing; only a read does. Every file is safe to inject again (no top-level let/const).
+//
+// What it never does: change the live page (it works on a clone: no script runs, no image loads in
+// a document without a browsing context), or read what the user typed: every text field of the clone
+// (input, textarea, select) is removed before anything reads it, and the visible-text fallback reads
+// `innerText`, which has no field values. The work is bounded: Readability runs only on pages of at
+// most MAX_ELEMS_TO_PARSE elements; beyond that, and whenever Readability finds nothing, throws
+// (a 5,000-deep DOM overflows the stack of the recursive parts: RangeError) or finds a scrap, the
+// answer is the page's visible text, cut early.
+
+(function () {
+  "use strict";
+
+  /**
+   * Readability runs on pages of at most this many elements (its `maxElemsToParse`, which it checks
+   * before any work; we count first, so a bigger page is not even cloned) and a bigger page gives its
+   * visible text. Readability + turndown grow faster than linearly, and faster on nested markup
+   * (Readability scores every ancestor of every paragraph). Measured on a 2-core VM shared with other
+   * browsers (load 12-28, so several times an idle machine's): in the main world, flat pages 0.7 s at
+   * 40,000 elements, 2.7 s at 100,000; nested cards 0.85 s at 35,000, 2.2 s at 52,000, 4.5 s at
+   * 87,000; in the isolated world, where this runs, about 2x that. 40,000 keeps a read well inside
+   * the host's 10 s deadline on a slow or busy machine, and a long real article fits (a long
+   * Wikipedia page has some 20,000-40,000 elements). tests/e2e/test_page_text_extraction.py prints
+   * the time of a nested page just under the cap.
+   */
+  const MAX_ELEMS_TO_PARSE = 40_000;
+  /** An article whose text is shorter than this (UTF-16 units) is a scrap: take the visible text. */
+  const MIN_ARTICLE_CHARS = 200;
+  /** Link and image URLs longer than this are dropped (the text stays): data:/blob: URLs can be megabytes. */
+  const MAX_LINK_CHARS = 2048;
+  /** Caps on the title and url the answer carries, UTF-8 bytes (the worker caps them again for the tree). */
+  const MAX_TITLE_BYTES = 4096;
+  const MAX_URL_BYTES = 8192;
+  /** The worker's clamp of `maxBytes` (design16 "page.read": [1 KiB, 4 MiB]), applied here too. */
+  const MIN_BYTES = 1024;
+  const MAX_BYTES = 4 * 1024 * 1024;
+
+  /**
+   * @typedef {object} PageText
+   * @property {string} markdown  at most `maxBytes` bytes of UTF-8, well-formed, cut on a code point
+   * @property {boolean} truncated  the full text was longer than `maxBytes`
+   * @property {number} bytes  the full Markdown's UTF-8 length, before the cut
+   * @property {"readability" | "visible-text"} source  which way the text was found
+   * @property {string} title  the article's title, else document.title (well-formed, capped)
+   * @property {string} url  location.href (well-formed, capped)
+   */
+
+  /**
+   * The page's readable text as Markdown, `# <title>` first.
+   * @param {{maxBytes?: number}} [options]  maxBytes: cap of `markdown` in UTF-8 bytes (default 256 KiB)
+   * @returns {PageText}
+   */
+  function webctxPageText(options) {
+    const requested = Number(options?.maxBytes ?? 256 * 1024);
+    const maxBytes = Number.isFinite(requested) ? Math.min(MAX_BYTES, Math.max(MIN_BYTES, Math.floor(requested))) : 256 * 1024;
+    // A file missing from the injection is the worker's bug: say which, rather than answer with
+    // the visible text as if the page had no article.
+    const missing = ["Readability", "TurndownService", "turndownPluginGfm", "webctxUtf8"].filter(
+      (name) => !(/** @type {any} */ (globalThis)[name]),
+    );
+    if (missing.length > 0) throw new Error(`webctx page text: ${missing.join(", ")} not injected before page_text.js`);
+    const utf8 = /** @type {{capUtf8: (t: string, n: number) => string, utf8Length: (t: string) => number}} */ (
+      /** @type {any} */ (globalThis).webctxUtf8
+    );
+    // A page may set a title of megabytes: cut its head first (units ≥ bytes), then the bytes.
+    const shortTitle = (/** @type {string} */ text) =>
+      utf8.capUtf8(oneLine(text.slice(0, MAX_TITLE_BYTES)).toWellFormed(), MAX_TITLE_BYTES);
+    const pageTitle = shortTitle(document.title ?? "");
+    /** @type {{title: string, markdown: string} | null} */
+    let article = null;
+    try {
+      article = readable();
+    } catch {
+      // No article: Readability refused (too many elements) or threw, turndown threw, or the DOM is
+      // too deep for their recursion (RangeError). The visible text below is the answer then.
+      article = null;
+    }
+    const title = (article && shortTitle(article.title)) || pageTitle;
+    const body = article ? article.markdown : visibleText();
+    const heading = /^#{1,6} /.test(body) || !title ? "" : `# ${title}\n\n`;
+    const bytes = utf8.utf8Length(heading) + utf8.utf8Length(body);
+    // Cut early: the first maxBytes code units hold at least the first maxBytes bytes, so only they
+    // are made well-formed and cut (a page-sized string is not copied again). A pair split at that
+    // early cut cannot survive the byte cut: it would need more than maxBytes bytes before it.
+    const head = heading + (body.length > maxBytes ? body.slice(0, maxBytes) : body);
+    const markdown = utf8.capUtf8(head.toWellFormed(), maxBytes);
+    return {
+      markdown,
+      truncated: bytes > maxBytes,
+      bytes,
+      source: article ? "readability" : "visible-text",
+      title,
+      url: utf8.capUtf8(location.href.toWellFormed(), MAX_URL_BYTES),
+    };
+  }
+
+  /**
+   * Readability on a clone of the document, then turndown (+ GFM tables). Null when there is no
+   * article worth the name; throws what Readability or turndown throw.
+   * @returns {{title: string, markdown: string} | null}
+   */
+  function readable() {
+    // Counted on the live document first, so a huge page is not cloned for nothing.
+    if (document.getElementsByTagName("*").length > MAX_ELEMS_TO_PARSE) return null;
+    const clone = /** @type {Document} */ (document.cloneNode(true));
+    stripFields(clone);
+    stripHeavyUrls(clone);
+    const Readability = /** @type {any} */ (globalThis).Readability;
+    const found = new Readability(clone, {
+      maxElemsToParse: MAX_ELEMS_TO_PARSE,
+      // The article's element itself, not its HTML: turndown takes a node, so nothing is serialised
+      // and parsed again.
+      serializer: (/** @type {Element} */ element) => element,
+    }).parse();
+    if (!found || !found.content || (found.textContent ?? "").trim().length < MIN_ARTICLE_CHARS) return null;
+    const content = /** @type {Element} */ (found.content);
+    // Readability turns lazy images' data-src into src: check the URLs again.
+    stripHeavyUrls(content);
+    giveTablesAHeadingRow(content);
+    const markdown = converter().turndown(content).trim();
+    if (!markdown) return null;
+    return { title: typeof found.title === "string" ? found.title : "", markdown };
+  }
+
+  /**
+   * Remove every text field from the clone, and the value attribute of the checkboxes and radio
+   * buttons left (kept only so GFM task lists show "[x]"). Nothing the user typed, and no default
+   * value (a hidden CSRF token, a prefilled card number) reaches the text. Covers the fields
+   * SPEC §2 never reports (password, autocomplete cc-* and one-time-code) and every other field.
+   * @param {Document} doc
+   */
+  function stripFields(doc) {
+    for (const element of doc.querySelectorAll(
+      'textarea, select, input:not([type="checkbox" i]):not([type="radio" i]), [autocomplete*="cc-" i], [autocomplete~="one-time-code" i]',
+    )) element.remove();
+    for (const input of doc.querySelectorAll("input[value]")) input.removeAttribute("value");
+  }
+
+  /**
+   * Drop link and image URLs that are data:, blob: or javascript:, or longer than MAX_LINK_CHARS
+   * (a data: image can be megabytes); the link's text stays, such an image goes.
+   * @param {ParentNode} root
+   */
+  function stripHeavyUrls(root) {
+    for (const img of root.querySelectorAll("img")) {
+      img.removeAttribute("srcset");
+      if (heavy(img.getAttribute("src"))) img.removeAttribute("src");
+    }
+    for (const link of root.querySelectorAll("a[href]")) {
+      if (heavy(link.getAttribute("href"))) link.removeAttribute("href");
+    }
+  }
+
+  /** @param {string | null} url */
+  function heavy(url) {
+    return url !== null && (url.length > MAX_LINK_CHARS || /^\s*(data|blob|javascript):/i.test(url));
+  }
+
+  /**
+   * turndown-plugin-gfm 1.0.2 writes a GFM table only when the first row is a heading row, and keeps
+   * any other table as raw HTML; GFM has no table without a heading row, so give one an empty one.
+   * A table with no rows at all is removed (the plugin reads `rows[0].parentNode` and would throw).
+   * @param {Element} root
+   */
+  function giveTablesAHeadingRow(root) {
+    for (const table of /** @type {NodeListOf<HTMLTableElement>} */ (root.querySelectorAll("table"))) {
+      const first = table.rows[0];
+      if (!first) {
+        table.remove();
+        continue;
+      }
+      const inHead = first.parentElement?.nodeName === "THEAD";
+      if (inHead || [...first.cells].every((cell) => cell.nodeName === "TH")) continue;
+      let columns = 1;
+      for (const each of table.rows) columns = Math.max(columns, each.cells.length);
+      const head = table.ownerDocument.createElement("thead");
+      const row = head.appendChild(table.ownerDocument.createElement("tr"));
+      for (let i = 0; i < columns; i++) row.appendChild(table.ownerDocument.createElement("th"));
+      table.tHead?.remove();
+      table.insertBefore(head, table.firstChild);
+    }
+  }
+
+  /** @type {any} */
+  let service = null;
+
+  /** The turndown converter: ATX headings, fenced code, "-" bullets, inline links, GFM tables. */
+  function converter() {
+    if (service) return service;
+    const TurndownService = /** @type {any} */ (globalThis).TurndownService;
+    const gfm = /** @type {any} */ (globalThis).turndownPluginGfm;
+    service = new TurndownService({ headingStyle: "atx", codeBlockStyle: "fenced", bulletListMarker: "-" });
+    service.use(gfm.gfm);
+    service.remove(["script", "style", "noscript", "template", "iframe", "object", "embed", "canvas"]);
+    // A table cell is one line of a GFM row: the plugin leaves a cell's line breaks and pipes as
+    // they are, which ends the row early or adds columns. Later rules win (turndown unshifts them).
+    service.addRule("webctxTableCell", {
+      filter: ["th", "td"],
+      /** @param {string} content @param {Element} node */
+      replacement: (content, node) => {
+        const text = content.replace(/\s*\n+\s*/g, " ").replace(/\|/g, "\\|").trim();
+        return (node.previousElementSibling ? " " : "| ") + text + " |";
+      },
+    });
+    return service;
+  }
+
+  /**
+   * The page's visible text (`innerText`: rendered text only, no field values), the fallback.
+   * @returns {string}
+   */
+  function visibleText() {
+    // An XML document (an SVG, a feed) may have no body and a root that is no HTMLElement.
+    const root = /** @type {Element | null} */ (document.body ?? document.documentElement);
+    if (!root) return "";
+    const text = root instanceof HTMLElement ? root.innerText : (root.textContent ?? "");
+    return text.trim();
+  }
+
+  /** @param {string} text */
+  function oneLine(text) {
+    return (text ?? "").replace(/\s+/g, " ").trim();
+  }
+
+  /** @type {any} */ (globalThis).webctxPageText = webctxPageText;
+})();

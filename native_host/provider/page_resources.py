@@ -1,0 +1,393 @@
+"""The page on demand: each Page's text and screenshot as MCP resources (issue 16; SPEC §2 "The
+page on demand"; docs/native-host.md "Page resources"; the URI rule: protocol/resources.py).
+
+```
+resources/list ──► Requester.request("current")       (tree_cache.py: a pushed tree, no round trip)
+                    └─ listed(): each Page's resource_links of OUR instance, focused page first,
+                       then visible pages, then the rest, tree order; ≤ MAX_LISTED; + description
+resources/read webctx://activity ──► ActivityLog.read_resource (unlisted, unchanged)
+resources/read webctx://<instance>/<pageId>/<kind>
+   ├─ not this shape ──► MCPError INVALID_PARAMS "invalid: …"
+   ├─ another instance ──► MCPError -32002 "gone: …"       (a restarted provider, SPEC §2.1)
+   └─ Requester.request("page.read", {pageId, kind, maxBytes?})     (followers: merging_requester)
+        ├─ text ──► TextResourceContents (the truncation line first when cut) + _meta
+        ├─ screenshot ──► BlobResourceContents + _meta
+        └─ error code ──► MCPError "<reason word>: … <fix>"  (-32002 for unknown/gone)
+      every page read ──► ActivityLog.record("resources/read", page id + title; never content)
+each `current` answer (ObservingRequester), each pushed tree and follower tree (tree_changed: the
+merged tree when it is at hand without asking anyone, `cached_tree`)
+   └─ observe(): the set of listed URIs changed ──► notifications/resources/list_changed (both eras)
+```
+
+Imports `mcp` (types, MCPError): only endpoint.py imports this module, in the thread that imports
+the endpoint (app.py MCP_MODULE).
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable, Iterator, Mapping
+from typing import Any, Final, NamedTuple
+
+from mcp import types
+from mcp.shared.exceptions import MCPError
+from mcp_types.jsonrpc import INTERNAL_ERROR, INVALID_PARAMS
+from pydantic import ValidationError
+
+from native_host.errors import DeadlineExceeded, ExtensionError, ProviderUnavailable, TooDeep
+from native_host.protocol.client_info import client_of, cut
+from native_host.protocol.native import (
+    CURRENT_DEADLINE_MS,
+    PAGE_SCREENSHOT_DEADLINE_MS,
+    PAGE_TEXT_DEADLINE_MS,
+    PageScreenshotResult,
+    PageTextResult,
+)
+from native_host.protocol.resources import (
+    INVALID_URI,
+    META_BYTES,
+    META_DEVICE_PIXEL_RATIO,
+    META_HEIGHT,
+    META_SCALE,
+    META_SOURCE,
+    META_TRUNCATED,
+    META_WIDTH,
+    MIME_TYPES,
+    NOT_CAPTURABLE,
+    NOT_SHARED,
+    PAGE_GONE,
+    READ_FAILED,
+    REASON_WORDS,
+    RESOURCE_NOT_FOUND,
+    SCREENSHOT_MAX_SIDE,
+    SWITCHED_OFF,
+    TEXT,
+    TEXT_MAX_BYTES,
+    TIMEOUT,
+    UNAVAILABLE,
+    UNKNOWN_PAGE,
+    PageKind,
+    PageUri,
+    format_size,
+    parse_page_uri,
+    truncation_notice,
+)
+from native_host.protocol.tools import ACTIVITY_RESOURCE_URI
+from native_host.provider.activity import MAX_TITLE_CHARS, ActivityLog
+from native_host.provider.bridge import Requester
+
+log = logging.getLogger(__name__)
+
+MAX_LISTED: Final = 200
+"""At most this many entries in `resources/list` (issue 16: a list a client can show; 30 windows
+of tabs would otherwise list hundreds). Pages beyond it keep their links in `current`."""
+
+READ_TOOL: Final = "resources/read"
+"""The activity entry's `tool` for a page read (the popup's "Who read it" shows it)."""
+
+_NOT_FOUND_CODES: Final = frozenset({UNKNOWN_PAGE, PAGE_GONE})
+_REFUSED_CODES: Final = frozenset({NOT_SHARED, SWITCHED_OFF, NOT_CAPTURABLE})
+
+_FIXES: Final[dict[str, str]] = {
+    UNKNOWN_PAGE: "Ask `current` (or list resources) again for the open pages' links.",
+    PAGE_GONE: "The tab was closed; ask `current` (or list resources) again for the open pages.",
+    NOT_SHARED: "webctx does not share this page (an excluded site, incognito without the opt-in, "
+    "a browser page, or a page the browser does not let extensions read); choose another page.",
+    SWITCHED_OFF: "The user switched this off in the webctx options page; only the user can switch it on.",
+    NOT_CAPTURABLE: "webctx does not switch tabs for a screenshot: ask the user to bring the tab to the "
+    "front of a visible window, then read it again, or read the page's text instead.",
+    READ_FAILED: "Try again once the page has finished loading.",
+    "unknown_type": "Update the webctx extension: this version cannot read pages.",
+}
+
+
+def _sentence(text: str) -> str:
+    text = cut(" ".join(text.split()), 300)
+    return text if text.endswith((".", "!", "?", "…")) else text + "."
+
+
+def read_error(code: str, message: str, uri: str) -> MCPError:
+    """The MCP error for a failed read: `<reason word>: <what happened> <fix>` (REASON_WORDS),
+    `data: {reason, uri}`. -32002 (resource not found) for unknown and gone pages, INVALID_PARAMS
+    for refusals (not shared, switched off, not capturable), INTERNAL_ERROR for the rest."""
+    word = REASON_WORDS.get(code, READ_FAILED)
+    if code in _NOT_FOUND_CODES:
+        number = RESOURCE_NOT_FOUND
+    elif code in _REFUSED_CODES or code == INVALID_URI:
+        number = INVALID_PARAMS
+    else:
+        number = INTERNAL_ERROR
+    fix = _FIXES.get(code, "")
+    text = f"{word}: {_sentence(message)}" + (f" {fix}" if fix else "")
+    return MCPError(number, text, {"reason": word, "uri": uri[:300]})
+
+
+def _pages(root: Mapping[str, Any]) -> Iterator[tuple[Mapping[str, Any], bool]]:
+    """Every Page element under `root`, in tree order, with whether it is visible (`visible`
+    inherits the parent's; answers.Element). Iterative; stops descending at a Page."""
+    stack: list[tuple[Any, bool]] = [(root, root.get("visible") is not False)]
+    while stack:
+        element, visible = stack.pop()
+        if not isinstance(element, Mapping):
+            continue
+        if element.get("role") == "Page":
+            yield element, visible
+            continue
+        children = element.get("children")
+        if isinstance(children, list):
+            for child in reversed(children):
+                shown = child.get("visible", visible) if isinstance(child, Mapping) else visible
+                stack.append((child, shown is not False))
+
+
+def _description(kind: str, title: str) -> str:
+    what = f"the page “{cut(title, MAX_TITLE_CHARS)}”" if title else "this page"
+    if kind == TEXT:
+        return (f"Readable text of {what} as Markdown, extracted from the tab when read "
+                f"(at most {format_size(TEXT_MAX_BYTES)}).")
+    return (f"Screenshot of the visible part of {what}'s tab, captured when read "
+            f"(longest side at most {SCREENSHOT_MAX_SIDE} px).")
+
+
+class _Link(NamedTuple):
+    """One listed link, before it becomes a `types.Resource` (only the first MAX_LISTED do)."""
+
+    uri: str
+    name: str
+    title: str
+    kind: PageKind
+
+
+def links(reply: Any, instance: str) -> tuple[list[_Link], dict[str, str]]:
+    """The page-resource links of a `current` result (`{root, …}`) in `resources/list` order: the
+    Pages' `resource_link`s whose URI is a page resource of `instance` — the focused page first,
+    then visible pages, then the rest, each group in tree order; at most MAX_LISTED. Also every
+    such page id's title (for the activity entry of a later read). Walks windows and pages only,
+    never a page's children."""
+    root = reply.get("root") if isinstance(reply, Mapping) else None
+    if not isinstance(root, Mapping):
+        return [], {}
+    groups: tuple[list[_Link], ...] = ([], [], [])
+    titles: dict[str, str] = {}
+    for page, visible in _pages(root):
+        group = groups[0] if page.get("focused") is True else groups[1] if visible else groups[2]
+        title = page.get("title")
+        title = title if isinstance(title, str) else ""
+        for block in page.get("content") or []:
+            if not isinstance(block, Mapping) or block.get("type") != "resource_link":
+                continue
+            parsed = parse_page_uri(block.get("uri"))
+            if parsed is None or parsed.instance != instance:
+                continue
+            name = block.get("name")
+            name = name if isinstance(name, str) and name else parsed.page_id
+            group.append(_Link(block["uri"], name, title, parsed.kind))
+            titles[parsed.page_id] = title
+    return [*groups[0], *groups[1], *groups[2]][:MAX_LISTED], titles
+
+
+def listed(reply: Any, instance: str) -> list[types.Resource]:
+    """The `resources/list` entries of a `current` result (`links`), each with a `description`."""
+    return [
+        types.Resource(
+            uri=link.uri,
+            name=cut(link.name, 200),
+            title=cut(link.title, 200) or None,
+            mime_type=MIME_TYPES[link.kind],
+            description=_description(link.kind, link.title),
+        )
+        for link in links(reply, instance)[0]
+    ]
+
+
+class ObservingRequester:
+    """A Requester that passes every request to `inner` and shows every `current` result to
+    `on_current` (PageResources.observe), so each tree a client sees updates the listed set."""
+
+    def __init__(self, inner: Requester, on_current: Callable[[Any], None]) -> None:
+        self._inner = inner
+        self._on_current = on_current
+
+    def new_request_id(self) -> str:
+        """As `Bridge.new_request_id`."""
+        return self._inner.new_request_id()
+
+    async def request(
+        self,
+        type_: str,
+        body: Mapping[str, Any] | None = None,
+        *,
+        deadline_ms: int,
+        request_id: str | None = None,
+    ) -> Any:
+        """As `Bridge.request`."""
+        reply = await self._inner.request(type_, body, deadline_ms=deadline_ms, request_id=request_id)
+        if type_ == "current" and not body:
+            try:
+                self._on_current(reply)
+            except Exception:  # never fail a `current` because of the resource list
+                log.exception("observing the tree for resources failed")
+        return reply
+
+
+class PageResources:
+    """`resources/list` and `resources/read` of one native-host instance (with `webctx://activity`).
+
+    `requester` reaches the extension (the endpoint passes the hand-off's MergingRequester over the
+    tree cache); `instance` is ours; `activity` records reads and serves `webctx://activity`;
+    `on_list_changed` is called (from the loop) when the set of listed URIs changed (the
+    endpoint's ListChangedBroadcaster.notify("resources")); `cached_tree` gives the `current`
+    result when it is at hand without a round trip (pushed trees), else None. Deadlines in ms."""
+
+    def __init__(
+        self,
+        requester: Requester,
+        *,
+        instance: str,
+        activity: ActivityLog,
+        on_list_changed: Callable[[], None],
+        cached_tree: Callable[[], Any] = lambda: None,
+        current_deadline_ms: int = CURRENT_DEADLINE_MS,
+        text_deadline_ms: int = PAGE_TEXT_DEADLINE_MS,
+        screenshot_deadline_ms: int = PAGE_SCREENSHOT_DEADLINE_MS,
+    ) -> None:
+        self.requester: Final = ObservingRequester(requester, self.observe)
+        self._instance = instance
+        self._activity = activity
+        self._on_list_changed = on_list_changed
+        self._current_deadline_ms = current_deadline_ms
+        self._deadlines = {TEXT: text_deadline_ms, "screenshot": screenshot_deadline_ms}
+        self._listed_uris: frozenset[str] = frozenset()
+        self._listed_source: object = None
+        self._titles: dict[str, str] = {}
+        self._cached_tree = cached_tree
+
+    # -- the listed set and its change notification ----------------------------------------------
+
+    def observe(self, reply: Any) -> None:
+        """Take a `current` result: remember its pages' titles, and call `on_list_changed` when the
+        set of listed URIs differs from the last one seen. A pushed tree is the same object until
+        the next push: seen once, it is not walked again."""
+        if reply is self._listed_source:
+            return
+        self._listed_source = reply
+        found, titles = links(reply, self._instance)
+        self._titles = titles
+        uris = frozenset(link.uri for link in found)
+        if uris != self._listed_uris:
+            self._listed_uris = uris
+            self._on_list_changed()
+
+    def tree_changed(self) -> None:
+        """A tree was pushed (ours or a follower's), or a follower left: compare the merged tree
+        when it is at hand (`cached_tree`). Never a round trip: a tree that needs asking is
+        compared when the next `current` asks anyway."""
+        try:
+            reply = self._cached_tree()
+        except Exception:
+            log.exception("the cached tree for resources failed")
+            return
+        if reply is not None:
+            self.observe(reply)
+
+    # -- MCP handlers ----------------------------------------------------------------------------
+
+    async def list_resources(
+        self, ctx: Any, params: types.PaginatedRequestParams | None
+    ) -> types.ListResourcesResult:
+        """`resources/list`: the page resources of the current tree (`listed`); empty when the
+        browser cannot answer (the links come back with the next tree). `webctx://activity` stays
+        unlisted."""
+        try:
+            reply = await self.requester.request("current", deadline_ms=self._current_deadline_ms)
+        except (DeadlineExceeded, ExtensionError, ProviderUnavailable, TooDeep) as exc:
+            log.info("resources/list: no tree (%s)", type(exc).__name__)
+            return types.ListResourcesResult(resources=[])
+        return types.ListResourcesResult(resources=listed(reply, self._instance))
+
+    async def read_resource(
+        self, ctx: Any, params: types.ReadResourceRequestParams
+    ) -> types.ReadResourceResult:
+        """`resources/read`: `webctx://activity`, or a page resource (see the module docstring).
+        Raises MCPError as `read_error` says."""
+        uri = str(params.uri)
+        if uri == ACTIVITY_RESOURCE_URI:
+            return await self._activity.read_resource(ctx, params)
+        parsed = parse_page_uri(uri)
+        if parsed is None:
+            raise read_error(
+                INVALID_URI,
+                f"{uri[:200]!r} is not a webctx resource; webctx serves webctx://activity and "
+                "webctx://<instance>/<pageId>/text or /screenshot",
+                uri,
+            )
+        if parsed.instance != self._instance:
+            self._record(ctx, parsed, ok=False)
+            raise read_error(
+                PAGE_GONE,
+                "this link is of another webctx instance (the browser or webctx restarted since it was made)",
+                uri,
+            )
+        try:
+            result = await self._read(parsed, uri)
+        except MCPError:
+            self._record(ctx, parsed, ok=False)
+            raise
+        self._record(ctx, parsed, ok=True)
+        return result
+
+    async def _read(self, parsed: PageUri, uri: str) -> types.ReadResourceResult:
+        body: dict[str, Any] = {"pageId": parsed.page_id, "kind": parsed.kind}
+        if parsed.kind == TEXT:
+            body["maxBytes"] = TEXT_MAX_BYTES
+        deadline_ms = self._deadlines[parsed.kind]
+        try:
+            reply = await self.requester.request("page.read", body, deadline_ms=deadline_ms)
+        except DeadlineExceeded:
+            raise read_error(
+                TIMEOUT, f"the browser did not read the page within {deadline_ms / 1000:g} s", uri
+            ) from None
+        except ProviderUnavailable:
+            raise read_error(
+                UNAVAILABLE,
+                "the browser extension is no longer connected; reopen the browser and try again",
+                uri,
+            ) from None
+        except ExtensionError as exc:
+            message = exc.message or f"the browser could not read the page ({exc.code})"
+            raise read_error(exc.code, message, uri) from None
+        try:
+            if parsed.kind == TEXT:
+                text = PageTextResult.model_validate(reply)
+                if text.title:
+                    self._titles[parsed.page_id] = text.title
+                notice = truncation_notice(TEXT_MAX_BYTES, text.bytes) if text.truncated else ""
+                meta = {META_TRUNCATED: text.truncated, META_BYTES: text.bytes, META_SOURCE: text.source}
+                contents: types.TextResourceContents | types.BlobResourceContents
+                contents = types.TextResourceContents(
+                    uri=uri, mime_type=MIME_TYPES[TEXT], text=notice + text.markdown, _meta=meta
+                )
+            else:
+                shot = PageScreenshotResult.model_validate(reply)
+                meta = {META_DEVICE_PIXEL_RATIO: shot.device_pixel_ratio, META_WIDTH: shot.width,
+                        META_HEIGHT: shot.height, META_SCALE: shot.scale}
+                contents = types.BlobResourceContents(
+                    uri=uri, mime_type=shot.mime_type, blob=shot.data, _meta=meta
+                )
+        except ValidationError as exc:
+            log.warning("page.read: the extension's %s answer failed validation (%d errors)",
+                        parsed.kind, exc.error_count())
+            raise read_error(
+                READ_FAILED,
+                "the browser extension answered with a result of the wrong shape; update webctx",
+                uri,
+            ) from None
+        return types.ReadResourceResult(contents=[contents])
+
+    def _record(self, ctx: Any, parsed: PageUri, *, ok: bool) -> None:
+        """One activity entry: `resources/read`, the page id and title (never the content)."""
+        element = {"kind": "page", "id": parsed.page_id, "page": parsed.page_id}
+        title = self._titles.get(parsed.page_id) if parsed.instance == self._instance else None
+        if title:
+            element["title"] = cut(title, MAX_TITLE_CHARS)
+        self._activity.record(client_of(ctx), READ_TOOL, ok=ok, elements=[element])
