@@ -11,6 +11,7 @@ the JSON line; results and how to read them in bench/README.md):
   soak.py                `current` every 50 ms for minutes: is the native host flat?
   native_host_start.py   spawn → `hello`, spawn → descriptor, idle RSS
   page_load.py           a 200,000-element page's DOMContentLoaded and load: webctx, control, none
+  page_read.py           `resources/read` of a page's text and screenshot; `current` with the links on/off
 
 The modules they share (imported as `bench.<module>`; each script puts the repository root on
 `sys.path` first):

@@ -297,9 +297,9 @@ def capture_root(descriptor: Descriptor, path: Path) -> None:
 
 
 @contextlib.asynccontextmanager
-async def cdp_browser(browser: str | None, workdir: Path) -> AsyncIterator[LaunchedBrowser]:
-    """`launched_browser` with one tab, for a bench that drives pages over CDP from asyncio
-    (`playwright.chromium.connect_over_cdp(f"http://127.0.0.1:{running.devtools_port}")`).
+async def cdp_browser(browser: str | None, workdir: Path, tabs: int = 1) -> AsyncIterator[LaunchedBrowser]:
+    """`launched_browser` with `tabs` tabs (default one), for a bench that drives pages over CDP
+    from asyncio (`playwright.chromium.connect_over_cdp(f"http://127.0.0.1:{running.devtools_port}")`).
     `browser`: the executable (None: as `webctx demo` finds it)."""
     from native_host.demo.browsers import find_browser
 
@@ -307,6 +307,6 @@ async def cdp_browser(browser: str | None, workdir: Path) -> AsyncIterator[Launc
     # It is synchronous and runs its own event loops: enter and leave it in a thread.
     stack = contextlib.ExitStack()
     try:
-        yield await asyncio.to_thread(stack.enter_context, launched_browser(path, 1, workdir))
+        yield await asyncio.to_thread(stack.enter_context, launched_browser(path, tabs, workdir))
     finally:
         await asyncio.to_thread(stack.close)

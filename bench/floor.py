@@ -9,6 +9,10 @@ constants:
               (the same-size floor: the browser's own tree, captured just before)
   location    FLOOR_LOCATION: one rect, no window bounds (so no OS window lookup)
   tools.call  PAGE_TOOL_RESULT, for the one constant page tool `p1_const` (`page_tool=True` only)
+  page.read   the answer of its `kind` in `page_read_file` (`{"text": {…}, "screenshot": {…}}`: a
+              browser's own page.read replies, captured just before; bench/page_read.py), so a
+              `resources/read` of `webctx://<instance>/tab-1/text` costs what the MCP stack
+              costs to carry that answer
 
 It is HTTP + MCP + JSON + pydantic on both ends. The server runs in its own process, as the
 native host does, so the client's CPU and the server's are measured apart.
@@ -17,9 +21,9 @@ native host does, so the client's CPU and the server's are measured apart.
         async with open_session(descriptor) as session: ...
 
 The subprocess is this file run as a script (`python bench/floor.py [--tree FILE] [--page-tool]
-[--profile OUT]`): it prints one JSON line `{url, token, instance, pid}` and serves until its
-stdin closes or SIGTERM. With `--profile OUT`, SIGUSR1 starts cProfile in its event-loop thread
-and SIGUSR2 stops it and writes pstats to OUT (bench/profile_current.py).
+[--page-read FILE] [--profile OUT]`): it prints one JSON line `{url, token, instance, pid}` and
+serves until its stdin closes or SIGTERM. With `--profile OUT`, SIGUSR1 starts cProfile in its
+event-loop thread and SIGUSR2 stops it and writes pstats to OUT (bench/profile_current.py).
 """
 
 from __future__ import annotations
@@ -33,13 +37,14 @@ import secrets
 import signal
 import subprocess
 import sys
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Final
 
 if TYPE_CHECKING:
     from native_host.protocol.descriptor import Descriptor
     from native_host.protocol.native import PageTool
+    from tests.support.requester import SentRequest
 
 REPO: Final = Path(__file__).resolve().parent.parent
 
@@ -84,14 +89,19 @@ def floor_page_tool() -> PageTool:
 
 @contextlib.contextmanager
 def floor_provider(
-    tree_file: Path | None = None, *, page_tool: bool = False, profile_out: Path | None = None
+    tree_file: Path | None = None,
+    *,
+    page_tool: bool = False,
+    profile_out: Path | None = None,
+    page_read_file: Path | None = None,
 ) -> Iterator[Descriptor]:
     """Start the floor server subprocess; yield a Descriptor for it (pid and listener_pid: the
     subprocess); stop it when the block ends (stdin closed, killed by pid after STOP_TIMEOUT_S).
 
     `tree_file`: a JSON root element to answer `current` with instead of FLOOR_ROOT; `page_tool`:
     expose the constant page tool PAGE_TOOL_NAME; `profile_out`: cProfile on SIGUSR1/SIGUSR2 into
-    this file. Raises RuntimeError when the server exits before it prints its address."""
+    this file; `page_read_file`: JSON `{kind: page.read reply}` to answer `page.read` with. Raises
+    RuntimeError when the server exits before it prints its address."""
     from native_host.protocol.descriptor import Descriptor
     from native_host.protocol.version import PROTOCOL_VERSION
 
@@ -102,6 +112,8 @@ def floor_provider(
         command += ["--page-tool"]
     if profile_out is not None:
         command += ["--profile", str(profile_out)]
+    if page_read_file is not None:
+        command += ["--page-read", str(page_read_file)]
     process = subprocess.Popen(command, stdin=subprocess.PIPE, stdout=subprocess.PIPE, cwd=REPO)
     try:
         assert process.stdout is not None
@@ -154,7 +166,26 @@ async def _no_window(_bounds: Any) -> int | None:
     return None
 
 
-async def serve(tree_file: Path | None, with_page_tool: bool, profile_out: Path | None) -> None:
+def page_read_answers(page_read_file: Path | None) -> Callable[[SentRequest], Any]:
+    """The floor's `page.read` answer: the reply of the request's `kind` in `page_read_file`
+    (JSON `{"text": {...}, "screenshot": {...}}`), the same object every time; a kind it does not
+    hold is a `read_failed` error, as a worker's failed read would be."""
+    from native_host.errors import ExtensionError
+
+    replies = json.loads(page_read_file.read_text(encoding="utf-8")) if page_read_file else {}
+
+    def answer(sent: SentRequest) -> Any:
+        reply = replies.get(sent.body.get("kind"))
+        if reply is None:
+            return ExtensionError("The floor has no such read.", code="read_failed")
+        return reply
+
+    return answer
+
+
+async def serve(
+    tree_file: Path | None, with_page_tool: bool, profile_out: Path | None, page_read_file: Path | None = None
+) -> None:
     """Start the endpoint, print `{url, token, instance, pid}` as one JSON line, serve until stdin
     closes or SIGTERM (see floor_provider for the arguments)."""
     from native_host.provider.endpoint import McpEndpoint
@@ -167,7 +198,12 @@ async def serve(tree_file: Path | None, with_page_tool: bool, profile_out: Path 
     # Every request gets the same object back: the endpoint checks and encodes it once, as it
     # does a pushed tree.
     requester = FakeRequester(
-        {"location": FLOOR_LOCATION, "tools.call": PAGE_TOOL_RESULT}, default={"root": root}
+        {
+            "location": FLOOR_LOCATION,
+            "tools.call": PAGE_TOOL_RESULT,
+            "page.read": page_read_answers(page_read_file),
+        },
+        default={"root": root},
     )
     endpoint = McpEndpoint(requester, instance=instance, window_finder=_no_window)
     if with_page_tool:
@@ -192,8 +228,11 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--tree", type=Path, help="a JSON root element to answer `current` with")
     parser.add_argument("--page-tool", action="store_true", help=f"expose the page tool {PAGE_TOOL_NAME}")
     parser.add_argument("--profile", type=Path, help="cProfile on SIGUSR1/SIGUSR2 into this file")
+    parser.add_argument(
+        "--page-read", type=Path, help='JSON {"text": reply, "screenshot": reply} to answer page.read with'
+    )
     args = parser.parse_args(argv)
-    asyncio.run(serve(args.tree, args.page_tool, args.profile))
+    asyncio.run(serve(args.tree, args.page_tool, args.profile, args.page_read))
     return 0
 
 

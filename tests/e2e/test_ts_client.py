@@ -7,7 +7,9 @@ Each transport goes through the same steps (`the_steps`): `tools/list`, `current
 made by a real mouse drag, `location` of the selected Text, a page tool, an id never issued
 (`isError` `unknown_id`), an unknown tool (a JSON-RPC error), list_changed after the page registers
 a tool, and a call cancelled through the SDK's AbortSignal that reaches the page's tool (its signal
-aborts). Then a browser restart under a live bridge session: the old instance's ids are refused,
+aborts), and issue 16's resources: the page's text link from `current` is in `resources/list`,
+`resources/read` returns its Markdown, and a tab opened sends `notifications/resources/list_changed`.
+Then a browser restart under a live bridge session: the old instance's ids are refused,
 the new browser's tools are announced and callable.
 
 One browser (polyfill WebMCP, the page-tools harness) serves the first two tests; the restart test
@@ -170,6 +172,46 @@ async def the_steps(client: TsClient, tb: ToolsBrowser, page: Page, url: str) ->
     assert greet is not None
     after = await client.call(greet["name"])  # the session goes on
     assert after.ok and result_text(after.result) == "hello from the page", after
+
+    await the_resource_steps(client, tb, page, url)
+
+
+async def the_resource_steps(client: TsClient, tb: ToolsBrowser, page: Page, url: str) -> None:
+    """Issue 16 through the TypeScript SDK: the page's text link in `current` is listed by
+    `resources/list` and read by `resources/read` (Markdown with the page's heading, `_meta`); a tab
+    opened changes the list: `notifications/resources/list_changed`. Last of `the_steps`: the other
+    tab takes the page's place as the active one until it is closed."""
+    assert client.connected["capabilities"]["resources"]["listChanged"] is True
+    answer = await current_of(client, tb.descriptor.instance)
+    [tab] = [e for e in walk(answer["root"]) if e.get("role") == "Page" and e.get("url") == url]
+    [link] = [b for b in tab.get("content", []) if b.get("mimeType") == "text/markdown"]
+    assert link["type"] == "resource_link", link
+    assert link["uri"] == f"webctx://{tb.descriptor.instance}/{tab['id']}/text", link
+
+    async with asyncio.timeout(10):
+        while True:  # the bridge may list before it has seen this tree
+            listed = {r["uri"]: r for r in await client.list_resources()}
+            if link["uri"] in listed:
+                break
+            await client.next_change(timeout_s=0.5, resources=True)
+    assert listed[link["uri"]]["mimeType"] == "text/markdown", listed[link["uri"]]
+
+    read = await client.read_resource(link["uri"])
+    assert read.ok, read.error
+    [contents] = read.result["contents"]
+    assert contents["uri"] == link["uri"] and contents["mimeType"] == "text/markdown", contents
+    assert HEADING in contents["text"], contents["text"][:500]
+    meta = contents["_meta"]
+    assert meta["truncated"] is False and meta["source"] in ("readability", "visible-text"), meta
+    assert meta["bytes"] == len(contents["text"].encode()), meta
+
+    client.drain_changes()
+    other = await tb.running.new_page(url.replace(TOOLS_PAGE, "/other.html"))
+    try:
+        assert await client.next_change(timeout_s=10, resources=True), "no resources/list_changed"
+    finally:
+        await other.close()
+        await page.bring_to_front()
 
 
 async def test_the_typescript_sdk_client_over_http_with_the_bearer_token(

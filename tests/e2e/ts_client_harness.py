@@ -53,14 +53,17 @@ class Reply:
 
 @dataclass
 class TsClient:
-    """One running driver: send commands with `list()`, `call()`, `abort()`; `changes` holds the
-    arrival (driver's `Date.now()`, ms) of every `notifications/tools/list_changed` not yet taken;
-    `connected` is the driver's `connected` line (negotiated `protocolVersion`, `serverInfo`, …)."""
+    """One running driver: send commands with `list_tools()`, `call()`, `abort()`,
+    `list_resources()`, `read_resource()`; `changes` holds the arrival (driver's `Date.now()`, ms)
+    of every `notifications/tools/list_changed` not yet taken, `resource_changes` the same for
+    `notifications/resources/list_changed` (issue 16); `connected` is the driver's `connected`
+    line (negotiated `protocolVersion`, `serverInfo`, …)."""
 
     process: asyncio.subprocess.Process
     stderr_path: Path
     connected: dict[str, Any] = field(default_factory=dict)
     changes: asyncio.Queue[float] = field(default_factory=asyncio.Queue)
+    resource_changes: asyncio.Queue[float] = field(default_factory=asyncio.Queue)
     events: list[dict[str, Any]] = field(default_factory=list)
     _pending: dict[int, asyncio.Future[Reply]] = field(default_factory=dict)
     _ids: itertools.count[int] = field(default_factory=lambda: itertools.count(1))
@@ -87,6 +90,17 @@ class TsClient:
         tools: list[dict[str, Any]] = reply.result["tools"]
         return tools
 
+    async def list_resources(self) -> list[dict[str, Any]]:
+        """One `resources/list` (its first page); the resources as JSON."""
+        reply = await self.request("resources")
+        assert reply.ok, reply.error
+        resources: list[dict[str, Any]] = reply.result["resources"]
+        return resources
+
+    async def read_resource(self, uri: str) -> Reply:
+        """`resources/read` of `uri`; the reply as is (an McpError for a refused read)."""
+        return await self.request("read", uri=uri)
+
     async def call(
         self, name: str, arguments: dict[str, Any] | None = None, *, key: str | None = None
     ) -> Reply:
@@ -103,15 +117,17 @@ class TsClient:
         assert reply.ok, reply.error
 
     def drain_changes(self) -> None:
-        """Forget the list_changed notifications received so far."""
-        while not self.changes.empty():
-            self.changes.get_nowait()
+        """Forget the list_changed notifications (tools and resources) received so far."""
+        for queue in (self.changes, self.resource_changes):
+            while not queue.empty():
+                queue.get_nowait()
 
-    async def next_change(self, *, timeout_s: float) -> bool:
-        """Wait at most `timeout_s` for a list_changed; whether one came."""
+    async def next_change(self, *, timeout_s: float, resources: bool = False) -> bool:
+        """Wait at most `timeout_s` for a tools list_changed (`resources`: a resources one);
+        whether one came."""
         try:
             async with asyncio.timeout(timeout_s):
-                await self.changes.get()
+                await (self.resource_changes if resources else self.changes).get()
         except TimeoutError:
             return False
         return True
@@ -141,6 +157,8 @@ class TsClient:
                 self.connected = line
             elif line["event"] == "list_changed":
                 self.changes.put_nowait(float(line["at"]))
+            elif line["event"] == "resources_list_changed":
+                self.resource_changes.put_nowait(float(line["at"]))
         for waiting in self._pending.values():
             if not waiting.done():
                 waiting.set_exception(AssertionError(f"the driver exited; stderr:\n{self.stderr()}"))

@@ -14,6 +14,7 @@
 //    "capabilities": …, "instructions": …, "serverPid": <stdio: the spawned server's pid>}
 //                                                                   once, after `initialize`
 //   {"event": "list_changed", "at": <Date.now()>}                   notifications/tools/list_changed
+//   {"event": "resources_list_changed", "at": <Date.now()>}         notifications/resources/list_changed
 //   {"event": "transport_error", "message": …} / {"event": "closed"}
 //   {"id": N, "ok": true, "result": {…}, "ms": …}                   the reply to command N
 //   {"id": N, "ok": false, "error": {"name", "message", "code"?, "data"?}, "ms": …}
@@ -23,6 +24,8 @@
 //                                                             so a test can list exactly once)
 //   {"id": N, "op": "call", "name": …, "arguments": {…}, "key"?: K, "timeout_ms"?: …}
 //                                                             tools/call; `key` makes it abortable
+//   {"id": N, "op": "resources"}                              one resources/list (issue 16)
+//   {"id": N, "op": "read", "uri": …}                         resources/read of `uri`
 //   {"id": N, "op": "abort", "key": K}                        abort call K through the AbortSignal
 //                                                             given to callTool (the SDK sends
 //                                                             notifications/cancelled)
@@ -37,6 +40,7 @@ import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/
 import {
   LATEST_PROTOCOL_VERSION,
   McpError,
+  ResourceListChangedNotificationSchema,
   ToolListChangedNotificationSchema,
 } from "@modelcontextprotocol/sdk/types.js";
 
@@ -114,6 +118,9 @@ async function main() {
   client.setNotificationHandler(ToolListChangedNotificationSchema, () => {
     emit({ event: "list_changed", at: Date.now() });
   });
+  client.setNotificationHandler(ResourceListChangedNotificationSchema, () => {
+    emit({ event: "resources_list_changed", at: Date.now() });
+  });
   try {
     await client.connect(transport);
   } catch (error) {
@@ -145,7 +152,7 @@ async function main() {
 
   /**
    * Run one command and return its result.
-   * @param {{op: string, name?: string, arguments?: Record<string, unknown>, key?: string, timeout_ms?: number}} command
+   * @param {{op: string, name?: string, arguments?: Record<string, unknown>, key?: string, uri?: string, timeout_ms?: number}} command
    * @returns {Promise<unknown>}
    */
   async function run(command) {
@@ -153,6 +160,10 @@ async function main() {
     switch (command.op) {
       case "list":
         return await client.listTools(undefined, { timeout });
+      case "resources":
+        return await client.listResources(undefined, { timeout });
+      case "read":
+        return await client.readResource({ uri: String(command.uri) }, { timeout });
       case "call": {
         const controller = new AbortController();
         if (command.key !== undefined) abortable.set(command.key, controller);
