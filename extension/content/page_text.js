@@ -15,7 +15,8 @@
 // a document without a browsing context), or read what the user typed: every text field of the clone
 // (input, textarea, select) is removed before anything reads it, and the visible-text fallback reads
 // `innerText`, which has no field values. The work is bounded: Readability runs only on pages of at
-// most MAX_ELEMS_TO_PARSE elements; beyond that, and whenever Readability finds nothing, throws
+// most MAX_ELEMS_TO_PARSE elements, and a table wider than MAX_ROW_CELLS skips the GFM rule (n² in
+// a row's cells); beyond that, and whenever Readability finds nothing, throws
 // (a 5,000-deep DOM overflows the stack of the recursive parts: RangeError) or finds a scrap, the
 // answer is the page's visible text, cut early.
 
@@ -35,6 +36,13 @@
    * the time of a nested page just under the cap.
    */
   const MAX_ELEMS_TO_PARSE = 40_000;
+  /**
+   * A table with a row of more cells than this is written as one paragraph per row, not as a GFM
+   * table: turndown-plugin-gfm finds each cell's index by scanning its row, so a row of n cells
+   * costs n² (10,000 cells: 3 s; 39,000: the tab busy for over a minute, review of issue 16).
+   * 100 columns is wider than any table a reader reads as a table.
+   */
+  const MAX_ROW_CELLS = 100;
   /** An article whose text is shorter than this (UTF-16 units) is a scrap: take the visible text. */
   const MIN_ARTICLE_CHARS = 200;
   /** Link and image URLs longer than this are dropped (the text stays): data:/blob: URLs can be megabytes. */
@@ -170,7 +178,8 @@
   /**
    * turndown-plugin-gfm 1.0.2 writes a GFM table only when the first row is a heading row, and keeps
    * any other table as raw HTML; GFM has no table without a heading row, so give one an empty one.
-   * A table with no rows at all is removed (the plugin reads `rows[0].parentNode` and would throw).
+   * A table with no rows at all is removed (the plugin reads `rows[0].parentNode` and would throw);
+   * one with a row wider than MAX_ROW_CELLS becomes a paragraph per row (its cells joined by " | ").
    * @param {Element} root
    */
   function giveTablesAHeadingRow(root) {
@@ -178,6 +187,15 @@
       const first = table.rows[0];
       if (!first) {
         table.remove();
+        continue;
+      }
+      if ([...table.rows].some((each) => each.cells.length > MAX_ROW_CELLS)) {
+        const rows = table.ownerDocument.createElement("div");
+        for (const each of table.rows) {
+          const line = rows.appendChild(table.ownerDocument.createElement("p"));
+          line.textContent = [...each.cells].map((cell) => (cell.textContent ?? "").trim()).join(" | ");
+        }
+        table.replaceWith(rows);
         continue;
       }
       const inHead = first.parentElement?.nodeName === "THEAD";

@@ -216,7 +216,10 @@ export function describeSite(host, incognito, settings) {
 }
 
 /**
- * True when `url`'s host is an excluded site or a subdomain of one.
+ * True when `url`'s host is an excluded site or a subdomain of one. The host is compared as the
+ * entries are stored (siteEntryHost): without a trailing dot, since `https://bank.test./` is the
+ * same site as `https://bank.test/` (a trailing dot used to get a page past its exclusion); a
+ * `blob:` URL is its creator's origin's (`blob:https://bank.test/<uuid>`).
  * @param {string} url
  * @param {string[]} excludedSites from normalizeSettings
  * @returns {boolean}
@@ -225,7 +228,8 @@ export function isExcluded(url, excludedSites) {
   if (excludedSites.length === 0) return false;
   let host;
   try {
-    host = new URL(url).hostname.toLowerCase();
+    const parsed = new URL(url);
+    host = (parsed.protocol === "blob:" ? new URL(parsed.pathname) : parsed).hostname.toLowerCase().replace(/\.+$/, "");
   } catch {
     return false;
   }

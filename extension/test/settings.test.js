@@ -37,6 +37,11 @@ test("a site excludes itself and its subdomains, nothing else", () => {
   assert.equal(isExcluded("https://www.bank.test/", sites), true);
   assert.equal(isExcluded("https://notbank.test/", sites), false);
   assert.equal(isExcluded("not a url", sites), false);
+  // A trailing dot names the same site (review of issue 16: it got a page past its exclusion).
+  assert.equal(isExcluded("https://bank.test./login", sites), true);
+  assert.equal(isExcluded("https://www.bank.test../", sites), true);
+  assert.equal(isExcluded("blob:https://bank.test/0b5d3c1e-1111-4222-8333-444455556666", sites), true);
+  assert.equal(isExcluded("blob:https://other.test/0b5d3c1e", sites), false);
   assert.equal(isExcluded("https://bank.test/", []), false);
 });
 
