@@ -204,6 +204,9 @@ function pageElement(tab, win, snapshot, ids, maxBytes, showHover) {
   return page;
 }
 
+/** The schemes of pages whose text and screenshot can be read (issue 16): the web, and local files. */
+const LINKABLE_URL = /^(https?|file):/i;
+
 /**
  * The resource_links of a Page (issue 16, SPEC §2 "The page on demand"; docs/protocol.md "Page
  * resources (worker side)"): its readable text when `pageText` is on, a screenshot of its visible
@@ -217,7 +220,9 @@ function pageElement(tab, win, snapshot, ids, maxBytes, showHover) {
  * @returns {import("../protocol.js").ResourceLink[]}
  */
 export function pageLinks(tab, page, instance, options) {
-  if (isInternalUrl(tabUrl(tab))) return [];
+  // Only pages an extension may script and capture: about:blank, data: and the like always refuse a
+  // read (the browser does not let extensions in), so a link to them would be a dead one.
+  if (!LINKABLE_URL.test(tabUrl(tab)) || isInternalUrl(tabUrl(tab))) return [];
   const name = page.title || page.url || page.id;
   const base = `webctx://${instance}/${page.id}`;
   /** @type {import("../protocol.js").ResourceLink[]} */

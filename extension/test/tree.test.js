@@ -364,7 +364,14 @@ test("issue 16: a Page links its text and, when it is the active tab, its screen
     { type: "resource_link", uri: "webctx://AAAAAAAAAAAAAAAAAAAAAA/tab-2/text", name: "https://example.org/11", mimeType: "text/markdown" },
   ]);
   assert.equal(both[2].content, undefined, "a browser page links nothing");
-  assert.equal(both[3].content[0].name, "tab-4");
+  // Pages no extension may read link nothing either (a read would always be refused).
+  for (const url of ["about:blank", "data:text/html,hi", "view-source:https://example.org/"]) {
+    const one = snapshot([win(1, [tab(20, 0, { active: true, url })])]);
+    assert.equal(pages(buildTree(one, ids, { pageText: true, screenshots: true }))[0].content, undefined, url);
+  }
+  const file = snapshot([win(1, [tab(21, 0, { active: true, url: "file:///home/me/notes.html" })])]);
+  assert.equal(pages(buildTree(file, ids, { pageText: true }))[0].content.length, 1);
+  assert.equal(both[3].content, undefined, "a tab with no url yet links nothing");
   // The defaults: text on, screenshots off.
   const textOnly = pages(buildTree(snap, ids, { pageText: true, screenshots: false }));
   assert.deepEqual(textOnly[0].content.map((/** @type {any} */ c) => c.uri.split("/").pop()), ["text"]);
