@@ -1,12 +1,14 @@
 // `page.read` (issue 16, SPEC §2 "The page on demand"; docs/protocol.md "Page resources (worker
 // side)"): a Page's readable text or a screenshot of its visible part, read when a desktop host
-// reads the Page's resource_link (tree.js `pageLinks`), never before.
+// reads the Page's resource_link (tree.js `pageLinks`), never before. Just over 400 lines: the
+// checks, their refusal sentences and the two reads are one contract; the image work is in screenshot.js.
 //
 //   host page.read {pageId, kind, maxBytes?} ──► PageReader.read
 //     ├─ the id (ids.js: Page ids only) ─► the tab now (chrome.tabs.get) ─► refusal(): switches,
 //     │  incognito, excluded site, internal page, (screenshot) active tab of a window on screen
-//     ├─ text: inject PAGE_TEXT_FILES into the top frame, run webctxPageText({maxBytes})
-//     │        (content/page_text.js: Readability + turndown) ─► checkedText (caps, shape)
+//     ├─ text (one at a time per tab): webctxPageText({maxBytes}) in the top frame, PAGE_TEXT_FILES
+//     │        injected first where missing (content/page_text.js: Readability + turndown) ─►
+//     │        checkedText (caps, shape)
 //     └─ screenshot: captureVisibleTab (paced: 2 a second, screenshot.js CapturePacer; one retry
 //              when refused) ─► the tab again (still active, same url, still shared) ─►
 //              screenshot.js shrinkScreenshot: longest side ≤ 1600 px, PNG (JPEG above 1.5 MiB), base64
@@ -79,6 +81,13 @@ export class PageReader {
   /** @type {NonNullable<PageReaderDeps["read"]>} */ #read;
   /** Every screenshot of this worker goes through one pacer: the browser's quota is per extension. */
   #pacer = new CapturePacer();
+  /**
+   * Text reads running, by `tabId:maxBytes`: a second read of the same tab waits for the first's
+   * answer instead of starting another extraction in the same busy page (a slow page's reads used
+   * to pile up there, one per retry; review of issue 16).
+   * @type {Map<string, Promise<TextResult>>}
+   */
+  #texts = new Map();
 
   /** @param {PageReaderDeps} deps */
   constructor(deps) {
@@ -104,7 +113,14 @@ export class PageReader {
     const win = kind === "screenshot" && tab.windowId !== undefined ? await this.#read.getWindow(tab.windowId) : undefined;
     const refused = refusal(kind, tab, win, this.#deps.settings());
     if (refused) throw new RequestError(refused.code, refused.message);
-    return kind === "text" ? this.#text(tabId, message.maxBytes) : this.#screenshot(/** @type {TabNow} */ (tab));
+    if (kind === "screenshot") return this.#screenshot(/** @type {TabNow} */ (tab));
+    const key = `${tabId}:${clampMaxBytes(message.maxBytes)}`;
+    let running = this.#texts.get(key);
+    if (!running) {
+      running = this.#text(tabId, message.maxBytes).finally(() => this.#texts.delete(key));
+      this.#texts.set(key, running);
+    }
+    return running;
   }
 
   /**

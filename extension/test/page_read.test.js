@@ -221,6 +221,18 @@ test("text: the files (once per document), then webctxPageText with the clamped 
   assert.equal((await pages.read({ pageId: ids.tabId(6), kind: "text" })).kind, "text");
 });
 
+test("text: reads of the same tab at once share one extraction; the next read starts a new one", async () => {
+  const { pages, ids, calls } = reader();
+  const pageId = ids.tabId(5);
+  const [a, b] = await Promise.all([pages.read({ pageId, kind: "text" }), pages.read({ pageId, kind: "text" })]);
+  assert.deepEqual(a, b);
+  assert.equal(calls.filter((c) => c.startsWith("inject")).length, 1);
+  assert.equal(calls.filter((c) => c.startsWith("run")).length, 2, "one extraction (and its first look for the scripts)");
+  calls.length = 0;
+  await pages.read({ pageId, kind: "text" });
+  assert.equal(calls.filter((c) => c.startsWith("run")).length, 1);
+});
+
 test("text: refusals and failures carry their codes; nothing is injected into a page not shared", async () => {
   const off = reader({ settings: { ...ON, pageText: false } });
   await rejectsWith(off.pages.read({ pageId: off.ids.tabId(5), kind: "text" }), "switched_off");
