@@ -52,6 +52,10 @@ export function describeRead(entry, nowMs) {
     } else what = "read the browser's windows";
   } else if (entry.tool === "location") {
     what = `located ${entry.elements[0]?.id ?? "an element"} on the screen`;
+  } else if (entry.tool === "resources/read") {
+    // A page resource (provider/page_resources.py _record): the page, and a text or screenshot element.
+    const title = quoted([...titles.values()][0]);
+    what = byKind.has("screenshot") ? `read a screenshot of ${title}` : byKind.has("text") ? `read the text of ${title}` : `read the page ${title}`;
   } else {
     what = `called the page tool ${entry.tool}${titles.size > 0 ? ` in ${quoted([...titles.values()][0])}` : ""}`;
   }

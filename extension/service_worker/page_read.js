@@ -176,8 +176,11 @@ export class PageReader {
     const reason = error instanceof Error ? error.message : String(error);
     const code = scriptRefusal(reason);
     if (code === ERROR_CODES.pageGone) return new RequestError(code, "The tab was closed.");
-    if (code === ERROR_CODES.notShared) {
-      return new RequestError(code, `The browser does not let extensions read this page (${reason}).`);
+    // Chromium's own sentence ("Cannot access contents of url …. Extension manifest must request
+    // permission …") would crowd out the fix in the host's 300-character error: say it in ours.
+    if (code === ERROR_CODES.notShared) return new RequestError(code, "The browser does not let extensions read this page.");
+    if (/showing error page/i.test(reason)) {
+      return new RequestError(ERROR_CODES.readFailed, "The tab shows an error page (the page crashed or did not load).");
     }
     return new RequestError(ERROR_CODES.readFailed, `Reading the page's text failed: ${reason}`);
   }
@@ -201,7 +204,7 @@ export class PageReader {
     const now = await this.#read.getTab(/** @type {number} */ (tab.id));
     if (!now) throw new RequestError(ERROR_CODES.pageGone, "The tab was closed while it was captured.");
     if (!now.active || now.windowId !== windowId || tabUrl(now) !== tabUrl(tab)) {
-      throw new RequestError(ERROR_CODES.notCapturable, "The tab changed while it was captured (another tab was shown, or it navigated); read it again.");
+      throw new RequestError(ERROR_CODES.notCapturable, "The tab changed while it was captured (another tab was shown, or it navigated).");
     }
     const refused = refusal("screenshot", now, undefined, this.#deps.settings());
     if (refused) throw new RequestError(refused.code, refused.message);
@@ -291,10 +294,10 @@ function isMissing(raw) {
  */
 export function refusal(kind, tab, win, settings) {
   if (kind === "text" && !settings.pageText) {
-    return { code: ERROR_CODES.switchedOff, message: "Page text is switched off in webctx's options (Settings, \"Page text\"); switch it on to read pages." };
+    return { code: ERROR_CODES.switchedOff, message: "Page text is switched off in webctx's options (Settings, \"Page text\")." };
   }
   if (kind === "screenshot" && !settings.screenshots) {
-    return { code: ERROR_CODES.switchedOff, message: "Screenshots are switched off in webctx's options (Settings, \"Screenshots\"); the user can switch them on." };
+    return { code: ERROR_CODES.switchedOff, message: "Screenshots are switched off in webctx's options (Settings, \"Screenshots\")." };
   }
   if (tab.incognito && !settings.incognito) {
     return { code: ERROR_CODES.notShared, message: "The page is in an incognito window, which webctx does not share (options: \"Report incognito windows too\")." };
@@ -304,14 +307,14 @@ export function refusal(kind, tab, win, settings) {
   if (isInternalUrl(url)) return { code: ERROR_CODES.notShared, message: "The page is one of the browser's own pages, whose content webctx never shares." };
   if (kind === "screenshot") {
     if (!tab.active) {
-      return { code: ERROR_CODES.notCapturable, message: "The page is not the active tab of its window: only what is on screen can be captured, and webctx does not switch tabs for it." };
+      return { code: ERROR_CODES.notCapturable, message: "The page is not the active tab of its window, and only what is on screen can be captured." };
     }
     if (win?.state === "minimized" || (win?.type !== undefined && win.type !== "normal")) {
-      return { code: ERROR_CODES.notCapturable, message: "The page's window is minimized: only what is on screen can be captured, and webctx does not restore windows for it." };
+      return { code: ERROR_CODES.notCapturable, message: "The page's window is minimized, and only what is on screen can be captured." };
     }
   }
   if (tab.discarded) {
-    return { code: ERROR_CODES.readFailed, message: "The browser unloaded this tab to save memory; it loads again when the user opens it." };
+    return { code: ERROR_CODES.readFailed, message: "The browser unloaded this tab to save memory (it loads again when the user opens it)." };
   }
   return null;
 }
@@ -330,7 +333,7 @@ function notSharedExcluded() {
  */
 export function scriptRefusal(reason) {
   if (/^No tab with id/i.test(reason)) return ERROR_CODES.pageGone;
-  if (/cannot be scripted|Cannot access|must request permission|showing error page|Missing host permission/i.test(reason)) {
+  if (/cannot be scripted|Cannot access|must request permission|Missing host permission/i.test(reason)) {
     return ERROR_CODES.notShared;
   }
   return ERROR_CODES.readFailed;

@@ -48,6 +48,12 @@ test("a read is told in words with the client's name", () => {
   assert.match(describeRead(tool, ENTRY.at), /^unknown client called the page tool p1_search in 'Tidal.*' \(it failed\) just now$/);
   const bridged = { ...ENTRY, client: { name: "Claude Desktop", version: "1.2", via: "webctx mcp" } };
   assert.match(describeRead(bridged, ENTRY.at), /^Claude Desktop 1\.2 \(via webctx mcp\) read the selection in /);
+  // A page resource read (provider/page_resources.py _record) is a read, not a page-tool call.
+  const page = { kind: "page", id: "tab-2", page: "tab-2", title: "Tidal locking" };
+  const text = { ...ENTRY, tool: "resources/read", elements: [page, { kind: "text", id: "tab-2", page: "tab-2" }] };
+  assert.equal(describeRead(text, ENTRY.at), "Claude Code 2.1.0 read the text of 'Tidal locking' just now");
+  const shot = { ...text, ok: false, elements: [page, { kind: "screenshot", id: "tab-2", page: "tab-2" }] };
+  assert.equal(describeRead(shot, ENTRY.at), "Claude Code 2.1.0 read a screenshot of 'Tidal locking' (it failed) just now");
   assert.equal(ago(0, 9_999), "just now");
   assert.equal(ago(0, 3_600_000), "1 h ago");
 });

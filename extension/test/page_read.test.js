@@ -88,7 +88,7 @@ test("executeScript's refusals: a closed tab, a page the browser does not let ex
   assert.equal(scriptRefusal("The extensions gallery cannot be scripted."), "not_shared");
   assert.equal(scriptRefusal("Cannot access a chrome:// URL"), "not_shared");
   assert.equal(scriptRefusal('Cannot access contents of url "file:///tmp/a.html". Extension manifest must request permission to access this host.'), "not_shared");
-  assert.equal(scriptRefusal("Frame with ID 0 is showing error page"), "not_shared");
+  assert.equal(scriptRefusal("Frame with ID 0 is showing error page"), "read_failed", "a crashed tab: reloading it helps");
   assert.equal(scriptRefusal("Could not load file: 'content/page_text.js'."), "read_failed");
   assert.equal(scriptRefusal("TypeError: globalThis.webctxPageText is not a function"), "read_failed");
 });
@@ -112,7 +112,16 @@ test("refusals in order: the switch, incognito, excluded, internal, then (screen
   assert.equal(refusal("text", { ...WEB, active: false }, undefined, ON), null, "text of a background tab is fine");
   const background = refusal("screenshot", { ...WEB, active: false }, { state: "normal" }, ON);
   assert.equal(background?.code, "not_capturable");
-  assert.match(background?.message ?? "", /does not switch tabs/);
+  // What happened only: the host adds the one fix (protocol/resources.py READ_ERROR_FIXES).
+  assert.match(background?.message ?? "", /not the active tab/);
+  const words = [
+    background,
+    refusal("screenshot", WEB, { state: "minimized" }, ON),
+    refusal("text", WEB, undefined, { ...ON, pageText: false }),
+    refusal("screenshot", WEB, undefined, { ...ON, screenshots: false }),
+    refusal("text", { ...WEB, active: false, discarded: true }, undefined, ON),
+  ];
+  for (const r of words) assert.doesNotMatch(r?.message ?? "", /switch (it|them|tabs)|read it again|can switch|restore windows/i, r?.message);
   assert.equal(refusal("screenshot", WEB, { state: "minimized" }, ON)?.code, "not_capturable");
   assert.equal(refusal("screenshot", WEB, { state: "normal", type: "popup" }, ON)?.code, "not_capturable");
   assert.equal(refusal("text", { ...WEB, active: false, discarded: true }, undefined, ON)?.code, "read_failed");
@@ -244,6 +253,11 @@ test("text: refusals and failures carry their codes; nothing is injected into a 
 
   const store = reader({ inject: async () => Promise.reject(new Error("The extensions gallery cannot be scripted.")) });
   await rejectsWith(store.pages.read({ pageId: store.ids.tabId(5), kind: "text" }), "not_shared");
+  // about:blank, data: pages: the browser's long sentence stays out of ours (the host's fix must fit).
+  const blank = reader({ inject: async () => Promise.reject(new Error('Cannot access contents of url "about:blank". Extension manifest must request permission to access this host.')) });
+  await assert.rejects(blank.pages.read({ pageId: blank.ids.tabId(5), kind: "text" }), (e) => e.code === "not_shared" && !/manifest/.test(e.message));
+  const crashed = reader({ inject: async () => Promise.reject(new Error("Frame with ID 0 is showing error page")) });
+  await assert.rejects(crashed.pages.read({ pageId: crashed.ids.tabId(5), kind: "text" }), (e) => e.code === "read_failed" && /error page/.test(e.message));
   const closed = reader({ inject: async () => Promise.reject(new Error("No tab with id: 5.")) });
   await rejectsWith(closed.pages.read({ pageId: closed.ids.tabId(5), kind: "text" }), "page_gone");
   const threw = reader({ run: async () => Promise.reject(new Error("Readability exploded")) });

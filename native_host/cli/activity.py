@@ -102,6 +102,10 @@ def describe_read(entry: dict[str, Any], now_ms: int) -> str:
             what = "read the browser's windows"
     elif tool == "location":
         what = f"located {elements[0].get('id') if elements else 'an element'} on the screen"
+    elif tool == "resources/read":  # a page resource (provider/page_resources.py _record)
+        title = _quoted(next(iter(titles.values()), None))
+        what = ("read a screenshot of " if "screenshot" in kinds else "read the text of " if "text" in kinds
+                else "read the page ") + title
     else:
         where = f" in {_quoted(next(iter(titles.values())))}" if titles else ""
         what = f"called the page tool {tool}{where}"

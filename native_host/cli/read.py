@@ -5,8 +5,9 @@ its tab, read through the provider's MCP resources as a desktop host reads them 
 ID is a Page id as `webctx context` prints it (`tab-3`), made into
 `webctx://<instance>/<id>/text|screenshot` with the chosen provider's instance (its descriptor), or
 a whole `webctx://` page URI as a `current` answer links it. A page URI only goes to the provider
-running its instance (HostClient.read_resource). Errors are one line: the provider's words (reason
-word first: `gone: …`), then what the person at the terminal can do (READ_FIXES).
+running its instance (HostClient.read_resource). Errors are one line: the provider's reason word and
+what happened (`gone: …`), then the one thing the person at the terminal can do (READ_FIXES), which
+replaces the provider's fix for an MCP client (protocol/resources.py READ_ERROR_FIXES).
 """
 
 from __future__ import annotations
@@ -27,6 +28,7 @@ from native_host.cli.result import Result
 from native_host.errors import WebctxError
 from native_host.host import READ_TIMEOUT_S, HostClient
 from native_host.protocol.resources import (
+    READ_ERROR_FIXES,
     REASON_WORDS,
     SCREENSHOT,
     TEXT,
@@ -38,8 +40,10 @@ from native_host.protocol.resources import (
 
 READ_FIXES: Final[dict[str, str]] = {
     REASON_WORDS["page_gone"]: "Run `webctx context` for the pages open now.",
-    REASON_WORDS["unknown_page"]: "Pass a Page id as `webctx context` prints it (e.g. tab-3).",
-    REASON_WORDS["switched_off"]: "Switch it on in the webctx options page.",
+    REASON_WORDS["unknown_page"]: "Run `webctx context` for the pages open now.",
+    REASON_WORDS["switched_off"]: "Switch it on there, then try again.",
+    REASON_WORDS["not_shared"]: "Choose another page from `webctx context`.",
+    REASON_WORDS["read_failed"]: "Try again once the page has loaded, or reload the tab.",
     REASON_WORDS["not_capturable"]: (
         "Bring the tab to the front of a visible window and try again, "
         "or read its text (without --screenshot)."
@@ -48,7 +52,7 @@ READ_FIXES: Final[dict[str, str]] = {
     "mcp_error": "Check that the webctx extension and this command are up to date (`webctx doctor`).",
 }
 """Reason word (protocol/resources.py REASON_WORDS; `mcp_error`: the provider named none) → what the
-person at the terminal can do, added after the provider's words, which address an MCP client."""
+person at the terminal can do, in place of the provider's fix (READ_ERROR_FIXES, for an MCP client)."""
 
 HELP = "print a page's readable text (Markdown), or save a screenshot of its tab (--screenshot --out FILE)"
 DESCRIPTION = """\
@@ -168,13 +172,17 @@ def check_page_id(page_id: str) -> None:
 
 
 def with_fix(exc: WebctxError) -> WebctxError:
-    """`exc` as one line, with READ_FIXES' sentence for its reason word (`.code`) added when the
-    provider's words do not already end with it; same `.code`."""
+    """`exc` as one line: what happened, then READ_FIXES' sentence for its reason word (`.code`) in
+    place of the provider's fix for an MCP client (READ_ERROR_FIXES; a provider of another version
+    may word it differently, and then its words are kept whole); same `.code`."""
     message = " ".join(exc.message.split())
     fix = READ_FIXES.get(exc.code, "")
-    if fix and not message.endswith(fix):
-        message = f"{message.rstrip()} {fix}"
-    return WebctxError(message, code=exc.code)
+    if not fix or message.endswith(fix):
+        return WebctxError(message, code=exc.code)
+    theirs = READ_ERROR_FIXES.get(exc.code, "")
+    if theirs and message.endswith(" " + theirs):
+        message = message[: -len(theirs) - 1]
+    return WebctxError(f"{message.rstrip()} {fix}", code=exc.code)
 
 
 async def _read(

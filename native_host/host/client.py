@@ -117,7 +117,8 @@ class HostClient:
         A page resource (`webctx://<instance>/<pageId>/<kind>`, protocol/resources.py) goes only to
         the live provider running that instance (and only when it is `pid`'s, when given): SPEC §7
         "the id goes only to its own provider". When none is, it is answered WebctxError `gone`
-        without asking anyone (SPEC §2.1: a restarted instance's resources are gone). Any other URI
+        without asking anyone (SPEC §2.1: a restarted instance's resources are gone); when one is
+        but `pid` is another's, WebctxError `bad_arguments` naming the right pid. Any other URI
         (`webctx://activity`) goes to the chosen provider. Other errors as
         `ProviderSession.read_resource`: the provider's own words, `.code` its reason word.
         """
@@ -132,6 +133,12 @@ class HostClient:
                 if info.usable and info.descriptor is not None and info.descriptor.instance == page.instance
             ]
             descriptor = next((d for d in owners if pid is None or d.pid == pid), None)
+            if descriptor is None and owners:  # its provider runs: the --pid names another browser
+                raise WebctxError(
+                    f"{uri} is a page of {owners[0].name} (pid {owners[0].pid}), not of the browser "
+                    f"with pid {pid}; leave out --pid, or pass --pid {owners[0].pid}.",
+                    code="bad_arguments",
+                )
             if descriptor is None:
                 raise WebctxError(
                     f"{REASON_WORDS['page_gone']}: {uri} is from a browser provider that has since "

@@ -94,6 +94,19 @@ REASON_WORDS: Final[dict[str, str]] = {
 """Error code → the word an MCP error message starts with (`gone: …`) and its `data.reason`. A
 client may match on the word; the rest of the message is for people and ends with the fix."""
 
+READ_ERROR_FIXES: Final[dict[str, str]] = {
+    "unknown": "Ask `current` (or list resources) again for the open pages' links.",
+    "gone": "Ask `current` (or list resources) again for the open pages.",
+    "not_shared": "Choose another page.",
+    "switched_off": "Only the user can switch it on.",
+    "not_capturable": "webctx does not switch tabs for a screenshot: ask the user to bring the tab to "
+    "the front of a visible window, then read it again, or read the page's text instead.",
+    "read_failed": "Try again once the page has loaded; if it keeps failing, the user can reload the tab.",
+}
+"""Reason word → the one fix an MCP client (a model) gets after what happened (provider/
+page_resources.py read_error). The worker's sentences (page_read.js) say only what happened, so
+nothing is said twice; `webctx read` (cli/read.py) swaps this fix for one for a person at a terminal."""
+
 RESOURCE_NOT_FOUND: Final = -32002
 """JSON-RPC error code for a resource that is unknown or gone (MCP spec, "Resources" → "Error
 Handling"; the SDK has no constant for it)."""

@@ -13,7 +13,7 @@ resources/read webctx://<instance>/<pageId>/<kind>
         ├─ text ──► TextResourceContents (the truncation line first when cut) + _meta
         ├─ screenshot ──► BlobResourceContents + _meta
         └─ error code ──► MCPError "<reason word>: … <fix>"  (-32002 for unknown/gone)
-      every page read ──► ActivityLog.record("resources/read", page id + title; never content)
+      every page read ──► ActivityLog.record("resources/read", page id + title + kind; never content)
 each `current` answer (ObservingRequester), each pushed tree and follower tree (tree_changed: the
 merged tree when it is at hand without asking anyone, `cached_tree`)
    └─ observe(): the set of listed URIs changed ──► notifications/resources/list_changed (both eras)
@@ -56,6 +56,7 @@ from native_host.protocol.resources import (
     NOT_CAPTURABLE,
     NOT_SHARED,
     PAGE_GONE,
+    READ_ERROR_FIXES,
     READ_FAILED,
     REASON_WORDS,
     RESOURCE_NOT_FOUND,
@@ -90,21 +91,21 @@ _NOT_FOUND_CODES: Final = frozenset({UNKNOWN_PAGE, PAGE_GONE})
 _REFUSED_CODES: Final = frozenset({NOT_SHARED, SWITCHED_OFF, NOT_CAPTURABLE})
 
 _FIXES: Final[dict[str, str]] = {
-    UNKNOWN_PAGE: "Ask `current` (or list resources) again for the open pages' links.",
-    PAGE_GONE: "The tab was closed; ask `current` (or list resources) again for the open pages.",
-    NOT_SHARED: "webctx does not share this page (an excluded site, incognito without the opt-in, "
-    "a browser page, or a page the browser does not let extensions read); choose another page.",
-    SWITCHED_OFF: "The user switched this off in the webctx options page; only the user can switch it on.",
-    NOT_CAPTURABLE: "webctx does not switch tabs for a screenshot: ask the user to bring the tab to the "
-    "front of a visible window, then read it again, or read the page's text instead.",
-    READ_FAILED: "Try again once the page has finished loading.",
+    **{code: READ_ERROR_FIXES[word] for code, word in REASON_WORDS.items() if word in READ_ERROR_FIXES},
     "unknown_type": "Update the webctx extension: this version cannot read pages.",
 }
 
 
 def _sentence(text: str, limit: int) -> str:
-    text = cut(" ".join(text.split()), max(limit - 1, 2))
-    return text if text.endswith((".", "!", "?", "…")) else text + "."
+    """`text` on one line, as one sentence of at most `limit` characters: cut on a word boundary
+    with "…" only when it is longer, else ended with a full stop when it has no end mark."""
+    text = " ".join(text.split())
+    if len(text) > limit:
+        head = text[: max(limit - 1, 1)]
+        space = head.rfind(" ")
+        head = head[:space] if space > limit // 2 else head
+        return head.rstrip(" ,;:.") + "…"
+    return text if text.endswith((".", "!", "?", "…")) or len(text) >= limit else text + "."
 
 
 def read_error(code: str, message: str, uri: str) -> MCPError:
@@ -123,7 +124,7 @@ def read_error(code: str, message: str, uri: str) -> MCPError:
         number = INTERNAL_ERROR
     fix = _FIXES.get(code, "")
     room = MAX_MESSAGE_CHARS - len(word) - len(": ") - (len(fix) + 1 if fix else 0)
-    text = f"{word}: {_sentence(message, room)}" + (f" {fix}" if fix else "")
+    text = f"{word}: {_sentence(cut(message, 2000), room)}" + (f" {fix}" if fix else "")
     return MCPError(number, text, {"reason": word, "uri": uri[:300]})
 
 
@@ -390,9 +391,12 @@ class PageResources:
         return types.ReadResourceResult(contents=[contents])
 
     def _record(self, ctx: Any, parsed: PageUri, *, ok: bool) -> None:
-        """One activity entry: `resources/read`, the page id and title (never the content)."""
+        """One activity entry: `resources/read`, the page (`{kind: "page", id, page, title?}`) and
+        what of it was asked for (`{kind: "text" | "screenshot", id, page}`, so "Who read it" can
+        say which); never the content."""
         element = {"kind": "page", "id": parsed.page_id, "page": parsed.page_id}
         title = self._titles.get(parsed.page_id) if parsed.instance == self._instance else None
         if title:
             element["title"] = cut(title, MAX_TITLE_CHARS)
-        self._activity.record(client_of(ctx), READ_TOOL, ok=ok, elements=[element])
+        what = {"kind": parsed.kind, "id": parsed.page_id, "page": parsed.page_id}
+        self._activity.record(client_of(ctx), READ_TOOL, ok=ok, elements=[element, what])

@@ -17,6 +17,7 @@ from mcp import types
 
 from native_host.errors import WebctxError
 from native_host.host import ProviderSession
+from native_host.protocol.resources import READ_ERROR_FIXES
 from tests.e2e.harness import RunningBrowser
 from tests.e2e.page_tools_harness import ToolsBrowser
 from tests.e2e.tree import find_all
@@ -126,6 +127,11 @@ async def refusal(session: ProviderSession, uri: str, reason: str) -> str:
         result = await read(session, uri)
     except WebctxError as exc:
         assert exc.code == reason and exc.message.startswith(f"{reason}: "), (exc.code, exc.message)
+        # What happened, whole (the real sentences fit), then exactly one fix, said once.
+        fix = READ_ERROR_FIXES.get(reason)
+        if fix is not None:
+            assert exc.message.endswith(" " + fix) and exc.message.count(fix) == 1, exc.message
+            assert "…" not in exc.message, exc.message
         return exc.message
     raise AssertionError(f"{uri} was read, not refused: {result.contents!r:.300}")
 

@@ -70,7 +70,9 @@ async def test_a_page_uri_of_an_instance_no_provider_runs_is_gone_without_asking
     assert info.value.message.startswith("gone: ") and "ask `current` again" in info.value.message
     with pytest.raises(WebctxError) as pinned:  # its own instance, but --pid names another browser
         await client.read_resource(format_page_uri(instance, "tab-1", "text"), pid=descriptor["pid"] + 1)
-    assert pinned.value.code == "gone"
+    # Its provider runs: not "restarted or quit" but the --pid that is wrong, and the right one.
+    assert pinned.value.code == "bad_arguments", pinned.value.message
+    assert f"--pid {descriptor['pid']}" in pinned.value.message and "restarted" not in pinned.value.message
     assert host.frames.empty(), "a page.read reached the worker"
 
 

@@ -194,3 +194,10 @@ def test_webctx_activity_says_it_in_the_popups_words() -> None:
         "Claude Desktop (via webctx mcp) called the page tool p1_buy in 'Tidal locking - Wikipedia' "
         "(it failed) just now"
     )
+    # A page resource read (provider/page_resources.py _record) is a read, not a page-tool call.
+    page = {"kind": "page", "id": "tab-2", "page": "tab-2", "title": "Tidal locking"}
+    text = {"kind": "text", "id": "tab-2", "page": "tab-2"}
+    read = {**entry, "tool": "resources/read", "elements": [page, text]}
+    assert describe_read(read, 0) == "Claude Code 2.1.0 read the text of 'Tidal locking' just now"
+    read["elements"] = [page, {"kind": "screenshot", "id": "tab-2", "page": "tab-2"}]
+    assert describe_read(read, 0) == "Claude Code 2.1.0 read a screenshot of 'Tidal locking' just now"

@@ -22,7 +22,13 @@ from mcp.shared.exceptions import MCPError
 from mcp_types.jsonrpc import INTERNAL_ERROR, INVALID_PARAMS
 
 from native_host.errors import DeadlineExceeded, ExtensionError, ProviderUnavailable
-from native_host.protocol.resources import RESOURCE_NOT_FOUND, TEXT_MAX_BYTES, format_page_uri
+from native_host.protocol.resources import (
+    READ_ERROR_FIXES,
+    REASON_WORDS,
+    RESOURCE_NOT_FOUND,
+    TEXT_MAX_BYTES,
+    format_page_uri,
+)
 from native_host.protocol.tools import ACTIVITY_RESOURCE_URI
 from native_host.provider.activity import ActivityLog
 from native_host.provider.error_bodies import MAX_MESSAGE_CHARS
@@ -179,7 +185,8 @@ async def test_read_text_truncated_line_meta_and_an_activity_entry_without_conte
     entry = host.activity[0]["entry"]
     assert entry["tool"] == "resources/read" and entry["ok"] is True
     assert entry["client"] == {"name": "Claude Code", "version": "2.1.0"}
-    assert entry["elements"] == [{"kind": "page", "id": "tab-2", "page": "tab-2", "title": "Tidal locking"}]
+    assert entry["elements"] == [{"kind": "page", "id": "tab-2", "page": "tab-2", "title": "Tidal locking"},
+                                 {"kind": "text", "id": "tab-2", "page": "tab-2"}]  # what of it was read
     assert "4711" not in json.dumps(host.activity) + log_text()
 
 
@@ -200,6 +207,7 @@ async def test_read_screenshot_is_a_blob_with_meta(spawn: Callable[[], Any], mod
     assert contents.meta == {"devicePixelRatio": 2.0, "width": 1600, "height": 900, "scale": 0.5}
     await wait_until(lambda: len(host.activity) == 1, what="the activity event")
     assert host.activity[0]["entry"]["elements"][0]["title"] == "Title of tab-2"  # from the tree
+    assert host.activity[0]["entry"]["elements"][1] == {"kind": "screenshot", "id": "tab-2", "page": "tab-2"}
 
 
 ERRORS = [
@@ -262,6 +270,36 @@ async def test_an_error_with_a_long_worker_message_still_names_its_reason(
             assert isinstance(error, MCPError), code
             assert error.code == number and error.message.startswith(word + "The page is not"), error.message
             assert len(error.message) <= MAX_MESSAGE_CHARS, error.message
+            # Cut on a word boundary, marked once, then the one fix (not cut, said once).
+            said, fix = error.message.split("… ", 1)
+            assert said.split()[-1] in {w.strip(",.") for w in long.split()}, error.message
+            assert fix == READ_ERROR_FIXES[word.rstrip(": ")], error.message
+
+
+async def test_each_fix_is_said_once_after_the_workers_own_sentences(spawn: Callable[[], Any]) -> None:
+    """The worker's refusal sentences (page_read.js) say what happened; the provider adds exactly
+    one fix (READ_ERROR_FIXES), and a link of another instance is not said to be a closed tab."""
+    host, instance, descriptor = await started(spawn)
+    uri = format_page_uri(instance, "tab-2", "screenshot")
+    said = {
+        "switched_off": "Screenshots are switched off in webctx's options (Settings, \"Screenshots\").",
+        "not_capturable": "The page is not the active tab of its window, and only what is on screen can "
+        "be captured.",
+        "page_gone": "The tab was closed.",
+        "not_shared": "The browser does not let extensions read this page.",
+    }
+    async with asyncio.timeout(WAIT_S * 2), mcp_client(descriptor, MODES[0]) as client:
+        for code, sentence in said.items():
+            error, _ = await read_answered(client, host, uri, {"type": "error", "error": {
+                "code": code, "message": sentence}})
+            assert isinstance(error, MCPError), code
+            word = REASON_WORDS[code]
+            assert error.message == f"{word}: {sentence} {READ_ERROR_FIXES[word]}", error.message
+            for phrase in ("options", "switch it on", "tab was closed", "switch tabs", "choose"):
+                assert error.message.lower().count(phrase) <= 1, error.message
+        with pytest.raises(MCPError) as other:
+            await client.read_resource(format_page_uri(OTHER, "tab-2", "text"))
+        assert "another webctx instance" in other.value.message and "closed" not in other.value.message
 
 
 @asynccontextmanager
