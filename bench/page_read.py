@@ -22,7 +22,10 @@ the real bearer token; MCP 2026-07-28, `--legacy` for 2025-11-25) calls, in alte
   `page.read` at once with the browser's own reply (captured just before): what the MCP stack
   costs to carry that answer, the same-size floor of a read;
 - **article text**, **200,000-element text**, **screenshot** (the article, the active tab):
-  `resources/read` of the links `current` gives. Screenshots start at least SHOT_GAP_S apart
+  `resources/read` of the article's links in `current`, and of the huge page's text by its URI
+  (`current` leaves the links out of background Pages, protocol/resources.py
+  `without_background_links`; the bench builds it from the Page id with `format_page_uri`, the
+  rule `resources/list` follows). Screenshots start at least SHOT_GAP_S apart
   (Chromium lets an extension capture twice a second; closer reads would time the worker's pacing).
 - **ping**: the native-messaging floor (native host ↔ service worker, answered at once;
   `WEBCTX_BENCH_PINGS`, bench/host_log.py).
@@ -37,9 +40,10 @@ other processes; a busy machine inflates it less than the wall-clock times.
 Phase 2, `current` with and without the links (issue 16: "`current` itself stays as small and
 fast as today"). The same browser, and with `--tabs N` (default 100) a second one with N tabs of
 index.html: settings switched over CDP to text links off and screenshots off (today's tree), text
-links on (the default), text and screenshot links on, in `--rounds` rounds (default 5); after each
-switch, blocks of the floor, a **same-size floor** (bench/floor.py answering that setting's tree,
-captured at its first switch, as bench/current_latency.py does) and `current` alternate. Reported
+links on (the default), text and screenshot links on (as shipped: only the visible Pages carry
+them), in `--rounds` rounds (default 5); after each switch, blocks of the floor, a **same-size
+floor** (bench/floor.py answering that setting's tree, captured at its first switch, as
+bench/current_latency.py does) and `current` alternate. Reported
 per setting: `current`'s median, x floor, x same (webctx's own work: ~1 when the links add bytes,
 not work), and the tree's JSON bytes (the answer carries it twice: `structuredContent` and the
 text block).
@@ -182,7 +186,7 @@ def titled(raw: Mapping[str, Any], title: str) -> dict[str, Any]:
 
 
 def link_counts(raw: Mapping[str, Any]) -> tuple[int, int]:
-    """How many text and screenshot links the tree carries."""
+    """How many text and screenshot links the tree carries (only visible Pages have them)."""
     pages = page_links(raw).values()
     return sum(1 for p in pages if p["text"]), sum(1 for p in pages if p["screenshot"])
 
@@ -244,11 +248,15 @@ async def tree_until(
 
 async def switch(running: LaunchedBrowser, patch: Mapping[str, bool]) -> dict[str, Any]:
     """Switch the settings to `patch`, then wait until the tree's links follow: a text link on
-    every web Page listed (or none), a screenshot link on an active tab (or none)."""
+    every visible web Page (or none; background Pages carry none, without_background_links), a
+    screenshot link on an active tab (or none)."""
     await in_worker(running, SETTINGS_JS, dict(patch))
 
     def follows(raw: Mapping[str, Any]) -> bool:
-        web = sum(1 for p in page_links(raw).values() if str(p["page"].get("url", "")).startswith("http"))
+        web = sum(
+            1 for p in page_links(raw).values()
+            if str(p["page"].get("url", "")).startswith("http") and p["page"].get("visible") is not False
+        )  # fmt: skip
         texts, shots = link_counts(raw)
         return texts == (web if patch["pageText"] else 0) and (shots > 0) == patch["screenshots"]
 
@@ -314,7 +322,7 @@ def row(name: str, seconds: list[float], floor: list[float], **extra: Any) -> di
 
 ROW_NAMES: Final = {
     "floor": "floor: current, 142 B",
-    "current": "current (3 tabs, links on)",
+    "current": "current (3 tabs, links as shipped)",
     "ftext": "read floor: text (same size)",
     "article": "article text (40 paragraphs)",
     "huge": "200,000-element page text",
@@ -391,14 +399,19 @@ async def timed_rounds(
 async def phase_reads(running: LaunchedBrowser, args: argparse.Namespace, workdir: Path) -> dict[str, Any]:
     """Phase 1 (module docstring): the timed reads beside the floors; the report's rows."""
     from native_host.host import open_session
+    from native_host.protocol.resources import format_page_uri
 
     def ready(raw: Mapping[str, Any]) -> bool:
-        return bool(titled(raw, ARTICLE_TITLE).get("screenshot") and titled(raw, HUGE_TITLE).get("text"))
+        return bool(titled(raw, ARTICLE_TITLE).get("screenshot") and titled(raw, HUGE_TITLE))
 
-    raw = await tree_until(running.descriptor, ready, "the article's and the huge page's links")
+    raw = await tree_until(running.descriptor, ready, "the article's links and the huge page")
     article = titled(raw, ARTICLE_TITLE)
-    uris: dict[str, str | None] = {"article": article["text"], "huge": titled(raw, HUGE_TITLE)["text"]}
-    uris["shot"] = article["screenshot"]
+    huge_id = str(titled(raw, HUGE_TITLE)["page"]["id"])  # a background Page: no link in `current`
+    uris: dict[str, str | None] = {
+        "article": article["text"],
+        "huge": format_page_uri(running.descriptor.instance, huge_id, "text"),
+        "shot": article["screenshot"],
+    }
     mode: ConnectMode = "legacy" if args.legacy else "auto"
     out = Timed()
     seen: dict[str, Any] = {}
