@@ -9,8 +9,12 @@ puts there, pushed as the worker pushes it, and `page.read` answered as the work
 
 from __future__ import annotations
 
+import asyncio
 import base64
 from typing import Any
+
+from mcp import Client, types
+from mcp.shared.exceptions import MCPError
 
 from native_host.protocol.resources import MIME_TYPES, PAGE_KINDS, format_page_uri
 from tests.support.host_process import Host
@@ -71,3 +75,17 @@ async def answer_read(host: Host, reply: dict[str, Any], timeout_s: float = 15.0
     assert frame["type"] == "page.read", frame
     await host.send({"type": "result" if "result" in reply else "error", "id": frame["id"], **reply})
     return frame
+
+
+async def read_answered(
+    client: Client, host: Host, uri: str, reply: dict[str, Any]
+) -> tuple[types.ReadResourceResult | MCPError, dict[str, Any]]:
+    """`resources/read` of `uri` by `client` (straight to the provider, or through the bridge), the
+    fake worker answering the host's `page.read` with `reply`: (the result or the MCPError, the
+    `page.read` request the host sent)."""
+    read = asyncio.ensure_future(client.read_resource(uri))
+    frame = await answer_read(host, reply)
+    try:
+        return await read, frame
+    except MCPError as exc:
+        return exc, frame

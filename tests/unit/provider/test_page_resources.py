@@ -34,6 +34,7 @@ from native_host.provider.activity import ActivityLog
 from native_host.provider.error_bodies import MAX_MESSAGE_CHARS
 from native_host.provider.page_resources import MAX_LISTED, PageResources
 from tests.support.host_process import WAIT_S, Host, log_text, mcp_client, ready_descriptor, wait_until
+from tests.support.page_worker import read_answered
 from tests.support.requester import FakeRequester
 
 Mode = Literal["legacy", "auto"]
@@ -91,26 +92,6 @@ async def started(spawn: Callable[[], Any]) -> tuple[Host, str, dict[str, Any]]:
 
 async def push(host: Host, root: dict[str, Any]) -> None:
     await host.send({"type": "tree", "complete": True, "root": root, "windowFocused": True})
-
-
-async def answer_next_read(host: Host, reply: dict[str, Any]) -> dict[str, Any]:
-    """Wait for the host's `page.read`, answer it with `reply` (`{result}` or `{error}`); return it."""
-    frame = await host.receive()
-    assert frame["type"] == "page.read", frame
-    await host.send({"id": frame["id"], **reply})
-    return frame
-
-
-async def read_answered(
-    client: Client, host: Host, uri: str, reply: dict[str, Any]
-) -> tuple[types.ReadResourceResult | MCPError, dict[str, Any]]:
-    """`resources/read` of `uri`, the fake worker answering with `reply`: (result or error, the request)."""
-    read = asyncio.ensure_future(client.read_resource(uri))
-    frame = await answer_next_read(host, reply)
-    try:
-        return await read, frame
-    except MCPError as exc:
-        return exc, frame
 
 
 @pytest.mark.parametrize("mode", MODES)

@@ -29,10 +29,10 @@ from native_host.stdio.server import NO_PROVIDER_MESSAGE, RESOURCE_URI, StdioBri
 from tests.support.host_process import WAIT_S, Host, ready_descriptor, wait_until
 from tests.support.page_worker import (
     PNG_BYTES,
-    answer_read,
     error_reply,
     pages_tree,
     push_tree,
+    read_answered,
     screenshot_result,
     text_result,
 )
@@ -124,19 +124,6 @@ def drain(changes: asyncio.Queue[str]) -> list[str]:
     while not changes.empty():
         seen.append(changes.get_nowait())
     return seen
-
-
-async def read_answered(
-    client: Client, host: Host, uri: str, reply: dict[str, Any]
-) -> tuple[types.ReadResourceResult | MCPError, dict[str, Any]]:
-    """`resources/read` of `uri` through the bridge, the worker answering `reply`: (result or the
-    MCPError, the `page.read` request the host sent)."""
-    read = asyncio.ensure_future(client.read_resource(uri))
-    frame = await answer_read(host, reply)
-    try:
-        return await read, frame
-    except MCPError as exc:
-        return exc, frame
 
 
 @pytest.mark.parametrize("mode", MODES)
