@@ -241,8 +241,8 @@ injecting Readability + turndown and running them on a large page takes seconds)
 PAGE_SCREENSHOT_DEADLINE_MS: Final = 10_000
 """How long the host waits for the worker's reply to `page.read` of kind "screenshot", in ms: the
 worker may wait up to 3 s for its turn under the browser's capture quota (screenshot.js
-MAX_CAPTURE_WAIT_MS), and the browser's own PNG encode of a 2560×1440 photo-like capture took 3.3 s
-of a 5.5 s read at load 15–21 (issue 16), over the 5 s first chosen."""
+MAX_CAPTURE_WAIT_MS), and the browser's own PNG encode of a 2560x1440 photo-like capture took 3.3 s
+of a 5.5 s read at load 15-21 (issue 16), over the 5 s first chosen."""
 
 
 class PageReadRequest(WireModel):

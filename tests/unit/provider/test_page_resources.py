@@ -22,6 +22,7 @@ from mcp.shared.exceptions import MCPError
 from mcp_types.jsonrpc import INTERNAL_ERROR, INVALID_PARAMS
 
 from native_host.errors import DeadlineExceeded, ExtensionError, ProviderUnavailable
+from native_host.protocol.native import PAGE_SCREENSHOT_DEADLINE_MS
 from native_host.protocol.resources import (
     READ_ERROR_FIXES,
     REASON_WORDS,
@@ -370,8 +371,8 @@ async def test_no_answer_in_time_and_no_extension_are_errors_with_their_words() 
     params = types.ReadResourceRequestParams(uri=format_page_uri(instance, "tab-2", "screenshot"))
     with pytest.raises(MCPError) as late:
         await resources.read_resource(object(), params)
-    assert late.value.message.startswith("timeout: the browser did not read the page within 5 s.")
-    assert requester.requests[0].deadline_ms == 5000
+    assert late.value.message.startswith("timeout: the browser did not read the page within 10 s.")
+    assert requester.requests[0].deadline_ms == PAGE_SCREENSHOT_DEADLINE_MS == 10_000
     requester.answers["page.read"] = ProviderUnavailable("closed")
     params = types.ReadResourceRequestParams(uri=format_page_uri(instance, "tab-2", "text"))
     with pytest.raises(MCPError) as closed:
