@@ -11,7 +11,8 @@ open_session(descriptor)        Streamable HTTP to 127.0.0.1 with the bearer tok
 
 Failures come out as the error tree's words: ProviderUnavailable (no answer in time, transport
 failure), ProviderRejected (answer dropped), WebctxError with a `.code` (the provider refused).
-The token is never logged.
+The token is never logged. Just over 400 lines: one session object and the error translation all its
+calls share (`_limited`; the transport helpers beside `open_session`).
 """
 
 from __future__ import annotations
@@ -19,7 +20,7 @@ from __future__ import annotations
 import json
 import logging
 import math
-from collections.abc import AsyncIterator, Awaitable
+from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
 from typing import Any, Final, Literal, TypeVar
@@ -56,6 +57,10 @@ __all__ = [
 log = logging.getLogger(__name__)
 
 _T = TypeVar("_T")
+_Paged = TypeVar("_Paged", types.ListToolsResult, types.ListResourcesResult)
+
+MAX_LIST_PAGES: Final = 100
+"""Most pages of `tools/list` / `resources/list` read (a paginator that never ends cannot hang us)."""
 
 DEFAULT_TIMEOUT_S: Final = 5.0
 """Time limit for connecting to a provider and for each call, in seconds ("Never wait on a provider")."""
@@ -201,29 +206,17 @@ class ProviderSession:
 
     async def list_tools(self) -> list[types.Tool]:
         """The provider's MCP tools (all pages of `tools/list`). Same errors as `call_tool`."""
-        tools: list[types.Tool] = []
-        cursor: str | None = None
-        for _ in range(100):  # a paginator that never ends cannot hang us
-            page = await self._limited("tools/list", self._client.list_tools(cursor=cursor))
-            tools.extend(page.tools)
-            cursor = page.next_cursor
-            if not cursor:
-                break
-        return tools
+        pages = await self._every_page("tools/list", lambda cursor: self._client.list_tools(cursor=cursor))
+        return [tool for page in pages for tool in page.tools]
 
     async def list_resources(self) -> list[types.Resource]:
         """The provider's listed MCP resources (all pages of `resources/list`; issue 16: each Page's
         `webctx://<instance>/<pageId>/text` and, when switched on, `…/screenshot`). Same errors as
         `call_tool`."""
-        resources: list[types.Resource] = []
-        cursor: str | None = None
-        for _ in range(100):  # a paginator that never ends cannot hang us
-            page = await self._limited("resources/list", self._client.list_resources(cursor=cursor))
-            resources.extend(page.resources)
-            cursor = page.next_cursor
-            if not cursor:
-                break
-        return resources
+        pages = await self._every_page(
+            "resources/list", lambda cursor: self._client.list_resources(cursor=cursor)
+        )
+        return [resource for page in pages for resource in page.resources]
 
     async def read_resource(self, uri: str, *, timeout_s: float | None = None) -> types.ReadResourceResult:
         """`resources/read` of `uri` as is (a page resource: one TextResourceContents or
@@ -260,6 +253,21 @@ class ProviderSession:
                 code="mcp_error",
             )
         return [entry for entry in entries if isinstance(entry, dict)]
+
+    async def _every_page(
+        self, what: str, fetch: Callable[[str | None], Awaitable[_Paged]]
+    ) -> list[_Paged]:
+        """Every page of a paginated list (`fetch(cursor)`, each within this session's limit), at
+        most MAX_LIST_PAGES: a paginator that never ends cannot hang us."""
+        pages: list[_Paged] = []
+        cursor: str | None = None
+        for _ in range(MAX_LIST_PAGES):
+            page = await self._limited(what, fetch(cursor))
+            pages.append(page)
+            cursor = page.next_cursor
+            if not cursor:
+                break
+        return pages
 
     async def _limited(
         self, what: str, call: Awaitable[_T], *, timeout_s: float | None = None, own_words: bool = False
