@@ -20,7 +20,7 @@ that is not exactly this shape is not a page resource. `webctx://activity` (prov
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from typing import Any, Final, Literal, NamedTuple
 
 SCHEME: Final = "webctx"
@@ -203,13 +203,16 @@ def without_background_links(root: Any) -> Any:
 
 def _background_with_links(page: Any) -> bool:
     """A background Page (`visible: false`) whose `content` holds a page-resource link."""
-    return (
-        isinstance(page, Mapping)
-        and page.get("visible") is False
-        and isinstance(page.get("content"), list)
-        and any(
-            isinstance(block, Mapping) and block.get("type") == "resource_link"
-            and parse_page_uri(block.get("uri")) is not None
-            for block in page["content"]
-        )
-    )
+    return isinstance(page, Mapping) and page.get("visible") is False and any(page_links(page))
+
+
+def page_links(page: Mapping[str, Any]) -> Iterator[tuple[Mapping[str, Any], PageUri]]:
+    """The page-resource links in a Page element's `content`: each `resource_link` block whose `uri`
+    parses as a page resource (of any instance), with its parsed URI. Other blocks are skipped;
+    `content` of the wrong shape holds none."""
+    content = page.get("content")
+    for block in content if isinstance(content, list) else ():
+        if isinstance(block, Mapping) and block.get("type") == "resource_link":
+            parsed = parse_page_uri(block.get("uri"))
+            if parsed is not None:
+                yield block, parsed

@@ -1,5 +1,7 @@
 """The page on demand: each Page's text and screenshot as MCP resources (issue 16; SPEC §2 "The
 page on demand"; docs/native-host.md "Page resources"; the URI rule: protocol/resources.py).
+Just over 400 lines: listing, reading and wording a failed read of one family of resources, which
+share the listed set and the pages' titles (the pure URI rule is already apart).
 
 ```
 resources/list ──► Requester.request("current")       (tree_cache.py: a pushed tree, no round trip)
@@ -70,6 +72,7 @@ from native_host.protocol.resources import (
     PageKind,
     PageUri,
     format_size,
+    page_links,
     parse_page_uri,
     truncation_notice,
 )
@@ -82,7 +85,8 @@ log = logging.getLogger(__name__)
 
 MAX_LISTED: Final = 200
 """At most this many entries in `resources/list` (issue 16: a list a client can show; 30 windows
-of tabs would otherwise list hundreds). Pages beyond it keep their links in `current`."""
+of tabs would otherwise list hundreds). A page beyond it is still read by its URI (the rule in
+protocol/resources.py; the front Pages in `current` carry theirs)."""
 
 READ_TOOL: Final = "resources/read"
 """The activity entry's `tool` for a page read (the popup's "Who read it" shows it)."""
@@ -179,11 +183,8 @@ def links(reply: Any, instance: str) -> tuple[list[_Link], dict[str, str]]:
         group = groups[0] if page.get("focused") is True else groups[1] if visible else groups[2]
         title = page.get("title")
         title = title if isinstance(title, str) else ""
-        for block in page.get("content") or []:
-            if not isinstance(block, Mapping) or block.get("type") != "resource_link":
-                continue
-            parsed = parse_page_uri(block.get("uri"))
-            if parsed is None or parsed.instance != instance:
+        for block, parsed in page_links(page):
+            if parsed.instance != instance:
                 continue
             name = block.get("name")
             name = name if isinstance(name, str) and name else parsed.page_id
@@ -192,8 +193,8 @@ def links(reply: Any, instance: str) -> tuple[list[_Link], dict[str, str]]:
     return [*groups[0], *groups[1], *groups[2]][:MAX_LISTED], titles
 
 
-def listed(reply: Any, instance: str) -> list[types.Resource]:
-    """The `resources/list` entries of a `current` result (`links`), each with a `description`."""
+def listed(found: list[_Link]) -> list[types.Resource]:
+    """The `resources/list` entries of `links`' list, each with a `description`."""
     return [
         types.Resource(
             uri=link.uri,
@@ -202,7 +203,7 @@ def listed(reply: Any, instance: str) -> list[types.Resource]:
             mime_type=MIME_TYPES[link.kind],
             description=_description(link.kind, link.title),
         )
-        for link in links(reply, instance)[0]
+        for link in found
     ]
 
 
@@ -263,6 +264,7 @@ class PageResources:
         self._on_list_changed = on_list_changed
         self._current_deadline_ms = current_deadline_ms
         self._deadlines = {TEXT: text_deadline_ms, "screenshot": screenshot_deadline_ms}
+        self._listed: list[_Link] = []
         self._listed_uris: frozenset[str] = frozenset()
         self._listed_source: object = None
         self._titles: dict[str, str] = {}
@@ -276,10 +278,9 @@ class PageResources:
         the next push: seen once, it is not walked again."""
         if reply is self._listed_source:
             return
+        self._listed, self._titles = links(reply, self._instance)
         self._listed_source = reply
-        found, titles = links(reply, self._instance)
-        self._titles = titles
-        uris = frozenset(link.uri for link in found)
+        uris = frozenset(link.uri for link in self._listed)
         if uris != self._listed_uris:
             self._listed_uris = uris
             self._on_list_changed()
@@ -309,7 +310,9 @@ class PageResources:
         except (DeadlineExceeded, ExtensionError, ProviderUnavailable, TooDeep) as exc:
             log.info("resources/list: no tree (%s)", type(exc).__name__)
             return types.ListResourcesResult(resources=[])
-        return types.ListResourcesResult(resources=listed(reply, self._instance))
+        # The request showed `reply` to observe(), which walked it once; walk it here only if not.
+        found = self._listed if reply is self._listed_source else links(reply, self._instance)[0]
+        return types.ListResourcesResult(resources=listed(found))
 
     async def read_resource(
         self, ctx: Any, params: types.ReadResourceRequestParams
