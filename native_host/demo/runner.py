@@ -19,6 +19,9 @@
 
 Works as root in a container without a display or D-Bus: `--headless=new`, `--no-sandbox` only
 for root, and nothing that needs a session bus.
+
+Just over 400 lines: the launch and the desktop-host steps of one run share the browser process
+and its profile (DemoBrowser); the DevTools pipe and the browser table are already apart.
 """
 
 from __future__ import annotations

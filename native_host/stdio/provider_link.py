@@ -17,6 +17,9 @@ and tries again. `settled()` waits (at most `connect_grace_s`) for the end of th
 (connected and announced, nothing found, or failed), so a client's first `tools/list` and its
 `initialize` see what the link found rather than the fallback (issue 14); `last_survey` and
 `last_failure` say what that was (the bridge's `instructions`, stdio/check.py).
+
+Just over 400 lines: one state machine (connect, announce, follow, forward list changes) whose
+parts share the link's state; the forwarding of tools and resources to clients is stdio/notify.py.
 """
 
 from __future__ import annotations
