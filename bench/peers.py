@@ -250,6 +250,14 @@ async def webctx_side(checkout: Checkout, url: str, root: Path) -> AsyncIterator
         http_client(browser.descriptor) as http,
         bridge_client(browser) as bridge,
     ):
+        await page_tool_name(http)  # the page has loaded
+        await browser.select_paragraph()
+        with contextlib.suppress(TimeoutError):
+            async with asyncio.timeout(10):
+                while '"selected":true' not in json.dumps(
+                    (await http.call_tool("current", {})).structured_content, separators=(",", ":")
+                ):
+                    await asyncio.sleep(0.05)
         yield {
             "browser": browser,
             "http": http,
