@@ -4,7 +4,7 @@
 // A field (input, textarea or contenteditable host) is secret when any of these hold:
 //   - its `autocomplete` names a secret: current-password, new-password, one-time-code, cc-*;
 //   - it is, or has ever been, `type=password` (a "show password" eye turns it into type=text:
-//     remembered in a WeakSet, from `type` attribute changes and whenever it is seen or focused);
+//     remembered in a WeakSet, from `type` attribute changes and whenever it is read);
 //   - its computed `-webkit-text-security` is not `none` (masked PIN inputs, masked contenteditables);
 //   - its name, id, aria-label, placeholder or label reads as a card number, a CVC/CVV/security
 //     code, a PIN, a password, or a one-time/verification/SMS code (`secretHint`, whole words only,
@@ -103,8 +103,9 @@
   }
 
   // The eye toggle sets `type` (attribute or property, which reflects): the record's old value says
-  // it was a password, whether or not it was seen before. Shadow roots are not observed: there the
-  // field is noted when focused (`focusin`) or read.
+  // it was a password, whether or not it was seen before (a password autofilled and revealed before
+  // the user focused it). Shadow roots are not observed: there the field is noted when it is read,
+  // which the push after its focus or the user's typing does (report.js).
   const typeWatch = new MutationObserver((records) => noteTypeChanges(records));
   /** @param {MutationRecord[]} records */
   function noteTypeChanges(records) {
@@ -115,11 +116,6 @@
     }
   }
   typeWatch.observe(document, { subtree: true, attributes: true, attributeFilter: ["type"], attributeOldValue: true });
-  /** @param {FocusEvent} event */
-  const onFocusIn = (event) => {
-    const target = event.composedPath()[0];
-    if (target instanceof Element) notePassword(target);
-  };
 
   /**
    * Whether a field (input, textarea, or contenteditable host) is secret.
@@ -212,7 +208,6 @@
   const ns = scope.__webctx;
   if (ns) {
     ns.secret = part;
-    ns.listen(document, "focusin", onFocusIn, true);
     ns.onStop(() => {
       typeWatch.disconnect();
       if (scope.webctxSecret === part) delete scope.webctxSecret;

@@ -18,7 +18,7 @@ import pytest
 from playwright.async_api import Page
 
 from native_host.host import HostClient
-from tests.e2e.gestures import click_into, double_click_word, element_js
+from tests.e2e.gestures import click_into, double_click_word, element_js, select_between
 from tests.e2e.pointing_harness import Shared, ask, our_page, pointing_fixtures
 from tests.e2e.tree import find_all, selected_texts
 
@@ -113,6 +113,20 @@ async def test_a_revealed_password_stays_secret(
     assert_secret(await ask(host, shared), "hunter2-Eye")
 
 
+async def test_an_autofilled_password_revealed_before_it_was_focused_stays_secret(
+    tab: Page, page_server: str, host: HostClient, shared: Shared
+) -> None:
+    """The password manager filled the field (no focus, no typing: nothing read it while it was a
+    password); the user clicks the eye, then into the field, and selects."""
+    await opened(tab, page_server)
+    await tab.evaluate("document.getElementById('pw').value = 'autofilled-Pass'")
+    await click_into(tab, element_js("eye"))
+    await click_into(tab, element_js("pw"))
+    await tab.keyboard.press("End")
+    await select_to_start(tab)
+    assert_secret(await ask(host, shared), "autofilled-Pass")
+
+
 @pytest.mark.parametrize(
     ("element_id", "typed"),
     [
@@ -166,6 +180,19 @@ async def test_a_masked_contenteditable_is_not_the_context_of_a_selection_next_t
         # The paragraph text on that side is there (the walk went past the field), the field's is not.
         assert "masked one" in context[side], context
         assert "Tr0ub4dor" not in str(answer) and "Xyzzy" not in str(answer), context
+
+
+async def test_a_selection_across_a_secret_contenteditable_is_not_shared(
+    tab: Page, page_server: str, host: HostClient, shared: Shared
+) -> None:
+    await opened(tab, page_server)
+    await type_into(tab, "cardedit", "4000056655665556")
+    # A click in the paragraph before the card field, a Shift+click in a paragraph after it.
+    await select_between(tab, (element_js("card-before"), 0), (element_js("near-before"), 8))
+    assert "4000056655665556" in await tab.evaluate("getSelection().toString()")  # the user selected over it
+    answer = await ask(host, shared)
+    assert selected_texts(answer) == []
+    assert "4000056655665556" not in str(answer)
 
 
 async def test_page_text_has_no_secret_contenteditable(
