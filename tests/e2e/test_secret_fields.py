@@ -195,13 +195,9 @@ async def test_a_selection_across_a_secret_contenteditable_is_not_shared(
     assert "4000056655665556" not in str(answer)
 
 
-async def test_page_text_has_no_secret_contenteditable(
-    tab: Page, page_server: str, host: HostClient, shared: Shared
-) -> None:
-    await opened(tab, page_server)
-    await type_into(tab, "cardedit", "4000056655665556")
-    await type_into(tab, "maskededit", "Masked-Edit-9")
-    await type_into(tab, "ordinaryedit", "Edit-words")
+async def read_page_text(shared: Shared, tab: Page) -> dict[str, Any]:
+    """The tab's page text, as the worker reads it: the files injected into the top frame, then
+    webctxPageText."""
     answer: dict[str, Any] = await shared[0].worker_eval(
         """async ([url, files]) => {
             const [tab] = await chrome.tabs.query({ url });
@@ -213,7 +209,23 @@ async def test_page_text_has_no_secret_contenteditable(
         }""",
         [tab.url, page_text_files()],
     )
+    return answer
+
+
+@pytest.mark.parametrize(
+    ("page", "source"), [(PAGE, "visible-text"), ("/secret_article.html", "readability")]
+)
+async def test_page_text_has_no_secret_contenteditable(
+    tab: Page, page_server: str, shared: Shared, page: str, source: str
+) -> None:
+    await tab.goto(f"{page_server}{page}")
+    await tab.bring_to_front()
+    await type_into(tab, "cardedit", "4000056655665556")
+    await type_into(tab, "maskededit", "Masked-Edit-9")
+    await type_into(tab, "ordinaryedit", "Edit-words")
+    answer = await read_page_text(shared, tab)
     markdown: str = answer["markdown"]
-    assert "Edit-words" in markdown and "Ordinary words before" in markdown, markdown
+    assert answer["source"] == source
+    assert "Edit-words" in markdown, markdown  # an ordinary contenteditable's text is page text
     for secret in ("4000056655665556", "Masked-Edit-9", "Tr0ub4dor"):
         assert secret not in markdown, markdown
