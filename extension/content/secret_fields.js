@@ -163,7 +163,8 @@
     if (!(root instanceof Element || root instanceof Document || root instanceof DocumentFragment)) return false;
     for (const element of root.querySelectorAll("[contenteditable]")) {
       if (!(element instanceof HTMLElement) || editingHost(element) !== element) continue;
-      if (range.intersectsNode(element) && isSecretField(element)) return true;
+      // intersectsNode is the costly test (a child index among maybe thousands): secret ones only.
+      if (isSecretField(element) && range.intersectsNode(element)) return true;
     }
     return false;
   }
