@@ -156,7 +156,7 @@ export const STATUS_KEY = "status";
  * @property {string} [content] the field's text (pre-capped at 65536 code units); never for a
  *                              sensitive field
  * @property {number} [length]  the full length of the text in UTF-16 code units
- * @property {boolean} [sensitive]  password / cc-* / one-time-code: no content, no selection
+ * @property {boolean} [sensitive]  a secret field (content/secret_fields.js): no content, no selection
  * @property {boolean} [pending] the user is typing in this large field and its text changes
  *                              without pushes until typing pauses (report.js): the worker pulls
  *                              the tab at `current`; a push leaves `content`/`length` out

@@ -7,13 +7,14 @@
 //   pointer() the latest pointer event of this frame: screen (points) and client (CSS px)
 //             coordinates, for the viewport's screen origin (service_worker/location.js)
 //
-// Sensitive fields (password, `cc-*`, `one-time-code`) report no content (SPEC §2).
+// Secret fields (content/secret_fields.js) report no content.
 
 (function webctxFocusHover() {
   const scope = /** @type {{__webctx?: WebctxNamespace}} */ (/** @type {unknown} */ (globalThis));
   const ns = scope.__webctx;
-  if (!ns || !ns.selection || ns.focusHover) return;
+  if (!ns || !ns.selection || !ns.secret || ns.focusHover) return;
   const selection = ns.selection;
+  const secret = ns.secret;
 
   /** Pre-cap on a field's content, UTF-16 code units (the worker caps at 16 KiB of UTF-8). */
   const MAX_CONTENT_CHARS = 65536;
@@ -60,7 +61,7 @@
     const facts = { key: selection.fieldKey(field), kind };
     const title = field.getAttribute("aria-label") || field.getAttribute("placeholder") || field.getAttribute("name");
     if (title) facts.title = title.slice(0, MAX_TITLE_CHARS);
-    if (selection.isSensitiveField(field)) {
+    if (secret.isSecretField(field)) {
       facts.sensitive = true;
       return facts;
     }

@@ -2,6 +2,8 @@
 //
 //   namespace.js   creates globalThis.__webctx once per document: the one namespace the parts share,
 //                  the guard against double injection, and the stop hook for orphaned scripts
+//   secret_fields.js  which fields are secret (passwords, also when shown; card numbers and codes;
+//                  PINs; one-time codes): the one rule the parts below and page_text.js use
 //   selection.js   the selection: DOM ranges (shadow roots, contenteditable), input/textarea offsets
 //   focus_hover.js the focused editable field, the hovered Link/Image, the latest pointer event
 //   report.js      this frame's report: pushed as `frame.changed`, pulled by the worker at `current`
@@ -43,6 +45,7 @@
  *   (input, selection, focus, the pushes), ms (read by bench/typing_bench.py; never sent)
  * @property {<A extends unknown[]>(fn: (...args: A) => void) => (...args: A) => void} timed
  *   wrap a handler so its run time is added to `cost`
+ * @property {WebctxSecretPart} [secret]  secret_fields.js: which fields are never read
  * @property {WebctxSelectionPart} [selection]
  * @property {WebctxFocusHoverPart} [focusHover]
  * @property {() => FrameReport} [report]
@@ -70,12 +73,20 @@
  * @property {(key: number) => {field: HTMLInputElement | HTMLTextAreaElement, start: number, end: number} | null} fieldRange
  * @property {(key: number) => Element | undefined} fieldFor  the field a textbox key names
  * @property {(field: Element) => number} fieldKey
- * @property {(field: Element) => boolean} isSensitiveField
  * @property {() => Element | null} deepActiveElement  the focused element, through open and closed shadow roots
  * @property {(event: Event) => EventTarget | null} eventTarget  where an event happened, inside shadow roots
  * @property {(node: Node) => ShadowRoot | null} shadowRootOf  a host's shadow root, open or closed
  * @property {(node: Node) => HTMLElement | null} editingHost
  * @property {(sel: {start: number, end: number}, before: string, after: string, caret?: number) => {start: number, end: number} | null} adjustOffsets
+ */
+
+/**
+ * @typedef {object} WebctxSecretPart
+ * @property {(field: Element) => boolean} isSecretField  an input, textarea or contenteditable host is secret
+ * @property {(node: Node) => boolean} isInSecretField  a node (a Text node, an element) is inside a secret field
+ * @property {(range: Range) => boolean} rangeTouchesSecret  a range lies inside or spans a secret field
+ * @property {(text: string) => boolean} secretHint  a name/id/label/placeholder reads as a secret field's
+ * @property {(value: string) => boolean} secretAutocomplete  an `autocomplete` value names a secret
  */
 
 /**

@@ -6,6 +6,7 @@
 //   vendor/turndown/turndown.js                     TurndownService (HTML → Markdown)
 //   vendor/turndown-plugin-gfm/turndown-plugin-gfm.js  turndownPluginGfm (tables)
 //   content/utf8_cap.js                             webctxUtf8    (the UTF-8 cut, shared with the worker)
+//   content/secret_fields.js                        webctxSecret  (which fields are secret, shared with selection.js)
 //   content/page_text.js                            webctxPageText (this file)
 //
 // then calls `globalThis.webctxPageText({maxBytes})`. Not in the manifest's content_scripts: a page
@@ -14,7 +15,8 @@
 // What it never does: change the live page (it works on a clone: no script runs, no image loads in
 // a document without a browsing context), or read what the user typed: every text field of the clone
 // (input, textarea, select) is removed before anything reads it, and the visible-text fallback reads
-// `innerText`, which has no field values. The work is bounded: Readability runs only on pages of at
+// `innerText`, which has no field values. A secret contenteditable (content/secret_fields.js) is
+// removed from the clone too, and its text cut out of the fallback's. The work is bounded: Readability runs only on pages of at
 // most MAX_ELEMS_TO_PARSE elements, and a table wider than MAX_ROW_CELLS skips the GFM rule (n² in
 // a row's cells); beyond that, and whenever Readability finds nothing, throws
 // (a 5,000-deep DOM overflows the stack of the recursive parts: RangeError) or finds a scrap, the
@@ -74,7 +76,7 @@
     const maxBytes = Number.isFinite(requested) ? Math.min(MAX_BYTES, Math.max(MIN_BYTES, Math.floor(requested))) : 256 * 1024;
     // A file missing from the injection is the worker's bug: say which, rather than answer with
     // the visible text as if the page had no article.
-    const missing = ["Readability", "TurndownService", "turndownPluginGfm", "webctxUtf8"].filter(
+    const missing = ["Readability", "TurndownService", "turndownPluginGfm", "webctxUtf8", "webctxSecret"].filter(
       (name) => !(/** @type {any} */ (globalThis)[name]),
     );
     if (missing.length > 0) throw new Error(`webctx page text: ${missing.join(", ")} not injected before page_text.js`);
@@ -121,7 +123,9 @@
   function readable() {
     // Counted on the live document first, so a huge page is not cloned for nothing.
     if (document.getElementsByTagName("*").length > MAX_ELEMS_TO_PARSE) return null;
+    const secrets = secretEditors();
     const clone = /** @type {Document} */ (document.cloneNode(true));
+    stripSecretEditors(clone, secrets);
     stripFields(clone);
     stripHeavyUrls(clone);
     const Readability = /** @type {any} */ (globalThis).Readability;
@@ -153,6 +157,43 @@
       'textarea, select, input:not([type="checkbox" i]):not([type="radio" i]), [autocomplete*="cc-" i], [autocomplete~="one-time-code" i]',
     )) element.remove();
     for (const input of doc.querySelectorAll("input[value]")) input.removeAttribute("value");
+  }
+
+  /**
+   * The secret contenteditable hosts of the live document (content/secret_fields.js decides: a
+   * masked one, a card field by its label, …); a clone cannot say, it has no computed style.
+   * @returns {HTMLElement[]}
+   */
+  function secretEditors() {
+    const secret = /** @type {WebctxSecretPart} */ (/** @type {any} */ (globalThis).webctxSecret);
+    return [...document.querySelectorAll("[contenteditable]")].filter(
+      /** @returns {element is HTMLElement} */
+      (element) =>
+        element instanceof HTMLElement &&
+        element.isContentEditable &&
+        !element.parentElement?.isContentEditable &&
+        secret.isSecretField(element),
+    );
+  }
+
+  /**
+   * Remove from `clone` (a clone of the live document, made after `hosts` were found) the
+   * counterpart of each live host: the node at the same child-index path.
+   * @param {Document} clone @param {HTMLElement[]} hosts
+   */
+  function stripSecretEditors(clone, hosts) {
+    const found = hosts.map((host) => {
+      /** @type {number[]} */
+      const path = [];
+      for (let node = /** @type {Node} */ (host); node.parentNode; node = node.parentNode) {
+        path.push(Array.prototype.indexOf.call(node.parentNode.childNodes, node));
+      }
+      /** @type {Node | undefined} */
+      let twin = clone;
+      for (const index of path.reverse()) twin = twin?.childNodes[index];
+      return twin;
+    });
+    for (const twin of found) if (twin instanceof Element) twin.remove();
   }
 
   /**
@@ -242,7 +283,12 @@
     // An XML document (an SVG, a feed) may have no body and a root that is no HTMLElement.
     const root = /** @type {Element | null} */ (document.body ?? document.documentElement);
     if (!root) return "";
-    const text = root instanceof HTMLElement ? root.innerText : (root.textContent ?? "");
+    let text = root instanceof HTMLElement ? root.innerText : (root.textContent ?? "");
+    // innerText has the contenteditables' text: cut out each secret one's (every occurrence).
+    for (const host of secretEditors()) {
+      const secretText = host.innerText.trim();
+      if (secretText) text = text.split(secretText).join("");
+    }
     return text.trim();
   }
 

@@ -9,7 +9,8 @@
 (function webctxSelection() {
   const scope = /** @type {{__webctx?: WebctxNamespace}} */ (/** @type {unknown} */ (globalThis));
   const ns = scope.__webctx;
-  if (!ns || ns.selection) return;
+  if (!ns || !ns.secret || ns.selection) return;
+  const secret = ns.secret;
 
   /** @typedef {import("../protocol.js").Selection} Selection */
 
@@ -23,8 +24,6 @@
   const MAX_RANGES = 64;
   /** How many shadow roots deep a selection is followed (a bound on hostile nesting). */
   const MAX_SHADOW_DEPTH = 16;
-  /** Fields whose contents are never reported (SPEC §2 "Never reported"). */
-  const SENSITIVE_AUTOCOMPLETE = /(^|\s)(cc-[a-z-]+|one-time-code)(\s|$)/i;
   /** Elements whose text is not page text. */
   const NOT_TEXT = new Set(["SCRIPT", "STYLE", "NOSCRIPT", "TEMPLATE", "TEXTAREA"]);
 
@@ -65,7 +64,7 @@
     const range = found?.range ?? selection.getRangeAt(0);
     const anchorNode = found ? found.anchorNode : selection.anchorNode;
     const anchorOffset = found ? found.anchorOffset : selection.anchorOffset;
-    if (isSensitive(range.commonAncestorContainer)) return forget();
+    if (secret.rangeTouchesSecret(range)) return forget(); // secret_fields.js: never read
     const full = selection.toString();
     if (full.length === 0) return forget();
 
@@ -96,13 +95,13 @@
   }
 
   /**
-   * The selection inside an input or textarea (`selectionStart/End`), or null. Sensitive fields
-   * (password, `cc-*`, `one-time-code`) are never read (SPEC §2 "Never reported").
+   * The selection inside an input or textarea (`selectionStart/End`), or null. Secret fields
+   * (content/secret_fields.js) are never read.
    * @param {HTMLInputElement | HTMLTextAreaElement} field
    * @returns {Selection | null}
    */
   function readField(field) {
-    if (isSensitiveField(field)) return forget();
+    if (secret.isSecretField(field)) return forget();
     let start;
     let end;
     try {
@@ -292,15 +291,6 @@
   }
 
   /**
-   * A password field or one marked `autocomplete="cc-*"` / `one-time-code` (SPEC §2).
-   * @param {Element} field
-   */
-  function isSensitiveField(field) {
-    if (field instanceof HTMLInputElement && field.type === "password") return true;
-    return isSensitive(field);
-  }
-
-  /**
    * Keep a field selection on its passage through an edit: the edit replaced the text between
    * the common prefix and the common suffix of the old and new values. Returns the new offsets,
    * or null when the passage was deleted. Pure; offsets are UTF-16 code units.
@@ -411,20 +401,9 @@
   }
 
   /**
-   * Inside a password field or one marked `autocomplete="cc-*"` / `one-time-code`?
-   * @param {Node} node
-   */
-  function isSensitive(node) {
-    const element = node instanceof Element ? node : node.parentElement;
-    if (!element) return false;
-    if (element.closest("input[type=password]")) return true;
-    const marked = element.closest("[autocomplete]");
-    return marked !== null && SENSITIVE_AUTOCOMPLETE.test(marked.getAttribute("autocomplete") ?? "");
-  }
-
-  /**
    * Up to ~CONTEXT_CHARS of page text before or after the range, whitespace collapsed. Walks text
-   * nodes from the range's boundary container; a reasonable effort, not a layout-aware one.
+   * nodes from the range's boundary container; a reasonable effort, not a layout-aware one. The
+   * text of a secret field next to the selection is skipped (`isPageText`).
    * @param {Range} range
    * @param {"before" | "after"} side
    * @returns {string}
@@ -471,9 +450,9 @@
     return raw.trim() ? raw.replace(/\s+/g, " ") : "";
   }
 
-  /** @param {Node} node a text node @returns {boolean} false for script/style text and the like */
+  /** @param {Node} node a text node @returns {boolean} false for script/style text, a secret field's text */
   function isPageText(node) {
-    return !(node.parentElement && NOT_TEXT.has(node.parentElement.tagName));
+    return !(node.parentElement && NOT_TEXT.has(node.parentElement.tagName)) && !secret.isInSecretField(node);
   }
 
   /** @param {Node} node @returns {Node} the last node in document order inside `node` */
@@ -519,7 +498,6 @@
     fieldRange,
     fieldFor: (key) => fieldsByKey.get(key)?.deref(),
     fieldKey,
-    isSensitiveField,
     deepActiveElement,
     eventTarget,
     shadowRootOf,

@@ -125,7 +125,8 @@ export function sharedRows(root, windowElementId) {
  */
 export function neverSharedText(never) {
   const sites = never.excludedSites === 1 ? "1 excluded site" : `${never.excludedSites} excluded sites`;
-  const base = "Never shared: password and card-number fields, browser pages";
+  // The secret fields of content/secret_fields.js, in a few words.
+  const base = "Never shared: passwords (also when shown), card numbers and codes, PINs, one-time codes, browser pages";
   return never.incognito
     ? `${base}, ${sites}. Incognito windows are shared: you allowed it in Settings.`
     : `${base}, ${sites}, incognito windows.`;

@@ -28,13 +28,15 @@ import { CAPTURE_RETRY_MS, CapturePacer, shrinkScreenshot } from "./screenshot.j
 /** @typedef {import("./screenshot.js").Shrunk} Shrunk */
 
 /** The classic scripts the text extraction injects into the page's top frame, in order: the
- * vendored libraries (extension/vendor/README.md), the UTF-8 cut the worker shares, then the
+ * vendored libraries (extension/vendor/README.md), the UTF-8 cut the worker shares, the secret-field
+ * rule the content scripts share (already there in a tab they run in), then the
  * extraction that uses them (content/page_text.js defines webctxPageText). */
 export const PAGE_TEXT_FILES = [
   "vendor/readability/Readability.js",
   "vendor/turndown/turndown.js",
   "vendor/turndown-plugin-gfm/turndown-plugin-gfm.js",
   "content/utf8_cap.js",
+  "content/secret_fields.js",
   "content/page_text.js",
 ];
 

@@ -21,5 +21,5 @@ test("a file missing from the injection is an error naming it, not a silent visi
   /** @type {Record<string, any>} */
   const sandbox = { Readability: function () {}, webctxUtf8: {} };
   vm.runInNewContext(source, sandbox, { filename: "page_text.js" });
-  assert.throws(() => sandbox.webctxPageText({ maxBytes: 4096 }), /TurndownService, turndownPluginGfm not injected/);
+  assert.throws(() => sandbox.webctxPageText({ maxBytes: 4096 }), /TurndownService, turndownPluginGfm, webctxSecret not injected/);
 });

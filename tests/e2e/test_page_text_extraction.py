@@ -35,6 +35,7 @@ PAGE_TEXT_FILES = [
     "vendor/turndown/turndown.js",
     "vendor/turndown-plugin-gfm/turndown-plugin-gfm.js",
     "content/utf8_cap.js",
+    "content/secret_fields.js",
     "content/page_text.js",
 ]
 """What the worker injects for a text read, in order (content/page_text.js's header)."""
