@@ -116,7 +116,7 @@ test("the user's policy can switch page tools off or exclude sites", () => {
   const windows = [{ id: 1, incognito: false, type: "normal", state: "normal", tabs: [{ id: 5, index: 0, active: true, url: TOP.url }] }];
   assert.equal(store.exposed(windows, ids).tools.length, 1);
   assert.equal(store.exposed(windows, ids, { exposePageTools: false }).tools.length, 0);
-  assert.equal(store.exposed(windows, ids, { isExcluded: (url) => url.startsWith("http://127.0.0.1") }).tools.length, 0);
+  assert.equal(store.exposed(windows, ids, { isExcluded: (doc) => (doc.url ?? "").startsWith("http://127.0.0.1") }).tools.length, 0);
   assert.equal(store.exposed(windows, ids, { isExcluded: () => false }).tools.length, 1);
 });
 
