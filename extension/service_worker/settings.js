@@ -228,7 +228,7 @@ export function describeSite(host, incognito, settings, localFile = false) {
 
 /**
  * What exclusion is decided on for one document: its address and, where the browser gives it,
- * its origin (`MessageSender.origin`, or `location.origin` in the content script's isolated
+ * its origin (`MessageSender.origin`, or `self.origin` in the content script's isolated
  * world). An `about:blank`, `about:srcdoc` or `blob:` document has its creator's origin, so a
  * blank frame or `window.open("")` window an excluded page writes into is that site's too.
  * @typedef {object} DocumentSite

@@ -42,9 +42,10 @@ export function sendToDocument(tabId, documentId, message) {
 
 /**
  * Every frame's report (content/report.js) in one injection; results name each frame's frameId,
- * documentId and origin (`location.origin` in the isolated world: the creator's for about:blank
- * and srcdoc documents; a page cannot redefine it there). Frames without the content scripts give
- * null results.
+ * documentId and origin (`self.origin` in the isolated world: the document's origin, the
+ * creator's for about:blank and srcdoc documents, where `location.origin` says "null" for
+ * about:srcdoc; a page cannot redefine it there). Frames without the content scripts give null
+ * results.
  * @param {number} tabId
  * @returns {Promise<{frameId: number, documentId: string | undefined, origin: string, result: unknown}[]>}
  */
@@ -52,7 +53,7 @@ export async function frameReports(tabId) {
   const results = await chrome.scripting.executeScript({
     target: { tabId, allFrames: true },
     // Runs in the isolated world, which the content scripts share.
-    func: () => ({ origin: location.origin, report: /** @type {any} */ (globalThis).__webctx?.report?.() ?? null }),
+    func: () => ({ origin: self.origin, report: /** @type {any} */ (globalThis).__webctx?.report?.() ?? null }),
   });
   return results.map((r) => {
     const { origin, report } = /** @type {{origin?: unknown, report?: unknown} | null} */ (r.result) ?? {};
@@ -71,7 +72,7 @@ export async function frameReports(tabId) {
 export async function frameSites(tabId, allFrames) {
   const results = await chrome.scripting.executeScript({
     target: allFrames ? { tabId, allFrames: true } : { tabId, frameIds: [0] },
-    func: () => ({ url: location.href, origin: location.origin, visible: innerWidth > 0 && innerHeight > 0 }),
+    func: () => ({ url: location.href, origin: self.origin, visible: innerWidth > 0 && innerHeight > 0 }),
   });
   return results.map((r) => {
     const { url, origin, visible } = /** @type {{url?: unknown, origin?: unknown, visible?: unknown} | null} */ (r.result) ?? {};
