@@ -2,7 +2,8 @@
 (docs/protocol.md "Excluded sites"): the about:blank or srcdoc editor frame an excluded frame
 writes into, the about:blank window an excluded page opens and writes into, a triple-click in an
 excluded frame that `current` pulls right after the page loads, a screenshot of an allowed page
-that shows an excluded frame; and file:// pages are off unless "Share local files (file://)" is on.
+that shows an excluded frame; and file:// pages are off unless "Share local files (file://)" is on
+(the popup on such a page says so).
 
 Every gesture is real input (page.mouse, page.keyboard). The allowed pages are served from
 127.0.0.1 (`page_server`), the excluded site is `localhost` (`other_origin`, the same pages on
@@ -20,7 +21,7 @@ from typing import Any
 
 import pytest
 import pytest_asyncio
-from playwright.async_api import Page
+from playwright.async_api import Page, expect
 
 from tests.e2e.page_resources_harness import (
     current_until,
@@ -32,6 +33,7 @@ from tests.e2e.page_resources_harness import (
     uri_of,
 )
 from tests.e2e.page_tools_harness import ToolsBrowser, launch
+from tests.e2e.popup_harness import open_popup
 from tests.e2e.tree import find_all, selected_texts
 
 pytestmark = pytest.mark.asyncio(loop_scope="module")
@@ -235,6 +237,15 @@ async def test_a_local_file_is_not_shared_until_the_user_switches_local_files_on
             answer = await current(tb)
             assert page_with_url(answer, url) is None
             assert leaks(answer, "123456", "Ostrava") == [], selected_texts(answer)
+        # The popup on the file says so, and how to switch it on.
+        popup = await open_popup(tb.running)
+        try:
+            await expect(popup.locator("#site-state")).to_have_text(
+                "This local file is not shared: local files are off. "
+                'To share it, switch on "Share local files (file://)" in Settings.'
+            )
+        finally:
+            await popup.close()
 
         await set_settings(tb.running, localFiles=True)
         answer = await current_until(tb, lambda a: "text" in links_of(page_with_url(a, url) or {}))
