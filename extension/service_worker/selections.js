@@ -216,9 +216,9 @@ export class SelectionStore {
   }
 
   /**
-   * A `frame.changed` the worker dropped (its site excluded, or incognito without the opt-in):
-   * what that frame reported before is stale now, so drop it too, and pull the tab before its
-   * pushed values are used again (once the site may be shown again: the settings changed).
+   * A `frame.changed` the worker dropped (incognito without the opt-in; an excluded site's is
+   * kept, see `push`): what that frame reported before is stale now, so drop it too, and pull the
+   * tab before its pushed values are used again (once it may be shown again: the settings changed).
    * @param {{tabId?: number, frameId?: number}} sender
    */
   dropped(sender) {
