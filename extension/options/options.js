@@ -1,6 +1,6 @@
 // webctx options page (an extension page, ES module): the settings of settings.js, stored in
 // chrome.storage.local on every change; the service worker applies them live (storage.onChanged):
-// excluded sites, local files (file://), page tools, the page on demand (page text, screenshots: issue 16), incognito.
+// excluded sites, local files (file://), page tools, the page on demand (page text, screenshots), incognito.
 
 import { allowedInIncognito, onSettingsChanged, readSettings, writeSettings } from "../service_worker/browser_api.js";
 import { normalizeSettings, validateSiteList } from "../service_worker/settings.js";

@@ -341,7 +341,7 @@ function routeRuntimeMessage(message, sender) {
   // without what the page did while it was excluded.
   const keptHidden = excluded && !hiddenIncognito && (type === FRAME_CHANGED || type === TOOLS_REPORT || type === TOOLS_FRAME);
   if ((hiddenIncognito || excluded) && !keptHidden) {
-    // SPEC §2: incognito (unless opted in) is never reported. What such a frame reported before
+    // Incognito (unless opted in) is never reported (docs/protocol.md). What such a frame reported before
     // is stale from now on: the tab is pulled if it may be shown again.
     if (type === FRAME_CHANGED) selections.dropped(sender);
     return undefined;
