@@ -11,19 +11,35 @@ import { ERROR_CODES } from "../protocol.js";
 /** @typedef {import("./pointing.js").StoredFrame} StoredFrame */
 /** @typedef {import("./tab_model.js").ListedWindow} ListedWindow */
 
+/** Frame levels a document with no origin of its own is followed up (as selections.js `lineage`). */
+const MAX_FRAME_LEVELS = 64;
+
 /**
- * Whether a stored frame report may be shown: its document is not excluded (by the origin the
- * browser gave with the report, else by the address it reported).
+ * Whether a stored frame report's own document is excluded: by the origin the browser gave with
+ * the report, else by the address it reported.
  * @param {StoredFrame} frame
  * @param {{excludedSites: string[], localFiles: boolean}} settings
  * @returns {boolean}
  */
-export function frameShared(frame, settings) {
-  return !isExcluded({ url: frame.report.url, origin: frame.origin }, settings);
+function frameExcluded(frame, settings) {
+  return isExcluded({ url: frame.report.url, origin: frame.origin }, settings);
 }
 
 /**
- * The frame reports of each tab without those of excluded documents (frameShared).
+ * A document with no site of its own: an opaque origin (a sandboxed frame, `data:`) or none,
+ * at an about: or data: address. It is judged by the frame that holds it (its parent, by the
+ * token each report names), so a sandboxed srcdoc editor an excluded frame makes is excluded too.
+ * @param {StoredFrame} frame
+ * @returns {boolean}
+ */
+function hasNoSite(frame) {
+  return (!frame.origin || frame.origin === "null") && /^(about|data):/i.test(frame.report.url);
+}
+
+/**
+ * The frame reports of each tab without those of excluded documents, for pushed and pulled
+ * reports alike; a document with no site of its own (hasNoSite) goes with its parent's, and is
+ * not shown while its parent is not known.
  * @param {Map<number, StoredFrame[]>} frames  by tab id (selections.js `pushed`, `collect`)
  * @param {{excludedSites: string[], localFiles: boolean}} settings
  * @returns {Map<number, StoredFrame[]>}
@@ -32,7 +48,20 @@ export function sharedFrames(frames, settings) {
   /** @type {Map<number, StoredFrame[]>} */
   const result = new Map();
   for (const [tabId, list] of frames) {
-    const kept = list.filter((frame) => frameShared(frame, settings));
+    const byToken = new Map(list.filter((f) => f.report.token).map((f) => [f.report.token, f]));
+    const excluded = (/** @type {StoredFrame} */ frame) => {
+      let at = frame;
+      for (let level = 0; level <= MAX_FRAME_LEVELS; level += 1) {
+        if (frameExcluded(at, settings)) return true;
+        if (!hasNoSite(at)) return false;
+        const parent = at.report.parentToken ? byToken.get(at.report.parentToken) : undefined;
+        // A subframe not linked to its parent yet (it links at start) is not shown until it is.
+        if (!parent) return at.frameId !== 0;
+        at = parent;
+      }
+      return true; // deeper than any real page: not shown
+    };
+    const kept = list.filter((frame) => !excluded(frame));
     if (kept.length > 0) result.set(tabId, kept);
   }
   return result;

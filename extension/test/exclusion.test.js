@@ -24,6 +24,27 @@ test("one filter for pushed and pulled reports: by the frame's origin, else its 
   assert.deepEqual([...sharedFrames(frames, { excludedSites: [], localFiles: true }).keys()], [1, 2, 3]);
 });
 
+test("a document with no site of its own (sandboxed srcdoc, data:) goes with the frame that holds it", () => {
+  const withTokens = (/** @type {any} */ f, /** @type {string} */ token, /** @type {string | undefined} */ parentToken) => ({
+    ...f,
+    report: { ...f.report, token, ...(parentToken ? { parentToken } : {}) },
+  });
+  const t = (/** @type {string} */ c) => c.repeat(32);
+  const top = withTokens(frame(0, "https://shop.test/", "https://shop.test"), t("a"));
+  const bank = withTokens(frame(1, "https://bank.test/w", "https://bank.test"), t("b"), t("a"));
+  const sandboxed = withTokens(frame(2, "about:srcdoc", "null"), t("c"), t("b"));
+  const data = withTokens(frame(3, "data:text/html,hi", "null"), t("d"), t("c"));
+  const allowedInBank = withTokens(frame(4, "https://maps.test/", "https://maps.test"), t("e"), t("b"));
+  const sandboxedInShop = withTokens(frame(5, "about:srcdoc", "null"), t("f"), t("a"));
+  const frames = new Map([[1, [top, bank, sandboxed, data, allowedInBank, sandboxedInShop]]]);
+  assert.deepEqual(sharedFrames(frames, SETTINGS).get(1)?.map((f) => f.frameId), [0, 4, 5]);
+  // Not linked to its parent yet: a subframe is not shown until it is; a top document stands alone.
+  const unlinked = { ...sandboxedInShop, report: { ...sandboxedInShop.report, parentToken: undefined } };
+  const dataTop = frame(0, "data:text/html,hi", "null");
+  assert.deepEqual(sharedFrames(new Map([[1, [top, unlinked]], [2, [dataTop]]]), SETTINGS).get(1)?.map((f) => f.frameId), [0]);
+  assert.equal(sharedFrames(new Map([[2, [dataTop]]]), SETTINGS).get(2)?.length, 1);
+});
+
 test("a tab is excluded by its address or by its top document's reported origin", () => {
   const top = new Map([[7, { url: "about:blank", origin: "https://bank.test" }]]);
   const site = (/** @type {number} */ id) => top.get(id);

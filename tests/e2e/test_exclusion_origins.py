@@ -101,7 +101,7 @@ async def frame_with(page: Page, selector: str, written: bool = False) -> Any:
             await asyncio.sleep(0.05)
 
 
-@pytest.mark.parametrize("mode", ["blank", "srcdoc"])
+@pytest.mark.parametrize("mode", ["blank", "srcdoc", "sandboxed"])
 async def test_an_editor_frame_an_excluded_frame_writes_shares_no_selection_nor_field_text(
     tb: ToolsBrowser, page_server: str, other_origin: str, excluded: None, mode: str
 ) -> None:
@@ -121,6 +121,8 @@ async def test_an_editor_frame_an_excluded_frame_writes_shares_no_selection_nor_
         assert TYPED in await editor.evaluate("() => getSelection().toString()")
         address = await editor.evaluate("() => location.href")
         assert address == ("about:blank" if mode == "blank" else "about:srcdoc")
+        if mode == "sandboxed":
+            assert await editor.evaluate("() => self.origin") == "null"
         # Pulled (just after the gesture) and pushed (after the worker's settling time) answers.
         for delay_s in (0.0, 0.1, 0.5, 1.0):
             await asyncio.sleep(delay_s)
