@@ -14,15 +14,15 @@ function byId(id) {
   return /** @type {HTMLElement} */ (document.getElementById(id));
 }
 
-/** The active page's host ("" until read, or when it is no web site) and whether it is incognito. */
-const page = { host: "", incognito: false };
+/** The active page's host ("" until read, or when it is no web site), whether it is incognito or a local file. */
+const page = { host: "", incognito: false, localFile: false };
 
 /**
  * Show what the section says for the active page.
  * @param {Settings} settings
  */
 export function renderSite(settings) {
-  const view = describeSite(page.host, page.incognito, settings);
+  const view = describeSite(page.host, page.incognito, settings, page.localFile);
   byId("site-state").textContent = view.text;
   const button = byId("site-toggle");
   button.hidden = !view.action;
@@ -50,4 +50,5 @@ export async function wireSite(current, changed) {
   const tab = await activeNormalTab();
   page.host = siteOf(tab?.url);
   page.incognito = tab?.incognito ?? false;
+  page.localFile = (tab?.url ?? "").startsWith("file:");
 }

@@ -14,7 +14,8 @@
 // `activeWebTabIds` are pure.
 
 import * as api from "./browser_api.js";
-import { countPagesWithTools, isExcluded } from "./settings.js";
+import { sharedFrames, tabExcluded } from "./exclusion.js";
+import { countPagesWithTools } from "./settings.js";
 import { buildTree, isInternalUrl, tabUrl } from "./tree.js";
 
 /** @typedef {import("../protocol.js").Element} Element */
@@ -28,7 +29,7 @@ import { buildTree, isInternalUrl, tabUrl } from "./tree.js";
  * @property {import("./ids.js").IdRegistry} ids  mints the tree's ids for this instance
  * @property {import("./tab_model.js").TabModel} tabModel  windows and tabs in memory
  * @property {() => Promise<void>} seed  seeds the tab model when it is not (TabModel.ensureSeeded)
- * @property {Pick<import("./selections.js").SelectionStore, "collect" | "pushedComplete" | "pushed" | "pullUnseen">} selections
+ * @property {Pick<import("./selections.js").SelectionStore, "collect" | "pushedComplete" | "pushed" | "pullUnseen" | "topSite">} selections
  *   the frame reports, pushed and pulled
  * @property {{exposedPages: (windows: WindowInfo[]) => Map<number, {names: string[], omitted: number}>}} pageTools
  *   the page-tool names each shown tab exposes (page_tool_router.js)
@@ -114,16 +115,23 @@ export class Current {
     tabModel.noteWindowStates(states);
     await seed();
     const settings = this.#deps.settings();
-    const shown = shownWindows(tabModel.windows({ normalOnly: true }), settings);
+    const topSite = (/** @type {number} */ tabId) => selections.topSite(tabId);
+    let shown = shownWindows(tabModel.windows({ normalOnly: true }), settings, topSite);
     const activeTabIds = activeWebTabIds(shown);
     const loadedTabIds = loadedWebTabIds(shown, activeTabIds);
     let frames;
-    if (pull) frames = await selections.collect(activeTabIds);
-    else {
+    if (pull) {
+      frames = await selections.collect(activeTabIds);
+      // A pull may be the first word of a tab's top document (an about:blank window an excluded
+      // page opened): decide its tab again with what it told.
+      shown = shownWindows(tabModel.windows({ normalOnly: true }), this.#deps.settings(), topSite);
+    } else {
       const pushed = selections.pushedComplete(activeTabIds);
       if (!pushed.complete) return { ...pushed, complete: false, activeTabIds, loadedTabIds };
       frames = selections.pushed();
     }
+    // The one exclusion filter (exclusion.js), for pushed and pulled reports alike.
+    frames = sharedFrames(frames, this.#deps.settings());
     const pages = pageTools.exposedPages(shown);
     const snapshot = { browser, windows: shown, lastFocusedWindowId: lastFocused.id, selections: new Map(), frames, pageTools: pages };
     // SPEC §2: incognito is opt-in; issue 16: the Pages' resource_links follow the two switches.
@@ -136,15 +144,18 @@ export class Current {
 
 /**
  * The windows `current` may show, each with the tabs it may show (SPEC §2 "Never reported"):
- * incognito windows only with the user's opt-in, and no tab of an excluded site.
+ * incognito windows only with the user's opt-in, and no tab of an excluded site (by its address
+ * or its top document's origin: exclusion.js tabExcluded) nor, unless switched on, a local file.
  * @param {ListedWindow[]} windows  the tab model's normal windows
- * @param {{incognito: boolean, excludedSites: string[]}} settings
+ * @param {{incognito: boolean, excludedSites: string[], localFiles: boolean}} settings
+ * @param {(tabId: number) => import("./settings.js").DocumentSite | undefined} [topSite]  the top
+ *   document's reported address and origin (selections.js `topSite`)
  * @returns {ListedWindow[]} fresh window objects; the tab objects are the model's
  */
-export function shownWindows(windows, settings) {
+export function shownWindows(windows, settings, topSite) {
   return windows
     .filter((win) => settings.incognito || !win.incognito)
-    .map((win) => ({ ...win, tabs: (win.tabs ?? []).filter((tab) => !isExcluded(tabUrl(tab), settings.excludedSites)) }));
+    .map((win) => ({ ...win, tabs: (win.tabs ?? []).filter((tab) => !tabExcluded(tab, settings, topSite)) }));
 }
 
 /**

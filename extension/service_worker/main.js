@@ -161,7 +161,7 @@ const pageTools = new PageToolRouter({
   // The options page's choices apply live: read at every exposure (SPEC §5 "User control").
   policy: () => ({
     exposePageTools: settings.exposePageTools,
-    isExcluded: (url) => isExcluded(url, settings.excludedSites),
+    isExcluded: (doc) => isExcluded(doc, settings),
   }),
   onMayChange: () => treePusher.schedule(), // Pages list their tools in the tree
 });
@@ -332,15 +332,17 @@ function routeRuntimeMessage(message, sender) {
   if (sender.fromOwnPage) return undefined; // the popup reads chrome.storage.session directly
   if (sender.tabId === undefined) return undefined;
   const hiddenIncognito = sender.incognito === true && !settings.incognito;
-  const excluded = isExcluded(sender.url ?? "", settings.excludedSites);
-  // An excluded site's page-tool report is kept in memory and never exposed: the exposure applies
-  // the same rule every time (page_tools.js `exposed`, the policy below), and a page reports its
-  // tools only when they change, so dropping it here would leave "Share this site again" (the
-  // popup, issue 18 item 4) without the tools of a page loaded while it was excluded.
-  const keptHidden = excluded && !hiddenIncognito && (type === TOOLS_REPORT || type === TOOLS_FRAME);
+  // By the document's origin too: an about:blank or srcdoc frame is its creator's (settings.js).
+  const excluded = isExcluded({ url: sender.url, origin: sender.origin }, settings);
+  // An excluded document's frame report and page-tool report are kept in memory and never shown:
+  // every build and every exposure applies the same rule (exclusion.js sharedFrames for pushed
+  // and pulled reports alike; page_tools.js `exposed`, the policy above), and a page reports only
+  // when something changes, so dropping it here would leave "Share this site again" (the popup)
+  // without what the page did while it was excluded.
+  const keptHidden = excluded && !hiddenIncognito && (type === FRAME_CHANGED || type === TOOLS_REPORT || type === TOOLS_FRAME);
   if ((hiddenIncognito || excluded) && !keptHidden) {
-    // SPEC §2: incognito (unless opted in) and excluded sites are never reported. What such a
-    // frame reported before is stale from now on: the tab is pulled if it may be shown again.
+    // Incognito (unless opted in) is never reported (docs/protocol.md). What such a frame reported before
+    // is stale from now on: the tab is pulled if it may be shown again.
     if (type === FRAME_CHANGED) selections.dropped(sender);
     return undefined;
   }

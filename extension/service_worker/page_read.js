@@ -20,6 +20,7 @@
 import * as api from "./browser_api.js";
 import { RequestError } from "./native_port.js";
 import { isExcluded } from "./settings.js";
+import { framesRefusal, notSharedExcluded, notSharedLocalFile } from "./exclusion.js";
 import { MAX_TITLE_CHARS, MAX_URL_CHARS, capUtf8, firstChars, wellFormed } from "./text_limits.js";
 import { isInternalUrl, tabUrl } from "./tree.js";
 import { ERROR_CODES } from "../protocol.js";
@@ -72,7 +73,7 @@ export const MAX_TEXT_BYTES = 4 * 1024 * 1024;
  * @typedef {object} PageReaderDeps
  * @property {import("./ids.js").IdRegistry} ids
  * @property {() => import("./settings.js").Settings} settings  read at every request (they apply live)
- * @property {Pick<typeof api, "getTab" | "getWindow" | "getZoom" | "injectTopFrameFiles" | "runInTopFrame" | "captureVisibleTab">} [read]
+ * @property {Pick<typeof api, "getTab" | "getWindow" | "getZoom" | "injectTopFrameFiles" | "runInTopFrame" | "captureVisibleTab" | "frameSites">} [read]
  * @property {(dataUrl: string) => Promise<Shrunk>} [shrink]  shrinkScreenshot by default
  * @property {(ms: number) => Promise<void>} [wait]  a capture's wait for its turn or its retry
  * @property {() => number} [now]  ms on a monotonic clock (performance.now by default)
@@ -115,6 +116,7 @@ export class PageReader {
     const win = kind === "screenshot" && tab.windowId !== undefined ? await this.#read.getWindow(tab.windowId) : undefined;
     const refused = refusal(kind, tab, win, this.#deps.settings());
     if (refused) throw new RequestError(refused.code, refused.message);
+    await this.#checkFrames(tabId, kind);
     if (kind === "screenshot") return this.#screenshot(/** @type {TabNow} */ (tab));
     const key = `${tabId}:${clampMaxBytes(message.maxBytes)}`;
     let running = this.#texts.get(key);
@@ -166,11 +168,31 @@ export class PageReader {
     // The page may have navigated while it was read: never answer with an excluded or internal page's text.
     const now = await this.#read.getTab(tabId);
     if (!now) throw new RequestError(ERROR_CODES.pageGone, "The tab was closed while its text was read.");
-    const refused = refusal("text", now, undefined, this.#deps.settings()) ?? (isExcluded(text.url, this.#deps.settings().excludedSites) ? notSharedExcluded() : null);
+    const refused = refusal("text", now, undefined, this.#deps.settings()) ?? (isExcluded(text.url, this.#deps.settings()) ? notSharedExcluded() : null);
     if (refused) throw new RequestError(refused.code, refused.message);
     if (!text.url) text.url = firstChars(wellFormed(tabUrl(now)), MAX_URL_CHARS);
     if (!text.title) text.title = firstChars(wellFormed(now.title ?? ""), MAX_TITLE_CHARS);
     return text;
+  }
+
+  /**
+   * Refuse a read by the documents' origins as the browser gives them now (the tab's address
+   * alone misses an about:blank page an excluded site wrote): text needs the top document
+   * shared, a screenshot every frame on screen (an excluded site's iframe in an allowed page).
+   * @param {number} tabId
+   * @param {"text" | "screenshot"} kind
+   * @returns {Promise<void>}
+   * @throws {RequestError} not_shared; page_gone, read_failed when the frames cannot be read
+   */
+  async #checkFrames(tabId, kind) {
+    let frames;
+    try {
+      frames = await this.#read.frameSites(tabId, kind === "screenshot");
+    } catch (error) {
+      throw this.#scriptError(error);
+    }
+    const refused = framesRefusal(frames, this.#deps.settings());
+    if (refused) throw new RequestError(refused.code, refused.message);
   }
 
   /** @param {unknown} error what executeScript rejected with @returns {RequestError} */
@@ -210,6 +232,7 @@ export class PageReader {
     }
     const refused = refusal("screenshot", now, undefined, this.#deps.settings());
     if (refused) throw new RequestError(refused.code, refused.message);
+    await this.#checkFrames(/** @type {number} */ (tab.id), "screenshot"); // what the image holds
     let shrunk;
     try {
       shrunk = await (this.#deps.shrink ?? shrinkScreenshot)(dataUrl);
@@ -291,7 +314,7 @@ function isMissing(raw) {
  * @param {"text" | "screenshot"} kind
  * @param {TabNow} tab
  * @param {{state?: string, type?: string} | undefined} win  the tab's window (screenshots only)
- * @param {{pageText: boolean, screenshots: boolean, incognito: boolean, excludedSites: string[]}} settings
+ * @param {{pageText: boolean, screenshots: boolean, incognito: boolean, excludedSites: string[], localFiles: boolean}} settings
  * @returns {{code: string, message: string} | null}
  */
 export function refusal(kind, tab, win, settings) {
@@ -305,7 +328,8 @@ export function refusal(kind, tab, win, settings) {
     return { code: ERROR_CODES.notShared, message: "The page is in an incognito window, which webctx does not share (options: \"Report incognito windows too\")." };
   }
   const url = tabUrl(tab);
-  if (isExcluded(url, settings.excludedSites)) return notSharedExcluded();
+  if (url.startsWith("file:") && !settings.localFiles) return notSharedLocalFile();
+  if (isExcluded(url, settings)) return notSharedExcluded();
   if (isInternalUrl(url)) return { code: ERROR_CODES.notShared, message: "The page is one of the browser's own pages, whose content webctx never shares." };
   if (kind === "screenshot") {
     if (!tab.active) {
@@ -321,10 +345,6 @@ export function refusal(kind, tab, win, settings) {
   return null;
 }
 
-/** @returns {{code: string, message: string}} */
-function notSharedExcluded() {
-  return { code: ERROR_CODES.notShared, message: "The page is on a site the user excluded in webctx's options." };
-}
 
 /**
  * The code for an executeScript rejection (Chromium's wording): the tab is gone, or the browser

@@ -217,7 +217,8 @@ export function parseRunReply(value) {
  * What the user decided about page tools (main's settings.js `exposePageTools`, `excludedSites`).
  * @typedef {object} ExposurePolicy
  * @property {boolean} [exposePageTools]        false: no page tool is exposed (default true)
- * @property {(url: string) => boolean} [isExcluded]  true for a page of an excluded site
+ * @property {(doc: import("./settings.js").DocumentSite) => boolean} [isExcluded]  true for a document of an excluded
+ *   site (by its address and origin: settings.js isExcluded)
  */
 
 /** Most cross-origin frames remembered per tab. */
@@ -237,7 +238,7 @@ export class PageToolStore {
 
   /**
    * Record a `tools.report` from a tab's top frame. Returns whether the stored tools changed.
-   * @param {{tabId?: number, frameId?: number, documentId?: string, url?: string}} sender
+   * @param {{tabId?: number, frameId?: number, documentId?: string, url?: string, origin?: string}} sender
    * @param {unknown} body
    * @returns {boolean}
    */
@@ -245,9 +246,10 @@ export class PageToolStore {
     if (sender.tabId === undefined || sender.frameId !== 0 || !sender.documentId) return false;
     const parsed = parseToolReport(body);
     if (!parsed) return false;
-    let origin = "";
+    // The browser's origin where it gives one: an about:blank page's is its creator's.
+    let origin = sender.origin && sender.origin !== "null" ? sender.origin : "";
     try {
-      origin = new URL(sender.url ?? "").origin;
+      origin ||= new URL(sender.url ?? "").origin;
     } catch {
       origin = "";
     }
@@ -322,7 +324,8 @@ export class PageToolStore {
   /**
    * The exposed tools: those of the active tab of each non-minimized, non-incognito normal window.
    * `policy` is the user's choice (SPEC §5 "User control"): `exposePageTools: false` exposes
-   * nothing, `isExcluded(url)` drops the pages of excluded sites.
+   * nothing, `isExcluded` drops the pages of excluded sites (by the top document's address and
+   * origin) and the tools a page says are an excluded frame's.
    * @param {import("./tree.js").WindowInfo[]} windows
    * @param {import("./ids.js").IdRegistry} ids
    * @param {ExposurePolicy} [policy]
@@ -340,7 +343,7 @@ export class PageToolStore {
       if (!tab || tab.id === undefined || tab.incognito) continue;
       const reported = this.#tabs.get(tab.id);
       const url = tabUrl(tab);
-      if (!reported || isInternalUrl(url) || policy.isExcluded?.(url)) continue;
+      if (!reported || isInternalUrl(url) || policy.isExcluded?.({ url, origin: reported.origin })) continue;
       const pageId = ids.tabId(tab.id);
       const pageNumber = Number(pageId.slice("tab-".length));
       const names = this.names.namesFor(pageNumber, reported.tools.map((t) => t.name));
@@ -351,6 +354,7 @@ export class PageToolStore {
         const frameOrigin = tool.origin && tool.origin !== reported.origin ? tool.origin : undefined;
         const frame = frameOrigin ? this.#frameOf(tabId, frameOrigin) : null;
         if (frameOrigin && !frame) return;
+        if (frameOrigin && policy.isExcluded?.({ url: frame?.url, origin: frameOrigin })) return;
         /** @type {ExposedTool} */
         const exposed = {
           name: names[i],

@@ -36,7 +36,8 @@ import {
 
 /**
  * One frame's last report, with the browser's ids for the frame and its document.
- * @typedef {{frameId: number, documentId: string, report: FrameReport}} StoredFrame
+ * @typedef {{frameId: number, documentId: string, report: FrameReport, origin?: string}} StoredFrame  `origin`: the
+ *   document's origin as the browser gives it (the creator's for about:blank and srcdoc; settings.js isExcluded)
  */
 
 /**

@@ -164,7 +164,10 @@ export class SelectionStore {
    * script) is a document going away (its `pagehide`, e.g. an iframe removed from its page): what
    * it reported is dropped. A push whose focus is `pending` keeps the text last reported for the
    * same field (the tab is pulled at `current` until the text follows).
-   * @param {{tabId?: number, frameId?: number, documentId?: string}} sender
+   * A frame of an excluded site is stored too, with its origin: whether it is shown is decided
+   * at every build from the settings of that moment (exclusion.js sharedFrames), the same for
+   * pushed and pulled reports.
+   * @param {{tabId?: number, frameId?: number, documentId?: string, origin?: string}} sender
    * @param {unknown} report
    */
   push(sender, report) {
@@ -190,7 +193,10 @@ export class SelectionStore {
       focus.content = before.content;
       focus.length = before.length;
     }
-    frames.set(sender.frameId, { frameId: sender.frameId, documentId, report: parsed });
+    /** @type {StoredFrame} */
+    const stored = { frameId: sender.frameId, documentId, report: parsed };
+    if (sender.origin) stored.origin = sender.origin;
+    frames.set(sender.frameId, stored);
     if (sender.frameId === 0) this.#topSeen.add(sender.tabId);
     this.#pushedAt.set(sender.tabId, this.#now());
   }
@@ -210,9 +216,9 @@ export class SelectionStore {
   }
 
   /**
-   * A `frame.changed` the worker dropped (its site excluded, or incognito without the opt-in):
-   * what that frame reported before is stale now, so drop it too, and pull the tab before its
-   * pushed values are used again (once the site may be shown again: the settings changed).
+   * A `frame.changed` the worker dropped (incognito without the opt-in; an excluded site's is
+   * kept, see `push`): what that frame reported before is stale now, so drop it too, and pull the
+   * tab before its pushed values are used again (once it may be shown again: the settings changed).
    * @param {{tabId?: number, frameId?: number}} sender
    */
   dropped(sender) {
@@ -309,15 +315,26 @@ export class SelectionStore {
       const results = await withTimeout(api.frameReports(tabId), SELECTION_PULL_TIMEOUT_MS);
       /** @type {StoredFrame[]} */
       const frames = [];
-      for (const { frameId, documentId, result } of results) {
+      for (const { frameId, documentId, origin, result } of results) {
         const report = parseReport(result);
         const key = report ? documentKey(frameId, documentId, report.token) : undefined;
-        if (report && key) frames.push({ frameId, documentId: key, report });
+        if (report && key) frames.push(origin ? { frameId, documentId: key, report, origin } : { frameId, documentId: key, report });
       }
       return frames;
     } catch {
       return undefined;
     }
+  }
+
+  /**
+   * What decides whether a tab's top document is shared (settings.js isExcluded): its address
+   * and origin as last reported (the opener's origin for a `window.open("")` window), if known.
+   * @param {number} tabId
+   * @returns {import("./settings.js").DocumentSite | undefined}
+   */
+  topSite(tabId) {
+    const top = this.#frames.get(tabId)?.get(0);
+    return top ? { url: top.report.url, origin: top.origin } : undefined;
   }
 
   /**

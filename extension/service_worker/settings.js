@@ -16,6 +16,8 @@ export const SETTINGS_KEY = "settings";
  *   desktop host reads that link (issue 16; page_read.js); on by default: the host asks for one page, on demand
  * @property {boolean} screenshots           the active tab links a screenshot of its visible part (issue 16);
  *   off by default: a screenshot holds everything on screen, also what the user did not select
+ * @property {boolean} localFiles            file:// pages (and blank documents they make) are shared like
+ *   a web site; off by default: a local file is often private (a tax return, a bank statement)
  */
 
 /** @type {Readonly<Settings>} */
@@ -27,6 +29,7 @@ export const DEFAULT_SETTINGS = Object.freeze({
   confirmConsequential: true,
   pageText: true,
   screenshots: false,
+  localFiles: false,
 });
 
 /** Most excluded sites kept (a bound on what a hand-edited storage entry can make us scan). */
@@ -50,6 +53,7 @@ export function normalizeSettings(raw) {
     confirmConsequential: flag("confirmConsequential"),
     pageText: flag("pageText"),
     screenshots: flag("screenshots"),
+    localFiles: flag("localFiles"),
   };
 }
 
@@ -199,9 +203,16 @@ export function shareSiteAgain(excludedSites, host) {
  * @param {string} host  from siteOf ("" when the page is not a web site)
  * @param {boolean} incognito  the page is in an incognito window
  * @param {Settings} settings
+ * @param {boolean} [localFile]  the page is a local file (file://)
  * @returns {{text: string, action: "exclude" | "share" | "", button: string}}  `action` "" hides the button
  */
-export function describeSite(host, incognito, settings) {
+export function describeSite(host, incognito, settings, localFile = false) {
+  if (localFile && !settings.localFiles) {
+    return { text: 'This local file is not shared: local files are off. To share it, switch on "Share local files (file://)" in Settings.', action: "", button: "" };
+  }
+  if (localFile) {
+    return { text: 'This local file is shared: "Share local files (file://)" is on in Settings.', action: "", button: "" };
+  }
   if (!host) return { text: "This page is not a web site: nothing from it is shared.", action: "", button: "" };
   const rules = rulesExcluding(settings.excludedSites, host);
   if (rules.length > 0) {
@@ -216,24 +227,59 @@ export function describeSite(host, incognito, settings) {
 }
 
 /**
- * True when `url`'s host is an excluded site or a subdomain of one. The host is compared as the
- * entries are stored (siteEntryHost): without a trailing dot, since `https://bank.test./` is the
- * same site as `https://bank.test/` (a trailing dot used to get a page past its exclusion); a
- * `blob:` URL is its creator's origin's (`blob:https://bank.test/<uuid>`).
- * @param {string} url
- * @param {string[]} excludedSites from normalizeSettings
+ * What exclusion is decided on for one document: its address and, where the browser gives it,
+ * its origin (`MessageSender.origin`, or `self.origin` in the content script's isolated
+ * world). An `about:blank`, `about:srcdoc` or `blob:` document has its creator's origin, so a
+ * blank frame or `window.open("")` window an excluded page writes into is that site's too.
+ * @typedef {object} DocumentSite
+ * @property {string} [url]
+ * @property {string} [origin]  a serialised origin ("https://bank.test", "file://", "null" when opaque)
+ */
+
+/**
+ * The host (or "file" for a local file) an address or origin belongs to, "" when it has none
+ * (about:blank, data:, an opaque origin, junk). Without a trailing dot, since `https://bank.test./`
+ * is the same site as `https://bank.test/` (a trailing dot used to get a page past its exclusion);
+ * a `blob:` URL is its creator's origin's (`blob:https://bank.test/<uuid>`).
+ * @param {string} address  a URL or a serialised origin
+ * @returns {string}
+ */
+function siteHost(address) {
+  try {
+    const parsed = new URL(address);
+    const inner = parsed.protocol === "blob:" ? new URL(parsed.pathname) : parsed;
+    if (inner.protocol === "file:") return "file";
+    return inner.hostname.toLowerCase().replace(/\.+$/, "");
+  } catch {
+    return "";
+  }
+}
+
+/**
+ * True when a document must not be shared because of where it comes from: its origin's host or
+ * its URL's host is an excluded site or a subdomain of one, or it is a local file (file://, or a
+ * document a file made) while `localFiles` is off. The one rule for every path: pushed and pulled
+ * frame reports, Pages in `current`, page text, screenshots and page tools.
+ * @param {string | DocumentSite} doc  a URL, or the document's URL and origin
+ * @param {{excludedSites: string[], localFiles?: boolean}} settings from normalizeSettings
  * @returns {boolean}
  */
-export function isExcluded(url, excludedSites) {
-  if (excludedSites.length === 0) return false;
-  let host;
-  try {
-    const parsed = new URL(url);
-    host = (parsed.protocol === "blob:" ? new URL(parsed.pathname) : parsed).hostname.toLowerCase().replace(/\.+$/, "");
-  } catch {
-    return false;
-  }
-  return excludedSites.some((site) => host === site || host.endsWith(`.${site}`));
+export function isExcluded(doc, settings) {
+  const { url = "", origin = "" } = typeof doc === "string" ? { url: doc } : doc;
+  const hosts = [siteHost(url), origin === "null" ? "" : siteHost(origin)].filter(Boolean);
+  if (hosts.includes("file")) return settings.localFiles !== true;
+  return hosts.some((host) => rulesExcluding(settings.excludedSites, host).length > 0);
+}
+
+/**
+ * The host an excluded document is excluded for, to name it in a refusal ("" when none: a
+ * local file, or no host).
+ * @param {DocumentSite} doc
+ * @returns {string}
+ */
+export function excludedHost(doc) {
+  const host = siteHost(doc.origin && doc.origin !== "null" ? doc.origin : doc.url ?? "");
+  return host === "file" ? "" : host;
 }
 
 /**

@@ -90,6 +90,7 @@ function currentWith(pushedState, connected = true) {
         return pushedState;
       },
       pushed: () => frames,
+      topSite: () => undefined,
       pullUnseen: async (tabIds) => {
         calls.push(`pullUnseen ${tabIds}`);
         return tabIds.length > 0; // as selections.js: false when there is none to pull

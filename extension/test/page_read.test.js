@@ -179,6 +179,9 @@ function reader(fakes = {}) {
         if (!injected.has(tabId)) return { missing: true }; // extractText before the injection
         return fakes.run ? fakes.run() : { markdown: "# A", truncated: false, bytes: 3, source: "readability", title: "A", url: "https://e.org/a" };
       },
+      // The frames now (not in `calls`): the tab's top document alone unless a test names them.
+      frameSites: async (tabId) =>
+        fakes.frames?.(tabId) ?? [{ frameId: 0, url: tabs[tabId]?.url ?? "", origin: new URL(tabs[tabId]?.url ?? "https://e.org").origin, visible: true }],
       captureVisibleTab: async (windowId) => {
         calls.push(`capture ${windowId}`);
         const url = await (fakes.capture ?? (async () => "data:image/png;base64,AAAA"))(windowId);

@@ -116,7 +116,7 @@ test("the user's policy can switch page tools off or exclude sites", () => {
   const windows = [{ id: 1, incognito: false, type: "normal", state: "normal", tabs: [{ id: 5, index: 0, active: true, url: TOP.url }] }];
   assert.equal(store.exposed(windows, ids).tools.length, 1);
   assert.equal(store.exposed(windows, ids, { exposePageTools: false }).tools.length, 0);
-  assert.equal(store.exposed(windows, ids, { isExcluded: (url) => url.startsWith("http://127.0.0.1") }).tools.length, 0);
+  assert.equal(store.exposed(windows, ids, { isExcluded: (doc) => (doc.url ?? "").startsWith("http://127.0.0.1") }).tools.length, 0);
   assert.equal(store.exposed(windows, ids, { isExcluded: () => false }).tools.length, 1);
 });
 
@@ -176,4 +176,28 @@ test("serialisedOrigin accepts only an http(s)/ws(s) origin as the browser seria
   assert.equal(serialisedOrigin("file:///x"), null);
   assert.equal(serialisedOrigin("null"), null);
   assert.equal(serialisedOrigin(42), null);
+});
+
+test("exclusion by origin: a page whose top document is an excluded site's, and an excluded frame's tools", async () => {
+  const { isExcluded } = await import("../service_worker/settings.js");
+  const settings = { excludedSites: ["localhost"], localFiles: false };
+  const policy = { isExcluded: (/** @type {any} */ doc) => isExcluded(doc, settings) };
+  const ids = new IdRegistry("inst");
+  const store = new PageToolStore();
+  store.report(TOP, {
+    tools: [
+      { name: "framed", description: "F", origin: "http://localhost:9000" },
+      { name: "own", description: "O" },
+    ],
+  });
+  store.noteFrame({ tabId: 5, frameId: 3, url: "http://localhost:9000/widget.html", origin: "http://localhost:9000" });
+  const windows = [{ id: 1, incognito: false, type: "normal", state: "normal", tabs: [{ id: 5, index: 0, active: true, url: TOP.url }] }];
+  assert.deepEqual(store.exposed(windows, ids).tools.map((t) => t.toolName).sort(), ["framed", "own"]);
+  assert.deepEqual(store.exposed(windows, ids, policy).tools.map((t) => t.toolName), ["own"]);
+  // An about:blank page an excluded site opened and wrote: the browser's origin is the opener's.
+  const blank = { tabId: 6, frameId: 0, documentId: "doc-B", url: "about:blank", origin: "http://localhost:9000" };
+  store.report(blank, { tools: [{ name: "statement", description: "S" }] });
+  const blankWindows = [{ id: 2, incognito: false, type: "normal", state: "normal", tabs: [{ id: 6, index: 0, active: true, url: "about:blank" }] }];
+  assert.equal(store.exposed(blankWindows, ids).tools[0]?.origin, "http://localhost:9000");
+  assert.deepEqual(store.exposed(blankWindows, ids, policy).tools, []);
 });

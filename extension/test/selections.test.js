@@ -175,3 +175,14 @@ test("a dropped push (excluded site, incognito) drops what that frame reported a
   assert.equal(store.pushed().get(7), undefined);
   assert.equal(store.needsPull(7), true);
 });
+
+test("a push keeps the origin the browser gave, and the tab's top document names its site", () => {
+  const store = new SelectionStore(() => 1000);
+  const blank = { ...selection, url: "about:blank" };
+  store.push({ ...top(7), origin: "http://localhost:9000" }, blank);
+  store.push({ tabId: 7, frameId: 2, documentId: "doc-7-2" }, { ...blank, isTop: false });
+  const frames = store.pushed().get(7) ?? [];
+  assert.deepEqual(frames.map((f) => f.origin), ["http://localhost:9000", undefined]);
+  assert.deepEqual(store.topSite(7), { url: "about:blank", origin: "http://localhost:9000" });
+  assert.equal(store.topSite(8), undefined);
+});

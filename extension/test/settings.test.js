@@ -32,7 +32,7 @@ test("a site list is reduced to unique host names", () => {
 });
 
 test("a site excludes itself and its subdomains, nothing else", () => {
-  const sites = ["bank.test"];
+  const sites = { excludedSites: ["bank.test"], localFiles: true };
   assert.equal(isExcluded("https://bank.test/login", sites), true);
   assert.equal(isExcluded("https://www.bank.test/", sites), true);
   assert.equal(isExcluded("https://notbank.test/", sites), false);
@@ -42,7 +42,35 @@ test("a site excludes itself and its subdomains, nothing else", () => {
   assert.equal(isExcluded("https://www.bank.test../", sites), true);
   assert.equal(isExcluded("blob:https://bank.test/0b5d3c1e-1111-4222-8333-444455556666", sites), true);
   assert.equal(isExcluded("blob:https://other.test/0b5d3c1e", sites), false);
-  assert.equal(isExcluded("https://bank.test/", []), false);
+  assert.equal(isExcluded("https://bank.test/", { excludedSites: [], localFiles: true }), false);
+});
+
+test("exclusion follows the document's origin: blank, srcdoc and opened windows are their creator's", () => {
+  const settings = { excludedSites: ["bank.test"], localFiles: false };
+  // An about:blank child an excluded frame writes into, a srcdoc frame, a window.open("") window:
+  // the address has no host, the origin the browser gives is the creator's.
+  assert.equal(isExcluded({ url: "about:blank", origin: "https://bank.test" }, settings), true);
+  assert.equal(isExcluded({ url: "about:srcdoc", origin: "https://www.bank.test" }, settings), true);
+  assert.equal(isExcluded({ url: "about:blank", origin: "https://other.test" }, settings), false);
+  assert.equal(isExcluded({ url: "about:blank" }, settings), false);
+  assert.equal(isExcluded({ url: "about:blank", origin: "https://bank.test." }, settings), true);
+  // Either decides: an address on the site with an opaque origin (a sandboxed frame) is excluded.
+  assert.equal(isExcluded({ url: "https://bank.test/x", origin: "null" }, settings), true);
+  assert.equal(isExcluded({ url: "https://other.test/x", origin: "https://bank.test" }, settings), true);
+  assert.equal(isExcluded({ url: "data:text/html,hi", origin: "null" }, settings), false);
+});
+
+test("local files are excluded unless switched on, also the blank documents they make", () => {
+  const off = normalizeSettings({});
+  assert.equal(off.localFiles, false);
+  assert.equal(isExcluded("file:///home/me/tax-return.html", off), true);
+  assert.equal(isExcluded({ url: "about:blank", origin: "file://" }, off), true);
+  assert.equal(isExcluded("https://example.org/", off), false);
+  const on = normalizeSettings({ localFiles: true });
+  assert.equal(isExcluded("file:///home/me/tax-return.html", on), false);
+  assert.equal(isExcluded({ url: "about:blank", origin: "file://" }, on), false);
+  // A rule on a host never matches a file, and a file never matches a host's rule.
+  assert.equal(isExcluded("file:///bank.test/a.html", { ...on, excludedSites: ["bank.test"] }), false);
 });
 
 test("the popup's words for each state", () => {

@@ -72,3 +72,10 @@ test("the This site section's words and button", () => {
   assert.match(describeSite("other.org", true, settings).text, /incognito/);
   assert.equal(describeSite("", false, settings).action, "");
 });
+
+test("the This site section on a local file says whether files are shared and how to switch them on", () => {
+  const off = describeSite("", false, normalizeSettings({}), true);
+  assert.equal(off.text, 'This local file is not shared: local files are off. To share it, switch on "Share local files (file://)" in Settings.');
+  assert.equal(off.action, "");
+  assert.match(describeSite("", false, normalizeSettings({ localFiles: true }), true).text, /^This local file is shared/);
+});

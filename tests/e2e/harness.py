@@ -84,15 +84,23 @@ def isolated_environment(root: Path) -> Iterator[None]:
         yield
 
 
-def seed_profile(user_data_dir: Path, *, allow_incognito: bool = False) -> None:
+def seed_profile(
+    user_data_dir: Path, *, allow_incognito: bool = False, allow_file_access: bool = False
+) -> None:
     """Turn developer mode on, or `chrome.runtime.reload()` disables an unpacked extension
     (chromium-recipe.md §9.1). `allow_incognito`: the extension starts allowed in incognito, as
     if the user had switched "Allow in Incognito" on in chrome://extensions (Chromium 156 keeps
     the `extensions.settings.<id>.incognito` flag it finds in Preferences; Linux does not enforce
-    the Secure Preferences MACs)."""
+    the Secure Preferences MACs). `allow_file_access`: as if the user had switched "Allow access
+    to file URLs" on (`newAllowFileAccess`), so content scripts run in file:// pages."""
     prefs: dict[str, Any] = {"extensions": {"ui": {"developer_mode": True}}}
+    flags: dict[str, bool] = {}
     if allow_incognito:
-        prefs["extensions"]["settings"] = {manifests.extension_id(): {"incognito": True}}
+        flags["incognito"] = True
+    if allow_file_access:
+        flags["newAllowFileAccess"] = True
+    if flags:
+        prefs["extensions"]["settings"] = {manifests.extension_id(): flags}
     (user_data_dir / "Default").mkdir(parents=True, exist_ok=True)
     (user_data_dir / "Default" / "Preferences").write_text(json.dumps(prefs))
 

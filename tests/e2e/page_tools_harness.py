@@ -94,17 +94,18 @@ def env_for(root: Path, deadline_ms: int | None = DEADLINE_MS) -> dict[str, str]
 
 @asynccontextmanager
 async def launch(
-    mode: Mode, root: Path, *, deadline_ms: int | None = DEADLINE_MS
+    mode: Mode, root: Path, *, deadline_ms: int | None = DEADLINE_MS, allow_file_access: bool = False
 ) -> AsyncIterator[ToolsBrowser]:
     """Start Chromium in `mode` with the extension and its native host, whose page-tool deadline is
-    `deadline_ms` (None: the product default); yield once the provider descriptor exists."""
+    `deadline_ms` (None: the product default); yield once the provider descriptor exists.
+    `allow_file_access`: the extension may run in file:// pages (harness.seed_profile)."""
     with pytest.MonkeyPatch.context() as patch:
         patch.delenv("WEBCTX_PAGE_TOOL_DEADLINE_MS", raising=False)
         for name, value in env_for(root, deadline_ms).items():
             patch.setenv(name, value)
         patch.delenv("XDG_RUNTIME_DIR", raising=False)
         user_data_dir = root / "udd"
-        seed_profile(user_data_dir)
+        seed_profile(user_data_dir, allow_file_access=allow_file_access)
         install_host_manifest(user_data_dir)
         args = [*BROWSER_ARGS, *(["--enable-features=WebMCP"] if mode == "native" else [])]
         running: RunningBrowser | None = None

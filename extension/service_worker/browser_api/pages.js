@@ -41,18 +41,43 @@ export function sendToDocument(tabId, documentId, message) {
 }
 
 /**
- * Every frame's report (content/report.js) in one injection; results name each frame's frameId
- * and documentId. Frames without the content scripts give null results.
+ * Every frame's report (content/report.js) in one injection; results name each frame's frameId,
+ * documentId and origin (`self.origin` in the isolated world: the document's origin, the
+ * creator's for about:blank and srcdoc documents, where `location.origin` says "null" for
+ * about:srcdoc; a page cannot redefine it there). Frames without the content scripts give null
+ * results.
  * @param {number} tabId
- * @returns {Promise<{frameId: number, documentId: string | undefined, result: unknown}[]>}
+ * @returns {Promise<{frameId: number, documentId: string | undefined, origin: string, result: unknown}[]>}
  */
 export async function frameReports(tabId) {
   const results = await chrome.scripting.executeScript({
     target: { tabId, allFrames: true },
     // Runs in the isolated world, which the content scripts share.
-    func: () => /** @type {any} */ (globalThis).__webctx?.report?.() ?? null,
+    func: () => ({ origin: self.origin, report: /** @type {any} */ (globalThis).__webctx?.report?.() ?? null }),
   });
-  return results.map((r) => ({ frameId: r.frameId, documentId: r.documentId, result: r.result }));
+  return results.map((r) => {
+    const { origin, report } = /** @type {{origin?: unknown, report?: unknown} | null} */ (r.result) ?? {};
+    return { frameId: r.frameId, documentId: r.documentId, origin: typeof origin === "string" ? origin : "", result: report ?? null };
+  });
+}
+
+/**
+ * Every frame of a tab as it is now: its address, its origin (as in frameReports) and whether it
+ * has an area on screen (a 0×0 or display:none frame has none). For the screenshot's check that no
+ * excluded frame shows (page_read.js).
+ * @param {number} tabId
+ * @param {boolean} allFrames  false: the top frame only
+ * @returns {Promise<{frameId: number, url: string, origin: string, visible: boolean}[]>}
+ */
+export async function frameSites(tabId, allFrames) {
+  const results = await chrome.scripting.executeScript({
+    target: allFrames ? { tabId, allFrames: true } : { tabId, frameIds: [0] },
+    func: () => ({ url: location.href, origin: self.origin, visible: innerWidth > 0 && innerHeight > 0 }),
+  });
+  return results.map((r) => {
+    const { url, origin, visible } = /** @type {{url?: unknown, origin?: unknown, visible?: unknown} | null} */ (r.result) ?? {};
+    return { frameId: r.frameId, url: typeof url === "string" ? url : "", origin: typeof origin === "string" ? origin : "", visible: visible !== false };
+  });
 }
 
 /**
@@ -138,6 +163,7 @@ function wrapPort(port) {
  * @property {number} [frameId]
  * @property {string} [documentId]
  * @property {string} [url]
+ * @property {string} [origin]  the document's origin (the creator's for about:blank and srcdoc)
  * @property {boolean} fromOwnPage   sent by one of this extension's own pages (popup)
  * @property {boolean} incognito
  */
@@ -155,6 +181,7 @@ export function onRuntimeMessage(listener) {
       frameId: sender.frameId,
       documentId: sender.documentId,
       url: sender.url,
+      origin: sender.origin,
       fromOwnPage: sender.tab === undefined && (sender.url ?? "").startsWith(chrome.runtime.getURL("")),
       incognito: sender.tab?.incognito ?? false,
     });
@@ -190,6 +217,7 @@ export function onContentPort(name, listener) {
         frameId: sender.frameId,
         documentId: sender.documentId,
         url: sender.url,
+        origin: sender.origin,
         fromOwnPage: false,
         incognito: sender.tab.incognito,
       },
