@@ -322,11 +322,12 @@ async def test_a_cross_origin_frames_tool_names_the_frame_in_the_prompt(
     tb: ToolsBrowser, prompts: Prompts, page_server: str, other_origin: str
 ) -> None:
     query = f"/xorigin.html?child={other_origin}&paying=1"
+    url = page_server + query
     page = await tb.open(query, page_server)
     try:
         async with tb.session() as session:
-            tools = await wait_for_tools(session, lambda ts: "frame_pay" in page_tools_of(ts, page_server + query))
-            pay = page_tools_of(tools, page_server + query)["frame_pay"]
+            tools = await wait_for_tools(session, lambda ts: "frame_pay" in page_tools_of(ts, url))
+            pay = page_tools_of(tools, url)["frame_pay"]
         call = asyncio.create_task(_call(tb, pay.name, {"amount": "5"}))
         prompt = await prompts.next()
         await expect(prompt.locator("#origin")).to_have_text(other_origin)
