@@ -29,18 +29,37 @@ export function displayText(text) {
 }
 
 /**
- * An element showing `text` (displayText) in its own direction: a `<bdi>` (or `tag`) whose
- * `dir="auto"` takes the direction from the text itself, isolated from its neighbours.
- * @param {Document} doc
- * @param {unknown} text
- * @param {string} [tag]  "bdi" unless given (e.g. "span", "dd")
- * @returns {HTMLElement}
+ * A line of the extension's own words with page strings in it: a plain string is ours, `{page}`
+ * someone else's (a title, a client's name), shown through displayText in its own `<bdi>`.
+ * @typedef {string | {page: unknown}} TextPart
  */
-export function isolatedText(doc, text, tag = "bdi") {
-  const element = doc.createElement(tag);
-  element.dir = "auto";
-  element.textContent = displayText(text);
-  return element;
+
+/**
+ * The parts as one string (what the line says; for tests and `data-` attributes).
+ * @param {TextPart[]} parts
+ * @returns {string}
+ */
+export function partsText(parts) {
+  return parts.map((part) => (typeof part === "string" ? part : displayText(part.page))).join("");
+}
+
+/**
+ * Replace `element`'s children with `parts`: our words as text, each page string cleaned in a
+ * `<bdi dir="auto">`, so its direction cannot reorder the words around it.
+ * @param {HTMLElement} element
+ * @param {TextPart[]} parts
+ */
+export function showParts(element, parts) {
+  const doc = element.ownerDocument;
+  element.replaceChildren(
+    ...parts.map((part) => {
+      if (typeof part === "string") return doc.createTextNode(part);
+      const isolated = doc.createElement("bdi");
+      isolated.dir = "auto";
+      isolated.textContent = displayText(part.page);
+      return isolated;
+    }),
+  );
 }
 
 /**

@@ -176,6 +176,24 @@ async def test_a_thrown_non_error_answers_at_once(tb: ToolsBrowser, page_server:
         await page.close()
 
 
+async def test_controls_in_a_tool_description_and_title_never_reach_clients(
+    tb: ToolsBrowser, tools_page: Page, page_server: str
+) -> None:
+    """ESC, NUL, BEL and RLO in what the page registers: `tools/list` of a real MCP client has them
+    stripped (the description keeps its line feed)."""
+    url = f"{page_server}{TOOLS_PAGE}"
+    await tools_page.evaluate(
+        "() => document.modelContext.registerTool({name: 'hostile_text', title: 'Pay\\u202e now\\u0000',"
+        " description: 'Line 1\\u001b[2J\\u0000\\u0007\\u202eevil\\nLine 2', execute: () => 'x'})"
+    )
+    async with tb.session() as session:
+        tools = await wait_for_tools(session, lambda ts: "hostile_text" in page_tools_of(ts, url))
+    tool = page_tools_of(tools, url)["hostile_text"]
+    said = tool.description or ""
+    assert said.endswith("] Line 1[2Jevil\nLine 2"), said
+    assert tool.title in (None, "Pay now"), tool.title  # native WebMCP may not pass a title on
+
+
 # ---- calls that end early ------------------------------------------------------------------------
 
 
