@@ -170,6 +170,7 @@ async def test_a_thrown_non_error_answers_at_once(tb: ToolsBrowser, page_server:
                 assert result.is_error is True, text_of(result)
                 assert "threw something that is not an Error" in text_of(result), text_of(result)
                 assert took_ms < 2000, (name, took_ms)
+                print(f"{tb.mode} {name}: isError in {took_ms:.0f} ms")  # pytest -s shows it
             result = await session.call_tool(ours["ok"].name, {})  # the page and the session go on
             assert result.structured_content == {"fine": True}
     finally:
