@@ -5,8 +5,10 @@
 //     `capUtf8` (the tree's selected and field text);
 //   - the page-text extraction injects it, as a classic script, before content/page_text.js (the
 //     page's Markdown is cut in the page, so a huge page never crosses to the worker whole).
-// Not in the manifest's content_scripts: pages load without it. Re-injection is harmless (it only
-// replaces the frozen object with an equal one). Node-tested: extension/test/utf8_cap.test.js.
+//   - the content scripts load it before content/webmcp_bridge.js (manifest.json): a page tool's
+//     result is measured in bytes there (`jsonTextOver`), where a too-large one would be dropped.
+// Re-injection is harmless (it only replaces the frozen object with an equal one). Node-tested:
+// extension/test/utf8_cap.test.js.
 
 (function () {
   /**
@@ -55,5 +57,19 @@
     return bytes;
   }
 
-  /** @type {any} */ (globalThis).webctxUtf8 = Object.freeze({ capUtf8, utf8Length });
+  /**
+   * Whether `text`, written as a JSON string (quotes and escapes included, as it crosses a port
+   * or the native-messaging pipe), takes more than `maxBytes` bytes of UTF-8. Short text is
+   * answered without a walk (a code unit takes at most 6 bytes: `\u0001`).
+   * @param {string} text
+   * @param {number} maxBytes
+   * @returns {boolean}
+   */
+  function jsonTextOver(text, maxBytes) {
+    if (text.length * 6 + 2 <= maxBytes) return false;
+    if (text.length > maxBytes) return true;
+    return utf8Length(JSON.stringify(text)) > maxBytes;
+  }
+
+  /** @type {any} */ (globalThis).webctxUtf8 = Object.freeze({ capUtf8, utf8Length, jsonTextOver });
 })();

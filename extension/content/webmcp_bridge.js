@@ -31,7 +31,16 @@
   const MAX_SCHEMA_CHARS = 64 * 1024;
   /** All schemas of one report together; later tools' schemas over the budget are dropped. */
   const MAX_REPORT_SCHEMA_CHARS = 1024 * 1024;
-  const MAX_RESULT_CHARS = 48 * 1024 * 1024;
+  /** A result's text, as a JSON string in UTF-8 (what crosses the ports and the native pipe), is
+   * at most this many bytes: the browser's 64 MiB per message, with room for the envelope. A larger
+   * one is an error at once, naming the limit; posted, it would be dropped and the call would wait
+   * for its deadline. The same cap in the worker: service_worker/page_tools.js MAX_RESULT_BYTES. */
+  const MAX_RESULT_BYTES = 48 * 1024 * 1024;
+  const TOO_LARGE = "The tool's result is larger than 48 MiB of UTF-8 (the most a page-tool result may be); it was not sent. Ask the tool for less.";
+  /** @type {{jsonTextOver: (text: string, maxBytes: number) => boolean} | undefined} */
+  const utf8 = /** @type {any} */ (globalThis).webctxUtf8; // content/utf8_cap.js, loaded before this
+  /** @param {string} text */
+  const tooLarge = (text) => (utf8 ? utf8.jsonTextOver(text, MAX_RESULT_BYTES) : text.length * 3 > MAX_RESULT_BYTES);
   const MAX_ERROR_CHARS = 2000;
   const NAME_PATTERN = /^[A-Za-z0-9_.-]{1,128}$/;
 
@@ -196,9 +205,7 @@
     try {
       const text = await native.executeTool(tool, input, { signal: controller.signal });
       if (text !== null && typeof text !== "string") return { ok: true, text: String(text) };
-      if (typeof text === "string" && text.length > MAX_RESULT_CHARS) {
-        return { ok: false, error: "The tool's result is larger than 48 MiB; it was not sent." };
-      }
+      if (typeof text === "string" && tooLarge(text)) return { ok: false, error: TOO_LARGE };
       return { ok: true, text };
     } catch (error) {
       if (controller.signal.aborted) return { ok: false, error: "The call was cancelled." };
@@ -245,8 +252,8 @@
       const call = calls.get(data.callId);
       if (!call || !call.settle) return;
       if (data.ok === true && (data.text === null || typeof data.text === "string")) {
-        if (typeof data.text === "string" && data.text.length > MAX_RESULT_CHARS) {
-          call.settle({ ok: false, error: "The tool's result is larger than 48 MiB; it was not sent." });
+        if (typeof data.text === "string" && tooLarge(data.text)) {
+          call.settle({ ok: false, error: TOO_LARGE });
         } else {
           call.settle({ ok: true, text: data.text });
         }

@@ -25,12 +25,16 @@
   /** An input whose JSON is longer than this is not keyed (its error stays generic). */
   const MAX_KEY_CHARS = 1024 * 1024;
   const MAX_MESSAGE_CHARS = 2000;
+  /** What the call says when the page threw a prototype-less object or a Proxy whose traps throw
+   * (the same sentence as main_world/polyfill.js NOT_AN_ERROR; extension/test/polyfill.test.js). */
+  const NOT_AN_ERROR = "The page's tool threw something that is not an Error (no message can be read from it); the tool did not finish. The page's author can fix it by throwing an Error.";
 
   // Built-ins saved before page code can replace them (STYLE "Content scripts and the polyfill").
   const ProxyCtor = Proxy;
   const apply = Reflect.apply;
   const create = Object.create;
   const getOwnPropertyDescriptor = Object.getOwnPropertyDescriptor;
+  const getPrototypeOf = Object.getPrototypeOf;
   const defineProperty = Object.defineProperty;
   const stringify = JSON.stringify;
   const promiseThen = Promise.prototype.then;
@@ -90,8 +94,9 @@
       try {
         const own = getOwnPropertyDescriptor(error, "message"); // a Proxy's trap may run: its own choice
         if (own && "value" in own && typeof own.value === "string") text = own.value;
+        else if (getPrototypeOf(error) === null) text = NOT_AN_ERROR; // Object.create(null)
       } catch {
-        text = null;
+        text = NOT_AN_ERROR; // a Proxy whose traps throw
       }
     }
     if (!text) return null;

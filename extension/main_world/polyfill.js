@@ -44,6 +44,9 @@
   const MAX_POSTED_TOOLS = 128;
   /** Coalesce registry changes into one post per this many ms. */
   const POST_THROTTLE_MS = 20;
+  /** What a call answers when the page threw something whose text cannot be read (the same
+   * sentence as main_world/native_errors.js NOT_AN_ERROR; extension/test/polyfill.test.js). */
+  const NOT_AN_ERROR = "The page's tool threw something that is not an Error (no message can be read from it); the tool did not finish. The page's author can fix it by throwing an Error.";
   // Saved before page code can replace it, like the built-ins below; the pure rules use it.
   const URLCtor = URL;
 
@@ -285,6 +288,22 @@
   }
 
   /**
+   * The text of what a tool threw. Reading it runs page code (a getter, a Proxy's trap, a missing
+   * toString on `Object.create(null)`) that may throw in turn: then the call still answers at once,
+   * with NOT_AN_ERROR, instead of waiting for its deadline.
+   * @param {unknown} error
+   * @returns {string}
+   */
+  function thrownText(error) {
+    try {
+      const message = error && typeof error === "object" && "message" in error ? String(error.message) : String(error);
+      return message || "The tool failed.";
+    } catch {
+      return NOT_AN_ERROR;
+    }
+  }
+
+  /**
    * Run a registered tool; the bridge needs the real error message, executeTool the browser's error.
    * @param {string} name
    * @param {unknown} input
@@ -305,8 +324,7 @@
     try {
       value = await entry.execute.call(undefined, inputObject, { signal });
     } catch (error) {
-      const message = error && typeof error === "object" && "message" in error ? String(error.message) : String(error);
-      return { ok: false, error: message || "The tool failed." };
+      return { ok: false, error: thrownText(error) };
     }
     if (typeof value === "string") return { ok: true, text: value };
     if (value === null && entry.form) return { ok: true, text: null }; // the form navigated
@@ -1147,7 +1165,8 @@
       const controller = new AbortControllerCtor();
       calls.set(data.callId, { controller, name: data.name });
       const callId = data.callId;
-      runVisible(data.name, data.input, controller.signal).then((reply) => {
+      // Never without an answer: a failure past run()'s own catch (page code in a frame) is one too.
+      runVisible(data.name, data.input, controller.signal).catch(() => ({ ok: false, error: NOT_AN_ERROR })).then((reply) => {
         calls.delete(callId);
         if (controller.signal.aborted) return;
         postMessage({ channel: CHANNEL, dir: "to-ext", kind: "result", callId, ...reply }, "*");

@@ -5,7 +5,10 @@
 //
 // Never the focused field's value: only its kind and label, and whether its text goes to hosts.
 
+import { partsText, showParts } from "../service_worker/display_text.js";
+
 /** @typedef {import("../protocol.js").Element} Element */
+/** @typedef {import("../service_worker/display_text.js").TextPart} TextPart */
 
 /** Words of the selection shown. */
 export const SELECTION_WORDS = 8;
@@ -15,7 +18,8 @@ export const SELECTION_WORDS = 8;
  * @typedef {object} SharedRow
  * @property {"page" | "selection" | "field" | "hover" | "pdf" | "tools" | "tabs" | "windows"} what
  * @property {string} label   e.g. "Page", "Selection"
- * @property {string} text    what it shows (never a field's value)
+ * @property {string} text    what it shows (never a field's value), page strings cleaned
+ * @property {TextPart[]} parts  the same, page strings apart (each shown direction-isolated)
  * @property {string} kind    the element kind hosts see: `Page`, `Text (selected)`, `Group/textbox`, …
  * @property {string} [id]    the element's id in `current`
  */
@@ -73,6 +77,15 @@ export function pickWindow(root, windowElementId) {
 }
 
 /**
+ * @param {Omit<SharedRow, "text" | "parts">} fields
+ * @param {TextPart[]} parts
+ * @returns {SharedRow}
+ */
+function row(fields, parts) {
+  return { ...fields, text: partsText(parts), parts };
+}
+
+/**
  * "Shared now" for one window of a `current` tree: its active page (title, site), the selection's
  * first words, the focused field's kind, the hovered element, page tools, the other tabs and windows.
  * @param {Element | null} root  the Application element (null: nothing is shared)
@@ -89,31 +102,31 @@ export function sharedRows(root, windowElementId) {
   if (page) {
     const site = siteOf(page.url);
     const title = page.title || "(no title)";
-    rows.push({ what: "page", label: "Page", text: site ? `${title} — ${site}` : title, kind: kindOf(page), id: page.id });
+    rows.push(row({ what: "page", label: "Page", kind: kindOf(page), id: page.id }, [{ page: title }, site ? ` — ${site}` : ""]));
     for (const element of descendants(page)) {
       if (element.role === "Text" && element.selected) {
         const text = element.content?.find((c) => c.type === "text")?.text ?? "";
-        rows.push({ what: "selection", label: "Selection", text: `“${firstWords(text, SELECTION_WORDS)}”`, kind: kindOf(element), id: element.id });
+        rows.push(row({ what: "selection", label: "Selection", kind: kindOf(element), id: element.id }, ["“", { page: firstWords(text, SELECTION_WORDS) }, "”"]));
       } else if (element.subrole === "textbox" && element.focused) {
-        const label = element.title ? ` “${element.title}”` : "";
+        const label = element.title ? [" “", { page: element.title }, "”"] : [];
         const shared = element.content ? "its text is shared" : "its text is not shared";
-        rows.push({ what: "field", label: "Focused field", text: `text field${label}; ${shared}`, kind: kindOf(element), id: element.id });
+        rows.push(row({ what: "field", label: "Focused field", kind: kindOf(element), id: element.id }, ["text field", ...label, `; ${shared}`]));
       } else if (element.hovered) {
-        rows.push({ what: "hover", label: "Under the pointer", text: element.title || element.role, kind: kindOf(element), id: element.id });
+        rows.push(row({ what: "hover", label: "Under the pointer", kind: kindOf(element), id: element.id }, [{ page: element.title || element.role }]));
       } else if (element.role === "Document" && element.subrole === "pdf") {
-        rows.push({ what: "pdf", label: "PDF", text: element.title || "a PDF document", kind: kindOf(element), id: element.id });
+        rows.push(row({ what: "pdf", label: "PDF", kind: kindOf(element), id: element.id }, [element.title ? { page: element.title } : "a PDF document"]));
       }
     }
     const tools = Array.isArray(page.attributes?.tools) ? page.attributes.tools.length : 0;
-    rows.push({ what: "tools", label: "Page tools", text: `${tools} tool${tools === 1 ? "" : "s"} hosts can call`, kind: "Page attributes.tools", id: page.id });
+    rows.push(row({ what: "tools", label: "Page tools", kind: "Page attributes.tools", id: page.id }, [`${tools} tool${tools === 1 ? "" : "s"} hosts can call`]));
   }
   const others = pages.length - (page ? 1 : 0);
   if (others > 0) {
-    rows.push({ what: "tabs", label: "Other tabs", text: `${others}: their titles and addresses`, kind: "Page" });
+    rows.push(row({ what: "tabs", label: "Other tabs", kind: "Page" }, [`${others}: their titles and addresses`]));
   }
   const otherWindows = (root.children ?? []).length - 1;
   if (otherWindows > 0) {
-    rows.push({ what: "windows", label: "Other windows", text: `${otherWindows}, shared the same way`, kind: "Window" });
+    rows.push(row({ what: "windows", label: "Other windows", kind: "Window" }, [`${otherWindows}, shared the same way`]));
   }
   return rows;
 }
@@ -148,7 +161,7 @@ export function renderSharedNow(list, neverLine, state) {
     label.textContent = `${row.label}: `;
     const text = document.createElement("span");
     text.className = "text";
-    text.textContent = row.text;
+    showParts(text, row.parts);
     const kind = document.createElement("span");
     kind.className = "kind";
     kind.textContent = ` (${row.kind})`;

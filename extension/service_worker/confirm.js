@@ -62,7 +62,10 @@ export async function confirmCall(message, tabId, tabTools) {
   const tool = tabTools.tools.find((t) => t.name === name);
   if (!tool || !isConsequential(tool)) return undefined; // the common case: no I/O at all
   const pageTitle = (await api.getTab(tabId))?.title ?? "";
-  const decision = await gate.ask({ callId: String(id), tabId, tool, origin: tabTools.origin, pageTitle, input, deadlineMs });
+  // A cross-origin frame's tool is that frame's: the prompt names it, and the top page as its host.
+  const frameOf = tool.origin && tool.origin !== tabTools.origin ? tabTools.origin : undefined;
+  const origin = frameOf ? /** @type {string} */ (tool.origin) : tabTools.origin;
+  const decision = await gate.ask({ callId: String(id), tabId, tool, origin, frameOf, pageTitle, input, deadlineMs });
   if (decision === "allow") return undefined;
   if (decision === "gone") throw new RequestError(ERROR_CODES.pageGone, "the page closed or navigated during the confirmation");
   return { ok: false, error: refusalText(decision, promptTimeoutMs(deadlineMs)) };

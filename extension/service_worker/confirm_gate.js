@@ -12,6 +12,11 @@
 // Which tools ask (decided in docs/extension.md): only those whose page marks them
 // `consequentialHint: true` (WebMCP annotations, research/webmcp.md); a tool without
 // `readOnlyHint` does not ask, or nearly every page tool would.
+//
+// The prompt shows every argument (prompt_arguments.js); when they cannot all be shown, it offers
+// no Allow, and an "allow" answer for such a view is taken as a denial here too.
+
+import { argumentsView } from "./prompt_arguments.js";
 
 /** @typedef {"allow" | "deny" | "closed" | "timeout" | "cancelled" | "gone"} Decision */
 
@@ -21,8 +26,9 @@
  * @property {string} toolName     the page's WebMCP name
  * @property {string} description  cut to MAX_PROMPT_DESCRIPTION_CHARS
  * @property {string} pageTitle    cut to MAX_PROMPT_TITLE_CHARS
- * @property {string} origin
- * @property {string} argumentsText  the arguments as indented JSON, cut to MAX_PROMPT_ARGUMENTS_CHARS
+ * @property {string} origin       the origin that registered the tool (a cross-origin frame's own)
+ * @property {string} [frameOf]    set when that is a frame: the origin of the tab's top document
+ * @property {import("./prompt_arguments.js").ArgumentsView} arguments  every argument, or why not
  * @property {number} expiresAt    ms since the epoch when the prompt gives up (the call's deadline)
  */
 
@@ -31,7 +37,8 @@
  * @property {string} callId   the `tools.call` request id (the host's `tools.cancel` names it)
  * @property {number} tabId
  * @property {{name: string, description: string, annotations?: {consequentialHint?: boolean}}} tool
- * @property {string} origin
+ * @property {string} origin     the origin that registered the tool
+ * @property {string} [frameOf]  the top document's origin, when the tool is a cross-origin frame's
  * @property {string} pageTitle
  * @property {unknown} input
  * @property {unknown} [deadlineMs]  the host's deadline for the whole call (tools.call `deadlineMs`)
@@ -51,7 +58,6 @@
 
 /** The host's default page-tool deadline (native_host/protocol/native.py PAGE_TOOL_DEADLINE_MS), in ms. */
 export const DEFAULT_CALL_DEADLINE_MS = 60_000;
-export const MAX_PROMPT_ARGUMENTS_CHARS = 2000;
 export const MAX_PROMPT_DESCRIPTION_CHARS = 600;
 export const MAX_PROMPT_TITLE_CHARS = 120;
 
@@ -89,21 +95,6 @@ export function cut(text, max) {
 }
 
 /**
- * The arguments as the prompt shows them.
- * @param {unknown} input
- * @returns {string}
- */
-export function argumentsText(input) {
-  let text;
-  try {
-    text = JSON.stringify(input ?? {}, null, 2) ?? "{}";
-  } catch {
-    text = "(arguments that cannot be shown)";
-  }
-  return cut(text, MAX_PROMPT_ARGUMENTS_CHARS);
-}
-
-/**
  * @param {ConfirmRequest} request
  * @param {number} expiresAt
  * @returns {PromptView}
@@ -114,7 +105,8 @@ export function promptView(request, expiresAt) {
     description: cut(request.tool.description, MAX_PROMPT_DESCRIPTION_CHARS),
     pageTitle: cut(request.pageTitle, MAX_PROMPT_TITLE_CHARS),
     origin: request.origin,
-    argumentsText: argumentsText(request.input),
+    ...(request.frameOf ? { frameOf: request.frameOf } : {}),
+    arguments: argumentsView(request.input),
     expiresAt,
   };
 }
@@ -204,7 +196,9 @@ export class ConfirmGate {
    * @param {boolean} allow
    */
   answer(key, allow) {
-    this.#end(key, allow ? "allow" : "deny");
+    // No Allow is offered for arguments the prompt could not show whole: an "allow" is a denial.
+    const whole = this.#pending.get(key)?.view.arguments.complete === true;
+    this.#end(key, allow && whole ? "allow" : "deny");
   }
 
   /**

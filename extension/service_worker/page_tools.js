@@ -9,7 +9,7 @@
 // window) are exposed, each under a name from tool_names.js.
 
 import { ToolNameRegistry } from "./tool_names.js";
-import { MAX_URL_CHARS, firstChars, wellFormed } from "./text_limits.js";
+import { MAX_URL_CHARS, firstChars, jsonTextOver, wellFormed } from "./text_limits.js";
 import { isInternalUrl, tabUrl } from "./tree.js";
 
 /** Most tools listed per page; the rest are counted in the Page's `attributes.toolsOmitted`. */
@@ -44,8 +44,12 @@ export const WINDOW_STATE_SAFETY_POLL_MS = 1000;
 export function windowStatePollMs(userAgent) {
   return /Headless/.test(userAgent) ? WINDOW_STATE_POLL_MS : WINDOW_STATE_SAFETY_POLL_MS;
 }
-/** Result text a content script may send back, in code units (results up to 32 MiB arrive whole). */
-export const MAX_RESULT_CHARS = 48 * 1024 * 1024;
+/** Result text a content script may send back: its JSON string in UTF-8 bytes (the content
+ * script checks the same, content/webmcp_bridge.js; results up to 32 MiB arrive whole). Over it,
+ * the reply to the host would pass the browser's 64 MiB per message and be dropped. */
+export const MAX_RESULT_BYTES = 48 * 1024 * 1024;
+/** The error a result over MAX_RESULT_BYTES answers (the content script says the same). */
+export const RESULT_TOO_LARGE = "The tool's result is larger than 48 MiB of UTF-8 (the most a page-tool result may be); it was not sent. Ask the tool for less.";
 
 /**
  * One page tool as a content script reports it (checked).
@@ -205,10 +209,10 @@ function capText(text, max) {
 export function parseRunReply(value) {
   if (typeof value !== "object" || value === null) return null;
   const { ok, text, error } = /** @type {Record<string, unknown>} */ (value);
-  if (ok === true && (text === null || (typeof text === "string" && text.length <= MAX_RESULT_CHARS))) {
+  if (ok === true && (text === null || (typeof text === "string" && !jsonTextOver(text, MAX_RESULT_BYTES)))) {
     return { ok: true, text: text === null ? null : wellFormed(text) };
   }
-  if (ok === true) return { ok: false, error: "The tool's result is larger than 48 MiB; it was not sent." };
+  if (ok === true) return { ok: false, error: RESULT_TOO_LARGE };
   if (ok === false) return { ok: false, error: typeof error === "string" ? capText(error, 2000) : "The tool failed." };
   return null;
 }

@@ -9,11 +9,12 @@
 //   capUtf8      at most N bytes of UTF-8, on a code-point boundary (selected and field text)
 //   firstChars   at most N UTF-16 code units from the start, not splitting a surrogate pair
 //   lastChars    the same from the end (the context before a selection)
+//   jsonTextOver whether text, as a JSON string, passes N bytes of UTF-8 (a page tool's result)
 
 import "../content/utf8_cap.js";
 
 /** The shared UTF-8 cut (content/utf8_cap.js sets it on the global when imported). */
-const utf8 = /** @type {{capUtf8: (text: string, maxBytes: number) => string}} */ (
+const utf8 = /** @type {{capUtf8: (text: string, maxBytes: number) => string, jsonTextOver: (text: string, maxBytes: number) => boolean}} */ (
   /** @type {any} */ (globalThis).webctxUtf8
 );
 
@@ -44,6 +45,16 @@ export function wellFormed(text) {
  */
 export function capUtf8(text, maxBytes) {
   return utf8.capUtf8(text, maxBytes);
+}
+
+/**
+ * Whether `text` written as a JSON string takes more than `maxBytes` bytes of UTF-8.
+ * @param {string} text
+ * @param {number} maxBytes
+ * @returns {boolean}
+ */
+export function jsonTextOver(text, maxBytes) {
+  return utf8.jsonTextOver(text, maxBytes);
 }
 
 /**

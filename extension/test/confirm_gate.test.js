@@ -4,8 +4,6 @@ import { test } from "node:test";
 
 import {
   ConfirmGate,
-  MAX_PROMPT_ARGUMENTS_CHARS,
-  argumentsText,
   cut,
   isConsequential,
   promptTimeoutMs,
@@ -75,7 +73,7 @@ test("Allow and Deny end the prompt and close its window; a second answer change
   const { key, view } = log.opened[0];
   assert.equal(view.toolName, "buy");
   assert.equal(view.origin, "https://shop.example");
-  assert.equal(view.argumentsText, '{\n  "item": "tea"\n}');
+  assert.deepEqual(view.arguments, { rows: [{ depth: 0, key: "item", value: '"tea"' }], complete: true });
   assert.equal(view.expiresAt, 1_000 + promptTimeoutMs(5000));
   gate.answer(key, true);
   gate.answer(key, false);
@@ -113,7 +111,7 @@ test("several pending prompts do not mix: each key answers its own call", async 
   const a = gate.ask(request("a", { input: { item: "A" } }));
   const b = gate.ask(request("b", { input: { item: "B" } }));
   await tick();
-  const byItem = Object.fromEntries(log.opened.map((o) => [JSON.parse(o.view.argumentsText).item, o.key]));
+  const byItem = Object.fromEntries(log.opened.map((o) => [o.view.arguments.rows[0].value.slice(1, -1), o.key]));
   gate.answer(byItem.B, false);
   gate.answer(byItem.A, true);
   assert.deepEqual(await Promise.all([a, b]), ["allow", "deny"]);
@@ -151,15 +149,27 @@ test("the prompt gives up shortly before the host's deadline", () => {
   assert.equal(promptTimeoutMs(-1), 59_000);
 });
 
-test("arguments are shown as JSON, cut, never splitting a surrogate pair", () => {
-  const long = argumentsText({ text: "x".repeat(5000) });
-  assert.equal(long.length, MAX_PROMPT_ARGUMENTS_CHARS);
-  assert.ok(long.endsWith("…"));
+test("cut never splits a surrogate pair", () => {
   assert.equal(cut("ab😀cd", 4), "ab…");
-  const circular = {};
-  circular.self = circular;
-  assert.equal(argumentsText(circular), "(arguments that cannot be shown)");
-  assert.equal(argumentsText(undefined), "{}");
+});
+
+test("Allow for arguments the prompt could not show whole is a denial", async () => {
+  const { gate, log } = fakeGate();
+  const tooMany = Object.fromEntries(Array.from({ length: 60 }, (_, i) => [`k${i}`, i]));
+  const decided = gate.ask(request("c1", { input: tooMany }));
+  await tick();
+  assert.equal(log.opened[0].view.arguments.complete, false);
+  gate.answer(log.opened[0].key, true);
+  assert.equal(await decided, "deny");
+});
+
+test("a cross-origin frame's tool: the view names the frame's origin and the top page's", async () => {
+  const { gate, log } = fakeGate();
+  void gate.ask(request("c1", { origin: "https://pay.example", frameOf: "https://shop.example" }));
+  await tick();
+  assert.equal(log.opened[0].view.origin, "https://pay.example");
+  assert.equal(log.opened[0].view.frameOf, "https://shop.example");
+  gate.answer(log.opened[0].key, false);
 });
 
 test("the refusal sentences name what happened", () => {

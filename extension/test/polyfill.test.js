@@ -92,3 +92,10 @@ test("a cross-origin frame's posted tools are page input: checked for shape, fir
   const many = Array.from({ length: 200 }, (_, i) => ({ name: `t${i}`, description: "d" }));
   assert.equal(frameEntries(many).length, 128);
 });
+
+test("a thrown non-Error answers with one sentence in both WebMCP modes (polyfill, native_errors)", () => {
+  const sentence = (text) => /const NOT_AN_ERROR = ("[^"\n]+");/.exec(text)?.[1];
+  const errors = readFileSync(new URL("../main_world/native_errors.js", import.meta.url), "utf8");
+  assert.ok(sentence(source)?.includes("is not an Error"));
+  assert.equal(sentence(errors), sentence(source));
+});

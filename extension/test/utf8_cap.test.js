@@ -48,3 +48,16 @@ test("the service worker's capUtf8 (text_limits.js) is this same rule", () => {
     for (const max of [0, 1, 3, 4, 7, 12]) assert.equal(workerCap(text, max), capUtf8(text, max));
   }
 });
+
+test("jsonTextOver measures the JSON string in UTF-8 bytes, escapes included", () => {
+  const { jsonTextOver } = /** @type {any} */ (sandbox.webctxUtf8);
+  assert.equal(jsonTextOver("abc", 5), false); // "abc" with its quotes
+  assert.equal(jsonTextOver("abcd", 5), true);
+  assert.equal(jsonTextOver("€€", 8), false); // 2 + 6
+  assert.equal(jsonTextOver("€€", 7), true);
+  assert.equal(jsonTextOver("\u0001", 8), false); // "\u0001"
+  assert.equal(jsonTextOver("\u0001", 7), true);
+  // 90 MiB of UTF-8 in 30 Mi code units, under a 48 Mi cap on code units: over 48 MiB of bytes.
+  assert.equal(jsonTextOver("€".repeat(1024), 3 * 1024), true);
+  assert.equal(jsonTextOver("€".repeat(1024), 3 * 1024 + 2), false);
+});

@@ -20,6 +20,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, Final
 
+from native_host.protocol.display_text import display_line
 from native_host.protocol.json_text import SURROGATE
 
 UNKNOWN_CLIENT: Final = "unknown client"
@@ -64,18 +65,22 @@ class ClientName:
 
 
 def name_of(info: Any) -> ClientName | None:
-    """ClientName from an SDK `Implementation` or a raw `{name, version}` mapping; None if neither
-    has a non-blank string `name`."""
+    """ClientName from an SDK `Implementation` or a raw `{name, version}` mapping, each shown as one
+    clean line (`display_text.display_line`); None if neither has a `name` that is a string and not
+    blank once cleaned."""
     if isinstance(info, Mapping):
         name, version = info.get("name"), info.get("version")
     else:
         name, version = getattr(info, "name", None), getattr(info, "version", None)
     if not isinstance(name, str) or not name.strip():
         return None
-    return ClientName(
-        cut(name.strip(), MAX_NAME_CHARS),
-        cut(version, MAX_NAME_CHARS) if isinstance(version, str) and version else None,
-    )
+    # Shown in the popup's "Who read it" and by `webctx activity`: no ESC, line breaks, bidi
+    # overrides or invisible characters in it (protocol/display_text.py).
+    name = display_line(name).strip()
+    version = display_line(version).strip() if isinstance(version, str) else None
+    if not name:
+        return None
+    return ClientName(cut(name, MAX_NAME_CHARS), cut(version, MAX_NAME_CHARS) if version else None)
 
 
 def _meta_of(ctx: Any) -> Mapping[str, Any]:

@@ -37,6 +37,7 @@ from mcp.shared.exceptions import MCPError
 from mcp_types.jsonrpc import INVALID_PARAMS
 
 from native_host.protocol.client_info import ClientName, cut
+from native_host.protocol.display_text import display_line
 from native_host.protocol.tools import ACTIVITY_RESOURCE_URI
 
 MAX_ENTRIES: Final = 50
@@ -87,7 +88,7 @@ def current_elements(root: Mapping[str, Any]) -> list[dict[str, str]]:
             page_id = str(page.get("id", ""))
             entry = {"kind": "page", "id": page_id, "page": page_id}
             if isinstance(page.get("title"), str) and page["title"]:
-                entry["title"] = cut(page["title"], MAX_TITLE_CHARS)
+                entry["title"] = cut(display_line(page["title"]), MAX_TITLE_CHARS)  # shown: "Who read it"
             found.append(entry)
             for element in _walk(page):
                 kind = _kind(element)

@@ -76,6 +76,7 @@ from native_host.provider.page_resources import PageResources
 from native_host.provider.page_tools import PageToolTable
 from native_host.provider.refusal_log import REFUSALS, count_uvicorn_refusals
 from native_host.provider.security import LoopbackGuard
+from native_host.provider.sse_escape import EscapedLineSeparators
 
 log = logging.getLogger(__name__)
 
@@ -337,7 +338,9 @@ class McpEndpoint:
                 allowed_origins=[],
             ),
         )
-        guard = LoopbackGuard(ShortErrorBodies(cast(Any, app)), port=port, token=self.token)
+        # SSE `data:` lines carry no raw U+2028/2029/0085 (sse_escape.py); errors are short JSON.
+        served = ShortErrorBodies(EscapedLineSeparators(cast(Any, app)))
+        guard = LoopbackGuard(served, port=port, token=self.token)
         count_uvicorn_refusals()  # garbage from a token-less client is a refusal too (issue 13)
         config = uvicorn.Config(
             cast(Any, guard),

@@ -27,6 +27,7 @@ from typing import Any, Final
 from mcp import types
 
 from native_host.errors import DeadlineExceeded, ExtensionError, ProviderUnavailable
+from native_host.protocol.display_text import display_block, display_line
 from native_host.protocol.native import (
     MAX_JSON_DEPTH,
     PAGE_TOOL_DEADLINE_MS,
@@ -103,13 +104,15 @@ def map_result(text: str | None) -> types.CallToolResult:
 
 def describe(tool: PageTool) -> str:
     """The MCP description: the page's title and origin (and a cross-origin frame's origin) first,
-    then the page's own text."""
-    title = tool.page_title.strip() or tool.url or "an untitled page"
+    then the page's own text. Page strings are cleaned here, where page tools become MCP tools
+    (`display_text`: no ESC, NUL, BEL, bidi override reaches a client), whatever browser sent them."""
+    title = display_line(tool.page_title).strip() or tool.url or "an untitled page"
     if len(title) > MAX_PAGE_TITLE_CHARS:
         title = title[:MAX_PAGE_TITLE_CHARS] + "…"
     origin = tool.origin or "unknown origin"
     frame = f", from its embedded frame {tool.frame_origin}" if tool.frame_origin else ""
-    return f"[Page tool of “{title}” ({origin}){frame}; page-provided, untrusted] {tool.description}"
+    said = display_block(tool.description)
+    return f"[Page tool of “{title}” ({origin}){frame}; page-provided, untrusted] {said}"
 
 
 def mcp_tool(tool: PageTool) -> types.Tool:
@@ -134,7 +137,7 @@ def mcp_tool(tool: PageTool) -> types.Tool:
         meta["consequential"] = True
     return types.Tool(
         name=tool.name,
-        title=tool.title or None,
+        title=display_line(tool.title or "").strip() or None,
         description=describe(tool),
         input_schema=schema,
         annotations=types.ToolAnnotations(

@@ -277,3 +277,84 @@ async def test_closing_the_page_during_the_prompt_closes_it_and_the_call_says_pa
     result = await call
     assert result.is_error and text_of(result).startswith("Page gone"), text_of(result)
     await _closed(prompt)
+
+
+async def test_padding_cannot_hide_the_recipient_or_the_amount(
+    tb: ToolsBrowser, prompts: Prompts, shop: Page, page_server: str
+) -> None:
+    """A memo padded with 2,100 spaces: the prompt still shows `to` and `amount`, on screen."""
+    names = await _names(tb, page_server)
+    arguments = {"memo": "Thanks" + " " * 2100, "to": "ATTACKER-IBAN", "amount": 9999}
+    call = asyncio.create_task(_call(tb, names["pay"], arguments))  # type: ignore[arg-type]
+    prompt = await prompts.next()
+    shown = await prompt.locator("#arguments").inner_text()
+    assert "ATTACKER-IBAN" in shown and "9999" in shown, shown
+    assert "Thanks[2,100 spaces]" in shown, shown
+    for key in ("to", "amount"):
+        await expect(prompt.locator(f'#arguments li[data-key="{key}"]')).to_be_in_viewport()
+    await expect(prompt.locator("#allow")).to_be_visible()
+    await _press(prompt, "allow")
+    result = await call
+    assert result.structured_content == {"paid": 9999, "to": "ATTACKER-IBAN"}, text_of(result)
+
+
+async def test_arguments_too_many_to_show_offer_no_allow(
+    tb: ToolsBrowser, prompts: Prompts, shop: Page, page_server: str
+) -> None:
+    names = await _names(tb, page_server)
+    arguments = {f"k{i}": "x" for i in range(60)} | {"to": "ATTACKER-IBAN"}
+    call = asyncio.create_task(_call(tb, names["pay"], arguments))
+    prompt = await prompts.next()
+    await expect(prompt.locator("#incomplete")).to_contain_text("does not offer Allow. Deny it")
+    await expect(prompt.locator("#allow")).to_be_hidden()
+    await expect(prompt.locator("#deny")).to_be_visible()
+    # Enter on the focused button (Deny) is all a user can do; a forged "allow" would be refused too.
+    try:
+        await prompt.keyboard.press("Enter")
+    except PlaywrightError:
+        assert prompt.is_closed()  # the worker closed the window at once
+    result = await call
+    assert result.is_error and "declined by the user" in text_of(result), text_of(result)
+    assert await shop.evaluate("window.events") == []
+
+
+async def test_a_cross_origin_frames_tool_names_the_frame_in_the_prompt(
+    tb: ToolsBrowser, prompts: Prompts, page_server: str, other_origin: str
+) -> None:
+    query = f"/xorigin.html?child={other_origin}&paying=1"
+    url = page_server + query
+    page = await tb.open(query, page_server)
+    try:
+        async with tb.session() as session:
+            tools = await wait_for_tools(session, lambda ts: "frame_pay" in page_tools_of(ts, url))
+            pay = page_tools_of(tools, url)["frame_pay"]
+        call = asyncio.create_task(_call(tb, pay.name, {"amount": "5"}))
+        prompt = await prompts.next()
+        await expect(prompt.locator("#origin")).to_have_text(other_origin)
+        await expect(prompt.locator("#frame-of")).to_have_text(f" in a frame of {page_server}")
+        await expect(prompt.locator("#frame-of")).to_be_visible()
+        await _press(prompt, "deny")
+        assert (await call).is_error
+    finally:
+        await page.close()
+
+
+async def test_the_prompt_strips_and_isolates_page_strings(
+    tb: ToolsBrowser, prompts: Prompts, page_server: str
+) -> None:
+    """A title with RLO: the prompt shows it stripped, in its own direction-isolated element."""
+    page = await tb.open(PAGE, page_server)
+    try:
+        await page.evaluate("document.title = 'Shop \\u202egnp.exe\\u202c \\u001b[31mred\\u2028x'")
+        names = await _names(tb, page_server)
+        call = asyncio.create_task(_call(tb, names["buy"], {"item": "tea\u202e"}))
+        prompt = await prompts.next()
+        await expect(prompt.locator("#page-title")).to_have_text("Shop gnp.exe [31mred x")
+        assert await prompt.locator("#page-title").get_attribute("dir") == "auto"
+        assert await prompt.locator("#origin").evaluate("e => e.localName + ':' + e.dir") == "bdi:auto"
+        value = prompt.locator('#arguments li[data-key="item"] .value')
+        await expect(value).to_have_text('"tea[1 invisible character]"')
+        await _press(prompt, "deny")
+        assert (await call).is_error
+    finally:
+        await page.close()

@@ -153,6 +153,48 @@ async def test_the_pages_error_text_reaches_the_host_and_cannot_be_forged(
         await page.close()
 
 
+async def test_a_thrown_non_error_answers_at_once(tb: ToolsBrowser, page_server: str) -> None:
+    """A page that throws a prototype-less object or a Proxy whose traps throw: an `isError` at once,
+    not the deadline (the polyfill's own reading of the thrown value threw, and nothing answered).
+    A 90 MiB result is in test_page_tools_large.py (its browser has the default deadline)."""
+    url = f"{page_server}/tool_errors.html"
+    page = await tb.open("/tool_errors.html", page_server)
+    try:
+        async with tb.session() as session:
+            listed = await wait_for_tools(session, lambda ts: "throw_proxy" in page_tools_of(ts, url))
+            ours = page_tools_of(listed, url)
+            for name in ("throw_bare", "throw_proxy"):
+                started = monotonic_ms()
+                result = await session.call_tool(ours[name].name, {})
+                took_ms = monotonic_ms() - started
+                assert result.is_error is True, text_of(result)
+                assert "threw something that is not an Error" in text_of(result), text_of(result)
+                assert took_ms < 2000, (name, took_ms)
+                print(f"{tb.mode} {name}: isError in {took_ms:.0f} ms")  # pytest -s shows it
+            result = await session.call_tool(ours["ok"].name, {})  # the page and the session go on
+            assert result.structured_content == {"fine": True}
+    finally:
+        await page.close()
+
+
+async def test_controls_in_a_tool_description_and_title_never_reach_clients(
+    tb: ToolsBrowser, tools_page: Page, page_server: str
+) -> None:
+    """ESC, NUL, BEL and RLO in what the page registers: `tools/list` of a real MCP client has them
+    stripped (the description keeps its line feed)."""
+    url = f"{page_server}{TOOLS_PAGE}"
+    await tools_page.evaluate(
+        "() => document.modelContext.registerTool({name: 'hostile_text', title: 'Pay\\u202e now\\u0000',"
+        " description: 'Line 1\\u001b[2J\\u0000\\u0007\\u202eevil\\nLine 2', execute: () => 'x'})"
+    )
+    async with tb.session() as session:
+        tools = await wait_for_tools(session, lambda ts: "hostile_text" in page_tools_of(ts, url))
+    tool = page_tools_of(tools, url)["hostile_text"]
+    said = tool.description or ""
+    assert said.endswith("] Line 1[2Jevil\nLine 2"), said
+    assert tool.title in (None, "Pay now"), tool.title  # native WebMCP may not pass a title on
+
+
 # ---- calls that end early ------------------------------------------------------------------------
 
 

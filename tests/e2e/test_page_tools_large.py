@@ -52,3 +52,27 @@ async def test_large_results_and_arguments_travel_whole(
         size_s = time.monotonic() - started
         assert result.structured_content == {"length": 1024 * 1024}
     print(f"32 MiB result: {big_s:.2f} s; 2 MiB argument: {size_s:.2f} s")  # pytest -s shows it
+
+
+async def test_a_result_of_90_mib_of_utf8_is_an_error_naming_the_limit_long_before_the_deadline(
+    tb: ToolsBrowser, page_server: str
+) -> None:
+    """30 Mi euro signs: under the 48 Mi cap on UTF-16 code units, but 90 MiB of UTF-8, over the
+    browser's 64 MiB per message. It used to be dropped on the way to the worker, and the call
+    waited for its deadline (60 s here); now it answers as soon as the page has produced it."""
+    url = f"{page_server}/tool_errors.html"
+    page = await tb.open("/tool_errors.html", page_server)
+    try:
+        async with tb.session(timeout_s=90) as session:
+            listed = await wait_for_tools(session, lambda ts: "huge_utf8" in page_tools_of(ts, url))
+            ours = page_tools_of(listed, url)
+            started = time.monotonic()
+            result = await session.call_tool(ours["huge_utf8"].name, {})
+            took_s = time.monotonic() - started
+            assert result.is_error is True
+            assert "larger than 48 MiB of UTF-8" in text_of(result), text_of(result)[:300]
+            assert took_s < 30, took_s  # the deadline is 60 s; native WebMCP alone takes ~8 s at load 17
+            assert (await session.call_tool(ours["ok"].name, {})).structured_content == {"fine": True}
+    finally:
+        await page.close()
+    print(f"90 MiB UTF-8 result refused in {took_s:.2f} s")  # pytest -s shows it

@@ -144,3 +144,35 @@ async def test_shared_now_matches_current_and_a_named_read_shows_in_popup_cli_an
     assert code == 0, err
     assert "Claude Code 9.9.1 read the selection in '" in out
     assert "The engine might compose" not in out  # never content
+
+
+async def test_page_titles_and_client_names_are_shown_clean_and_direction_isolated(
+    browser: RunningBrowser, page_server: str
+) -> None:
+    """A title with RLO and ESC, a client calling itself "Evil<ESC>[2J<LF>Claude<RLO><U+2028>Code<ZWSP>":
+    the popup shows both stripped, each in its own `<bdi dir=auto>`, and `webctx activity` prints
+    the name as one clean line."""
+    descriptor = await browser.descriptor()
+    page = await browser.new_page(f"{page_server}/index.html")
+    await page.evaluate("document.title = 'Bank \\u202elapyap\\u202c \\u001b[31mx'")
+    popup = await open_popup(browser)
+    try:
+        row = popup.locator("#shared-now li[data-what=page] .text")
+        await expect(row).to_have_text("Bank lapyap [31mx — 127.0.0.1", timeout=10_000)
+        title = row.locator("bdi")
+        await expect(title).to_have_text("Bank lapyap [31mx")
+        assert await title.evaluate("e => e.dir") == "auto"
+        await read_as(descriptor, "Evil\x1b[2J\nClaude\u202e\u2028Code\u200b", "1\x07")
+        line = popup.locator("#activity li").first
+        await expect(line).to_contain_text("Evil[2J Claude Code 1 read the ", timeout=5_000)
+        isolated = await line.locator("bdi").evaluate_all("els => els.map(e => [e.dir, e.textContent])")
+        assert isolated[0] == ["auto", "Evil[2J Claude Code 1"], isolated
+        shown = await line.inner_text()
+        assert not any(c in shown for c in "\x1b\n\u202e\u2028\u200b\x07"), repr(shown)
+    finally:
+        await popup.close()
+        await page.close()
+    code, out, err = await webctx("activity", "--pid", str(descriptor.pid), providers=browser.providers)
+    assert code == 0, err
+    assert "Evil[2J Claude Code 1 read the " in out, out
+    assert "\\x1b" not in out and "\\u202e" not in out and "\u2028" not in out, repr(out)

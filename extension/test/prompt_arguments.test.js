@@ -1,0 +1,76 @@
+// node --test: how the confirmation prompt shows a call's arguments (service_worker/prompt_arguments.js).
+import assert from "node:assert/strict";
+import { test } from "node:test";
+
+import {
+  MAX_ARGUMENT_DEPTH,
+  MAX_ARGUMENT_ROWS,
+  MAX_VALUE_CHARS,
+  argumentsText,
+  argumentsView,
+  revealText,
+} from "../service_worker/prompt_arguments.js";
+
+test("padding cannot push the recipient and the amount out: every key is shown", () => {
+  const view = argumentsView({ memo: `Thanks${" ".repeat(2100)}`, to: "ATTACKER-IBAN", amount: 9999 });
+  assert.equal(view.complete, true);
+  assert.deepEqual(view.rows, [
+    { depth: 0, key: "memo", value: '"Thanks[2,100 spaces]"' },
+    { depth: 0, key: "to", value: '"ATTACKER-IBAN"' },
+    { depth: 0, key: "amount", value: "9999" },
+  ]);
+});
+
+test("each value is cut on its own, and the cut is said", () => {
+  const view = argumentsView({ memo: "x".repeat(2440), to: "X" });
+  assert.equal(view.rows[0].value.length, MAX_VALUE_CHARS + 1);
+  assert.ok(view.rows[0].value.endsWith("…"));
+  assert.equal(view.rows[0].note, "… (2,142 more characters)"); // 2,440 + 2 quotes − 300
+  assert.deepEqual(view.rows[1], { depth: 0, key: "to", value: '"X"' });
+});
+
+test("whitespace runs and invisible characters are counted, not shown raw", () => {
+  assert.equal(revealText("a b"), "a b");
+  assert.equal(revealText("a  b"), "a[2 spaces]b");
+  assert.equal(revealText("a\nb"), "a[line break]b");
+  assert.equal(revealText("a\n\u2028b"), "a[2 line breaks]b");
+  assert.equal(revealText("a \t b"), "a[3 blank characters]b");
+  assert.equal(revealText("IB\u200bAN\u202e"), "IB[1 invisible character]AN[1 invisible character]");
+  assert.equal(revealText("x\u{e0041}\u{e0042}"), "x[2 invisible characters]");
+});
+
+test("nested objects and arrays are indented keys", () => {
+  const view = argumentsView({ order: { items: ["tea", { n: 2 }], empty: {} }, none: [] });
+  assert.equal(view.complete, true);
+  assert.equal(
+    argumentsText(view),
+    ['order: ', '  items: ', '    [0]: "tea"', '    [1]: ', '      n: 2', '  empty: {}', "none: []"].join("\n"),
+  );
+});
+
+test("too many keys or too deep: not complete, no rows, and a reason that ends with what to do", () => {
+  const many = argumentsView(Object.fromEntries(Array.from({ length: MAX_ARGUMENT_ROWS + 1 }, (_, i) => [`k${i}`, i])));
+  assert.equal(many.complete, false);
+  assert.deepEqual(many.rows, []);
+  assert.match(many.problem ?? "", /more than 40 keys.*does not offer Allow\. Deny it/);
+  const exactly = argumentsView(Object.fromEntries(Array.from({ length: MAX_ARGUMENT_ROWS }, (_, i) => [`k${i}`, i])));
+  assert.equal(exactly.complete, true);
+
+  let deep = { leaf: 1 };
+  for (let i = 0; i < MAX_ARGUMENT_DEPTH; i++) deep = { deeper: deep };
+  assert.equal(argumentsView(deep).complete, true);
+  const tooDeep = argumentsView({ deeper: deep });
+  assert.equal(tooDeep.complete, false);
+  assert.match(tooDeep.problem ?? "", /nested more than 5 levels/);
+  const circular = {};
+  circular.self = circular;
+  assert.equal(argumentsView(circular).complete, false);
+});
+
+test("long keys are cut and said; no arguments is said", () => {
+  const view = argumentsView({ ["k".repeat(100)]: 1 });
+  assert.equal(view.rows[0].key.length, 81);
+  assert.equal(view.rows[0].note, "key … (20 more characters)");
+  assert.equal(argumentsText(argumentsView({})), "(no arguments)");
+  assert.equal(argumentsText(argumentsView(null)), "(no arguments)");
+});
