@@ -163,7 +163,10 @@ else
 fi
 
 # 4. Node test tooling (package.json's devDependencies): TypeScript and the Chrome types (the
-# extension's type checks) and the MCP TypeScript SDK (tests/e2e/test_ts_client.py's client).
+# extension's type checks), the MCP TypeScript SDK (tests/e2e/test_ts_client.py's client), and the
+# real MCP clients Codex and opencode at pinned versions (tests/e2e/test_real_clients.py), each with
+# its Linux binary from the npm registry (an optional dependency of the package, nothing fetched
+# from elsewhere).
 # --include=dev: installed even where NODE_ENV=production would leave devDependencies out.
 # --prefer-offline: the lock pins every tarball by its hash, so npm's cache is used without asking
 # the registry; an offline machine with a warm cache installs in seconds (without it npm retries the

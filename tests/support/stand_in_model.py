@@ -89,6 +89,10 @@ class StandInModel:
             if body is None or "model" not in body:
                 return "", []
             offered = offered_tool_names(body)
+            if not offered:
+                # A side request without tools (opencode's title for the session): answered, and
+                # the script stays where it is for the agent's own turn.
+                return "", ["stand-in"]
             results = tool_results(body)
             while self._next < len(self.script):
                 step = self.script[self._next]
