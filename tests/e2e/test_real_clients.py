@@ -14,12 +14,14 @@ verbatim, and the page tool's result must arrive. Then the browser quits and ano
 provider: port, token, instance): the next client run sees the tools again and the new browser's
 selection.
 
-Clients: Codex 0.169.0 (npm `@openai/codex`: Responses API, SSE) and opencode 1.18.33 (npm
-`opencode-ai`: Chat Completions), both pinned in package.json, whose `npm ci` (`scripts/setup.sh
---with-tests`, so CI too) installs them with their Linux binaries from the registry. The test is
+Clients: Codex 0.169.0 (npm `@openai/codex`: Responses API, SSE; pinned in package.json) and
+opencode 1.18.33 (npm `opencode-ai`: Chat Completions; pinned in scripts/setup.sh, installed into
+.clients/), both installed by `scripts/setup.sh --with-tests` (so in CI too) with their Linux
+binaries from the npm registry. The test is
 skipped, naming what is missing, when one is not installed. One browser serves both clients
-before the restart and one after. Measured at load 14 on the 2-core VM: Codex 6 to 9 s a run,
-opencode 45 to 61 s (its start is CPU-bound), the file 156 s.
+before the restart and one after. Measured on the 2-core VM: at load 10.6, Codex 5 to 8 s a run,
+opencode 21 to 32 s (its start is CPU-bound), the file 91 s; at load 14, opencode 45 to 61 s and
+the file 156 s.
 """
 
 from __future__ import annotations
@@ -55,7 +57,7 @@ from tests.support.stand_in_model import (
 ROOT = Path(__file__).resolve().parents[2]
 WEBCTX = Path(sys.executable).with_name("webctx")
 CODEX = ROOT / "node_modules" / ".bin" / "codex"
-OPENCODE = ROOT / "node_modules" / ".bin" / "opencode"
+OPENCODE = ROOT / ".clients" / "node_modules" / ".bin" / "opencode"
 CLIENT_RUN_LIMIT_S = 90.0
 """One headless client run, bridge start and five model turns included: seconds on an idle
 machine, generous for a loaded 2-core one."""
