@@ -177,6 +177,8 @@ CLIENTS: Final = (
             "Every webctx tool is offered, page tools included (their names change with the "
             "page). Copilot still asks before a call unless you allow it.",
         ),),
+        notes=("Copilot passes an MCP server only PATH from your environment: if you set "
+               "CONTEXT_PROVIDERS_DIR, add it to the entry's \"env\" too.",),
         tested="GitHub Copilot CLI 1.0.102",
     ),
     ClientConfig(
