@@ -8,10 +8,14 @@ entry: its tools are never deferred behind ToolSearch, and startup waits for the
 approve` on `[mcp_servers.<name>]`; a stdio server gets only HOME, LOGNAME, PATH, SHELL, USER,
 LANG, LC_ALL, TERM, TMPDIR, TZ unless `env_vars` names more); Gemini CLI (`trust` on an
 `mcpServers` entry; a folder is trusted by `~/.gemini/trustedFolders.json` or
-`GEMINI_CLI_TRUST_WORKSPACE=true`; `security.auth.selectedType`); GitHub Copilot CLI
-(`~/.copilot/mcp-config.json`, `type: "local"`, `tools`); opencode (`mcp.<name>` with `type:
-"local"` and `command` as one array); fast-agent (`mcp.servers.<name>` in `fastagent.config.yaml`).
-One reader (`config_snippet`) serves every row; a new client is a new row.
+`GEMINI_CLI_TRUST_WORKSPACE=true`; `security.auth.selectedType`); opencode (`mcp.<name>` with
+`type: "local"`, `command` as one array, `timeout` in ms per MCP request, default 5000). Two rows
+come from the client's documentation instead, their packages shipping no readable schema: GitHub
+Copilot CLI ("Add MCP servers for GitHub Copilot CLI": `~/.copilot/mcp-config.json`, `type:
+"local"`, `tools`, only PATH inherited) and fast-agent ("MCP servers": `mcp.servers.<name>` in
+`fastagent.config.yaml`, stdio by default). Codex and opencode are run with these snippets by
+tests/e2e/test_real_clients.py. One reader (`config_snippet`) serves every row; a new client is a
+new row.
 """
 
 from __future__ import annotations
@@ -187,7 +191,15 @@ CLIENTS: Final = (
             "~/.config/opencode/opencode.json (all projects) or opencode.json in the project",
             r"%USERPROFILE%\.config\opencode\opencode.json (all projects) or opencode.json in the project",
         ),
-        settings=(Setting("enabled", True, "Started with opencode."),),
+        settings=(
+            Setting("enabled", True, "Started with opencode. Trusts nothing."),
+            Setting(
+                "timeout", 60_000,
+                "Milliseconds opencode waits for each MCP request (its default is 5 s): a bridge "
+                "starting on a loaded machine, and a page tool waiting for the user's Allow/Deny "
+                "in the browser (up to 59 s), need longer. Trusts nothing.",
+            ),
+        ),
         preamble=(("$schema", "https://opencode.ai/config.json"),),
         tested="opencode 1.18.33",
     ),

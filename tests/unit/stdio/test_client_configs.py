@@ -127,7 +127,10 @@ def test_copilot_opencode_and_fast_agent_get_their_own_shapes() -> None:
     assert copilot == {"type": "local", "command": COMMAND[0], "args": ["mcp"], "tools": ["*"]}
     opencode_file = json.loads(config_text("opencode", COMMAND))
     assert opencode_file["$schema"] == "https://opencode.ai/config.json"
-    assert entry_of("opencode", opencode_file) == {"type": "local", "command": COMMAND, "enabled": True}
+    assert entry_of("opencode", opencode_file) == {
+        "type": "local", "command": COMMAND, "enabled": True,
+        "timeout": 60_000,  # ms per MCP request; opencode's 5 s default is shorter than Allow/Deny
+    }
     fast_agent = yaml.safe_load(config_text("fast-agent", [r"C:\Program Files\webctx.exe", "mcp"]))
     assert fast_agent == {"mcp": {"servers": {"webctx": {"command": r"C:\Program Files\webctx.exe",
                                                          "args": ["mcp"]}}}}
