@@ -3,16 +3,17 @@ real browser: checked by what the client's model saw.
 
 The model is a stand-in on 127.0.0.1 (tests/support/stand_in_model.py) that records every request
 the client sends it and answers with a script: `current`, then `location` of the selected text,
-then the page text (`read_page`: skipped by the stand-in while the bridge does not offer it; the
-bridge's page-reading tool is another change), then the page's own tool, then a final text.
+then the page's text through the client's resource tool (`read_mcp_resource`: the `…/text` link of
+the focused Page, read with `resources/read`) and through `read_page` (skipped by the stand-in
+while the bridge does not offer it), then the page's own tool, then a final text.
 The client's configuration is the printed snippet plus only the stand-in's provider settings;
 HOME and the client's own folders are temporary, and nothing but 127.0.0.1 is named.
 
 A passage is selected with a real mouse drag; the first model request must already offer every
 webctx tool (`current`, `location`, the page's tool), `current`'s result must carry the selection
-verbatim, and the page tool's result must arrive. Then the browser quits and another starts (a new
-provider: port, token, instance): the next client run sees the tools again and the new browser's
-selection.
+verbatim, and the page's text and the page tool's result must arrive. Then the browser quits and
+another starts (a new provider: port, token, instance): the next client run sees the tools again
+and the new browser's selection.
 
 Clients: Codex 0.169.0 (npm `@openai/codex`: Responses API, SSE; pinned in package.json) and
 opencode 1.18.33 (npm `opencode-ai`: Chat Completions; pinned in scripts/setup.sh, installed into
@@ -21,7 +22,7 @@ binaries from the npm registry. The test is
 skipped, naming what is missing, when one is not installed. One browser serves both clients
 before the restart and one after. Measured on the 2-core VM: at load 10.6, Codex 5 to 8 s a run,
 opencode 21 to 32 s (its start is CPU-bound), the file 91 s; at load 14, opencode 45 to 61 s and
-the file 156 s.
+the file 156 s; at load 7 to 9, Codex 3 to 5 s, opencode 8 to 10 s, the file 43 s.
 """
 
 from __future__ import annotations
@@ -117,9 +118,26 @@ def _structured(text: str) -> dict[str, Any] | None:
     return None
 
 
+def page_text_resource(results: list[str]) -> dict[str, Any] | None:
+    """The client's resource-reading tool's arguments (Codex's and opencode's `read_mcp_resource`:
+    `server`, `uri`): the `…/text` resource the focused Page links in `current`."""
+    answer = _structured(results[0]) if results else None
+    if answer is None:
+        return None
+    pages = find_all(answer["root"], lambda e: e["role"] == "Page" and bool(e.get("focused")))
+    links = [block["uri"] for page in pages for block in page.get("content", [])
+             if block.get("type") == "resource_link" and str(block.get("uri", "")).endswith("/text")]
+    return {"server": "webctx", "uri": links[0]} if links else None
+
+
+PAGE_TEXT = "A second browser shows this line instead"
+"""In the page's text, and never in a selection of either run (the second selects from its 5th
+character on)."""
+
 SCRIPT = [
     ToolStep("current"),
     ToolStep("location", selection_id),
+    ToolStep("read_mcp_resource", page_text_resource),
     ToolStep("read_page", page_text_arguments),
     ToolStep(f"p1_{PAGE_TOOL}"),
     TextStep("The selection is noted."),
@@ -254,6 +272,7 @@ def check_run(
     assert len(results) >= 3, f"the model got {len(results)} tool results: {results}\n{detail}"
     assert selected in results[0], f"current's result lacks the selection: {results[0][:2000]}"
     assert '"visible"' in results[1] or "visible" in results[1], f"location's result: {results[1][:1000]}"
+    assert any(PAGE_TEXT in result for result in results[2:]), f"the page's text never arrived: {results}"
     assert any(f"heading: {HEADING}" in result for result in results[2:]), f"no page tool result: {results}"
     assert done.returncode == 0, detail
 
