@@ -163,7 +163,9 @@ else
 fi
 
 # 4. Node test tooling (package.json's devDependencies): TypeScript and the Chrome types (the
-# extension's type checks) and the MCP TypeScript SDK (tests/e2e/test_ts_client.py's client).
+# extension's type checks), the MCP TypeScript SDK (tests/e2e/test_ts_client.py's client), and the
+# real MCP client Codex, pinned (tests/e2e/test_real_clients.py), with its Linux binary from the npm
+# registry (an optional dependency of the package; nothing is fetched from elsewhere).
 # --include=dev: installed even where NODE_ENV=production would leave devDependencies out.
 # --prefer-offline: the lock pins every tarball by its hash, so npm's cache is used without asking
 # the registry; an offline machine with a warm cache installs in seconds (without it npm retries the
@@ -185,6 +187,22 @@ if [[ "$with_tests" -eq 1 && -f package.json ]]; then
     step "installing node modules (npm install; there is no package-lock.json)"
     quietly npm install "${npm_flags[@]}"
     echo "$want_node" >"$node_stamp"
+  fi
+fi
+
+# 5. opencode, the second real MCP client of tests/e2e/test_real_clients.py, pinned, outside
+# package.json: its package lists a binary package per platform, and `npm ci` refuses a lock that
+# lacks any of them (a registry mirror may carry only some); `npm install --no-save` into .clients/
+# takes only this machine's binary, from the npm registry.
+opencode_version="1.18.33"
+if [[ "$with_tests" -eq 1 && -f package.json ]]; then
+  if [[ -x .clients/node_modules/.bin/opencode && "$(cat .clients/.opencode-version 2>/dev/null)" == "$opencode_version" ]]; then
+    step "opencode $opencode_version: already in .clients"
+  else
+    step "installing opencode $opencode_version into .clients (npm install --no-save)"
+    mkdir -p .clients
+    quietly npm install --prefix .clients --no-save --no-package-lock "${npm_flags[@]}" "opencode-ai@$opencode_version"
+    echo "$opencode_version" >.clients/.opencode-version
   fi
 fi
 

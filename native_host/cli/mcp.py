@@ -2,8 +2,9 @@
 
 `webctx mcp` serves MCP on stdin/stdout until stdin closes (`stdio.server.StdioBridge`); nothing
 but MCP frames reaches stdout, logs go to `<log dir>/mcp.log`. `webctx mcp --print-config CLIENT`
-prints the JSON (for Codex: TOML) to paste into that client's configuration (`stdio.clients.CLIENTS`)
-on stdout, and on stderr where the file lives and the client's own `… mcp add` command.
+prints the JSON (Codex: TOML, fast-agent: YAML) to paste into that client's configuration
+(`stdio.clients.CLIENTS`) on stdout, and on stderr where the file lives, what else the client asks
+of the user (a trusted folder, an auth method) and the client's own `… mcp add` command.
 `webctx mcp --check` says whether the bridge, started in this environment (and with this --pid),
 would reach a browser (`stdio.check`): exit 0 when it would, 1 when not (issue 14).
 """
@@ -36,7 +37,10 @@ resource webctx://current. It survives the browser restarting; while no browser 
 with a clear error after a short wait for one to start.
 
 --print-config CLIENT prints the configuration snippet for one of: {", ".join(CLIENT_NAMES)}
-(on stdout), and on stderr where it goes and the client's own `… mcp add` command where it has one.
+(on stdout), with what that client needs to use webctx headless and interactive (Codex waits for
+the bridge and runs its tools without a prompt; Claude Code loads its tools into the first prompt;
+Gemini CLI trusts them), and on stderr where it goes, what each setting trusts, what else the
+client asks of you, and the client's own `… mcp add` command where it has one.
 
 --check looks for the browser exactly as the bridge would in this environment (the providers
 folder from CONTEXT_PROVIDERS_DIR or XDG_RUNTIME_DIR, and --pid), connects to it and lists its

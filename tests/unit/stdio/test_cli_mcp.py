@@ -1,10 +1,10 @@
-"""`webctx mcp`: the configuration snippets, and the real stdio process with no provider (issue #8)."""
+"""`webctx mcp`: the documented Codex step on a clean HOME, and the real stdio process with no provider
+(issue #8). Each client's snippet: test_client_configs.py."""
 
 from __future__ import annotations
 
 import json
 import os
-import shlex
 import subprocess
 import sys
 import time
@@ -12,68 +12,11 @@ import tomllib
 from pathlib import Path
 from typing import Any
 
-import pytest
-
-from native_host.cli.main import main
-from native_host.stdio import clients as mcp_clients
-from native_host.stdio.clients import CLIENT_NAMES, add_command, config_snippet, config_text
+from native_host.stdio.clients import server_entry
 from native_host.stdio.server import NO_PROVIDER_MESSAGE
 
 WEBCTX = Path(sys.executable).with_name("webctx")
 REPO = Path(__file__).resolve().parents[3]
-
-
-def test_the_documented_clients_have_snippets() -> None:
-    assert CLIENT_NAMES == ("claude-desktop", "claude-code", "cursor", "vscode", "gemini", "codex")
-    command = ["/opt/webctx/bin/webctx", "mcp"]
-    entry = {"command": "/opt/webctx/bin/webctx", "args": ["mcp"]}
-    assert config_snippet("claude-desktop", command) == {"mcpServers": {"webctx": entry}}
-    assert config_snippet("cursor", command) == {"mcpServers": {"webctx": entry}}
-    assert config_snippet("claude-code", command) == {"mcpServers": {"webctx": {"type": "stdio", **entry}}}
-    assert config_snippet("vscode", command) == {"servers": {"webctx": {"type": "stdio", **entry}}}
-    assert config_snippet("gemini", command) == {"mcpServers": {"webctx": entry}}
-    assert config_snippet("codex", command) == {"mcp_servers": {"webctx": entry}}
-    for client in mcp_clients.CLIENTS:
-        assert set(client.where) == {"linux", "macos", "windows"}
-
-
-def test_each_clients_own_add_command_runs_this_installations_bridge() -> None:
-    command = ["/opt/webctx/bin/webctx", "mcp"]
-    assert add_command("claude-code", command) == [
-        "claude", "mcp", "add", "--scope", "user", "webctx", "--", "/opt/webctx/bin/webctx", "mcp"
-    ]
-    # gemini mcp add [options] <name> <commandOrUrl> [args...]; user scope (the default is the project)
-    assert add_command("gemini", command) == ["gemini", "mcp", "add", "--scope", "user", "webctx", *command]
-    assert add_command("codex", command) == ["codex", "mcp", "add", "webctx", "--", *command]
-    assert add_command("cursor", command) is None and add_command("claude-desktop", command) is None
-    # the `python -m` fallback: its `-m` must not be read as one of gemini's options
-    fallback = ["/usr/bin/python3", "-m", "native_host.cli.main", "mcp"]
-    gemini = ["gemini", "mcp", "add", "--scope", "user", "webctx"]
-    assert add_command("gemini", fallback) == [*gemini, "--", *fallback]
-    assert add_command("codex", fallback) == ["codex", "mcp", "add", "webctx", "--", *fallback]
-
-
-@pytest.mark.parametrize("client", CLIENT_NAMES)
-def test_print_config_prints_exactly_the_snippet_with_this_installations_command(
-    client: str, capsys: pytest.CaptureFixture[str]
-) -> None:
-    assert main(["mcp", "--print-config", client]) == 0
-    captured = capsys.readouterr()
-    # read as the client reads its file: Codex's config.toml is TOML, the others JSON
-    snippet = tomllib.loads(captured.out) if client == "codex" else json.loads(captured.out)
-    [entry] = next(iter(snippet.values())).values()
-    assert Path(entry["command"]).is_absolute()
-    assert entry["command"] == str(WEBCTX) and entry["args"] == ["mcp"]
-    assert "configuration" in captured.err
-    add = add_command(client)
-    if add is not None:
-        assert captured.err.splitlines()[-1] == f"or run: {shlex.join(add)}"
-
-
-def test_the_codex_snippet_keeps_a_windows_path_and_quotes_as_toml() -> None:
-    command = [r"C:\Users\Ada Lovelace\webctx\Scripts\webctx.exe", "mcp", 'say "hi"']
-    parsed = tomllib.loads(config_text("codex", command))
-    assert parsed == {"mcp_servers": {"webctx": {"command": command[0], "args": command[1:]}}}
 
 
 def test_the_readme_codex_steps_on_a_clean_home_write_the_file_codex_reads(tmp_path: Path) -> None:
@@ -91,7 +34,8 @@ def test_the_readme_codex_steps_on_a_clean_home_write_the_file_codex_reads(tmp_p
     config = tomllib.loads((home / ".codex" / "config.toml").read_text(encoding="utf-8"))
     assert config["model"] == "gpt-5-codex"
     server = config["mcp_servers"]["webctx"]
-    assert server == {"command": str(WEBCTX), "args": ["mcp"]}
+    assert server == server_entry("codex")  # exactly the printed entry, settings included
+    assert server["command"] == str(WEBCTX) and server["args"] == ["mcp"]
     initialize = _frame(1, "initialize", {"protocolVersion": "2025-11-25", "capabilities": {},
                                           "clientInfo": {"name": "codex-like", "version": "1"}})
     done = subprocess.run(
