@@ -6,6 +6,8 @@
 //   vendor/turndown/turndown.js                     TurndownService (HTML → Markdown)
 //   vendor/turndown-plugin-gfm/turndown-plugin-gfm.js  turndownPluginGfm (tables)
 //   content/utf8_cap.js                             webctxUtf8    (the UTF-8 cut, shared with the worker)
+//   content/hidden_text.js                          webctxHidden  (what the user cannot see, from the live page)
+//   content/text_clean.js                           webctxTextClean (invisible characters, HTML in text)
 //   content/page_text.js                            webctxPageText (this file)
 //
 // then calls `globalThis.webctxPageText({maxBytes})`. Not in the manifest's content_scripts: a page
@@ -19,6 +21,11 @@
 // a row's cells); beyond that, and whenever Readability finds nothing, throws
 // (a 5,000-deep DOM overflows the stack of the recursive parts: RangeError) or finds a scrap, the
 // answer is the page's visible text, cut early.
+//
+// Only what the user can see: on a page within the element cap, the parts its styles hide
+// (content/hidden_text.js, judged on the live page) are removed from the clone before anything
+// reads it, invisible characters are dropped from the text, and `<`, `>`, `&` of the page's text
+// are written as entities (content/text_clean.js).
 
 (function () {
   "use strict";
@@ -74,7 +81,7 @@
     const maxBytes = Number.isFinite(requested) ? Math.min(MAX_BYTES, Math.max(MIN_BYTES, Math.floor(requested))) : 256 * 1024;
     // A file missing from the injection is the worker's bug: say which, rather than answer with
     // the visible text as if the page had no article.
-    const missing = ["Readability", "TurndownService", "turndownPluginGfm", "webctxUtf8"].filter(
+    const missing = ["Readability", "TurndownService", "turndownPluginGfm", "webctxUtf8", "webctxHidden", "webctxTextClean"].filter(
       (name) => !(/** @type {any} */ (globalThis)[name]),
     );
     if (missing.length > 0) throw new Error(`webctx page text: ${missing.join(", ")} not injected before page_text.js`);
@@ -83,7 +90,7 @@
     );
     // A page may set a title of megabytes: cut its head first (units ≥ bytes), then the bytes.
     const shortTitle = (/** @type {string} */ text) =>
-      utf8.capUtf8(oneLine(text.slice(0, MAX_TITLE_BYTES)).toWellFormed(), MAX_TITLE_BYTES);
+      utf8.capUtf8(oneLine(textClean().stripInvisible(text.slice(0, MAX_TITLE_BYTES))).toWellFormed(), MAX_TITLE_BYTES);
     const pageTitle = shortTitle(document.title ?? "");
     /** @type {{title: string, markdown: string} | null} */
     let article = null;
@@ -95,7 +102,7 @@
       article = null;
     }
     const title = (article && shortTitle(article.title)) || pageTitle;
-    const body = article ? article.markdown : visibleText();
+    const body = textClean().stripInvisible(article ? article.markdown : visibleText());
     const heading = /^#{1,6} /.test(body) || !title ? "" : `# ${title}\n\n`;
     const bytes = utf8.utf8Length(heading) + utf8.utf8Length(body);
     // Cut early: the first maxBytes code units hold at least the first maxBytes bytes, so only they
@@ -121,7 +128,7 @@
   function readable() {
     // Counted on the live document first, so a huge page is not cloned for nothing.
     if (document.getElementsByTagName("*").length > MAX_ELEMS_TO_PARSE) return null;
-    const clone = /** @type {Document} */ (document.cloneNode(true));
+    const clone = visibleClone();
     stripFields(clone);
     stripHeavyUrls(clone);
     const Readability = /** @type {any} */ (globalThis).Readability;
@@ -139,6 +146,26 @@
     const markdown = converter().turndown(content).trim();
     if (!markdown) return null;
     return { title: typeof found.title === "string" ? found.title : "", markdown };
+  }
+
+  /**
+   * A clone of the document without what its styles hide from the user (content/hidden_text.js),
+   * decided on the live page just before: nothing runs between the clone and the walk, so the two
+   * trees are the same. Callers bound the page's elements (MAX_ELEMS_TO_PARSE).
+   * @returns {Document}
+   */
+  function visibleClone() {
+    const clone = /** @type {Document} */ (document.cloneNode(true));
+    const hidden = /** @type {{pruneHidden: (live: Element, clone: Element) => number}} */ (
+      /** @type {any} */ (globalThis).webctxHidden
+    );
+    if (document.body && clone.body) hidden.pruneHidden(document.body, clone.body);
+    return clone;
+  }
+
+  /** @returns {{stripInvisible: (t: string) => string, escapeHtmlText: (t: string) => string}} */
+  function textClean() {
+    return /** @type {any} */ (globalThis).webctxTextClean;
   }
 
   /**
@@ -220,6 +247,11 @@
     const gfm = /** @type {any} */ (globalThis).turndownPluginGfm;
     service = new TurndownService({ headingStyle: "atx", codeBlockStyle: "fenced", bulletListMarker: "-" });
     service.use(gfm.gfm);
+    // `<`, `>`, `&` of the page's text become entities after turndown's Markdown escapes: a
+    // renderer shows them, never runs them as HTML. turndown calls `escape` on text outside code
+    // only, so code keeps its literal text.
+    const markdownEscape = service.escape.bind(service);
+    service.escape = (/** @type {string} */ text) => textClean().escapeHtmlText(markdownEscape(text));
     service.remove(["script", "style", "noscript", "template", "iframe", "object", "embed", "canvas"]);
     // A table cell is one line of a GFM row: the plugin leaves a cell's line breaks and pipes as
     // they are, which ends the row early or adds columns. Later rules win (turndown unshifts them).
@@ -235,15 +267,66 @@
   }
 
   /**
-   * The page's visible text (`innerText`: rendered text only, no field values), the fallback.
+   * The page's visible text, the fallback. Within the element cap: the text of a clone without
+   * what the page's styles hide (`cloneText`). Over the cap: `innerText` (rendered text only: what
+   * `display: none`, `visibility: hidden`, `hidden` and a closed `<details>` hide is not in it; the
+   * cap bounds the walk that finds the rest). Never a field value: the clone's fields are removed,
+   * `innerText` has none. `<`, `>`, `&` as entities, as in the Markdown of an article.
    * @returns {string}
    */
   function visibleText() {
     // An XML document (an SVG, a feed) may have no body and a root that is no HTMLElement.
     const root = /** @type {Element | null} */ (document.body ?? document.documentElement);
     if (!root) return "";
-    const text = root instanceof HTMLElement ? root.innerText : (root.textContent ?? "");
-    return text.trim();
+    let text = "";
+    if (document.body && document.getElementsByTagName("*").length <= MAX_ELEMS_TO_PARSE) {
+      const clone = visibleClone();
+      stripFields(clone);
+      text = cloneText(/** @type {HTMLElement} */ (clone.body));
+    } else text = root instanceof HTMLElement ? root.innerText : (root.textContent ?? "");
+    return textClean().escapeHtmlText(text.trim());
+  }
+
+  /** Elements whose text is no text of the page. */
+  const NOT_TEXT = new Set(["script", "style", "noscript", "template", "iframe", "object", "embed", "canvas"]);
+  /** Elements that start a line (the clone has no layout to say so), and those that leave a blank one. */
+  const LINE = /^(address|article|aside|blockquote|dd|details|dialog|div|dl|dt|fieldset|figcaption|figure|footer|form|h[1-6]|header|hr|li|main|nav|ol|p|pre|section|summary|table|tr|ul)$/;
+  const PARAGRAPH = /^(p|h[1-6]|blockquote|pre|table|ul|ol)$/;
+
+  /**
+   * The text of a clone's element, lines as its block elements make them: the visible-text
+   * fallback without layout. Iterative (a 5,000-deep DOM is fine), linear in the nodes.
+   * @param {Element} root
+   * @returns {string}
+   */
+  function cloneText(root) {
+    /** @type {string[]} */
+    const out = [];
+    /** @type {Array<Node | string>} */
+    const stack = [root];
+    while (stack.length > 0) {
+      const node = /** @type {Node | string} */ (stack.pop());
+      if (typeof node === "string") {
+        out.push(node);
+        continue;
+      }
+      if (node.nodeType === Node.TEXT_NODE) {
+        out.push((node.nodeValue ?? "").replace(/\s+/g, " "));
+        continue;
+      }
+      if (node.nodeType !== Node.ELEMENT_NODE) continue;
+      const name = /** @type {Element} */ (node).localName;
+      if (NOT_TEXT.has(name)) continue;
+      if (name === "br") {
+        out.push("\n");
+        continue;
+      }
+      const end = PARAGRAPH.test(name) ? "\n\n" : LINE.test(name) ? "\n" : name === "td" || name === "th" ? " " : "";
+      if (end) out.push(end);
+      stack.push(end);
+      for (let child = node.lastChild; child; child = child.previousSibling) stack.push(child);
+    }
+    return out.join("").replace(/[ \t]*\n[ \t]*/g, "\n").replace(/\n{3,}/g, "\n\n").replace(/ {2,}/g, " ");
   }
 
   /** @param {string} text */

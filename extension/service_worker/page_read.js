@@ -35,6 +35,8 @@ export const PAGE_TEXT_FILES = [
   "vendor/turndown/turndown.js",
   "vendor/turndown-plugin-gfm/turndown-plugin-gfm.js",
   "content/utf8_cap.js",
+  "content/hidden_text.js",
+  "content/text_clean.js",
   "content/page_text.js",
 ];
 

@@ -224,6 +224,8 @@ test("text: the files (once per document), then webctxPageText with the clamped 
     "vendor/turndown/turndown.js",
     "vendor/turndown-plugin-gfm/turndown-plugin-gfm.js",
     "content/utf8_cap.js",
+    "content/hidden_text.js",
+    "content/text_clean.js",
     "content/page_text.js",
   ]);
   // A background tab's text is read too (nothing is shown or switched).
