@@ -119,14 +119,13 @@
     const stack = [[live, clone, { background: canvas(live, view), opacity: 1, scrollX: view.scrollX, scrollY: view.scrollY }]];
     while (stack.length > 0) {
       const [element, counterpart, context] = /** @type {[Element, Element, Context]} */ (stack.pop());
-      const style = view.getComputedStyle(element);
-      const verdict = judge(element, style, context, view, ltr);
-      if (verdict === "subtree") {
+      const seen = look(element, context, view, ltr);
+      if (seen === "subtree") {
         drop.push(counterpart);
         continue;
       }
-      if (verdict === "text") drop.push(...ownText(counterpart));
-      const inner = inherited(element, style, context);
+      if (seen.ownTextHidden) drop.push(...ownText(counterpart));
+      const inner = seen.inner;
       let child = element.firstElementChild;
       let twin = counterpart.firstElementChild;
       const closedDetails = element.localName === "details" && !(/** @type {HTMLDetailsElement} */ (element).open);
@@ -149,30 +148,33 @@
   }
 
   /**
-   * Whether `element` is hidden: "subtree" (it and all it holds), "text" (its own text only), or
-   * "shown".
+   * Whether `element` is hidden: "subtree" (it and all it holds), or whether its own text is
+   * (`ownTextHidden`), and what its children inherit (`inner`). Each computed property is read
+   * once, and layout only where it can hide something: on a page of 40,000 elements these reads
+   * are most of the walk's time.
    * @param {Element} element
-   * @param {CSSStyleDeclaration} style  its computed style
    * @param {Context} context
    * @param {Window} view
    * @param {boolean} ltr  the document is left-to-right (a negative x offset is not scrollable)
-   * @returns {"subtree" | "text" | "shown"}
+   * @returns {"subtree" | {ownTextHidden: boolean, inner: Context}}
    */
-  function judge(element, style, context, view, ltr) {
-    // display: contents has no box of its own: its children decide.
-    if (style.display === "contents") return "shown";
+  function look(element, context, view, ltr) {
+    const style = view.getComputedStyle(element);
+    const display = style.display;
     // Computed style, not checkVisibility(): that looks at every ancestor on each call, n × depth
     // in all (0.9 s on a 5,000-deep page); the walk carries what the ancestors decided instead.
     // content-visibility: auto (skipped until it nears the viewport) stays: the user scrolls to it.
-    if (style.display === "none" || style.contentVisibility === "hidden") return "subtree";
-    if (context.opacity * parseFloat(style.opacity) < MIN_OPACITY) return "subtree";
-    if (clippedAway(style)) return "subtree";
-    // Layout is read only where it can hide something (a box that clips, a box taken out of the
-    // flow or moved): a rectangle of every element costs n × depth on nested inline markup.
+    if (display === "none" || style.contentVisibility === "hidden") return "subtree";
+    const opacity = context.opacity * parseFloat(style.opacity);
+    if (opacity < MIN_OPACITY) return "subtree";
+    const position = style.position;
+    if (clippedAway(style, position)) return "subtree";
     const clips = style.overflowX !== "visible" || style.overflowY !== "visible";
-    const fixed = style.position === "fixed";
-    const moved = fixed || style.position === "absolute" || style.transform !== "none";
-    if (clips || moved) {
+    const fixed = position === "fixed";
+    const moved = fixed || position === "absolute" || style.transform !== "none";
+    // display: contents has no box of its own: its children decide.
+    if ((clips || moved) && display !== "contents") {
+      // A rectangle of every element would cost n × depth on nested inline markup.
       const box = element.getBoundingClientRect();
       if (clips && (box.width <= MAX_HIDDEN_BOX_PX || box.height <= MAX_HIDDEN_BOX_PX)) return "subtree";
       if (moved && (box.width > 0 || box.height > 0)) {
@@ -181,11 +183,24 @@
         } else if (box.bottom + context.scrollY <= 0 || (ltr && box.right + context.scrollX <= 0)) return "subtree";
       }
     }
-    if (!hasOwnText(element)) return "shown";
-    if (style.visibility !== "visible") return "text";
-    if (parseFloat(style.fontSize) <= MAX_HIDDEN_FONT_PX) return "text";
-    if (blendsIn(parseRgb(style.color), behind(style, context))) return "text";
-    return "shown";
+    const background = behind(style, context);
+    // Only a box that clips its overflow scrolls; reading the offsets of every element costs layout.
+    const scrolls = clips && (element.scrollLeft !== 0 || element.scrollTop !== 0);
+    const inner =
+      background === context.background && opacity === context.opacity && !scrolls
+        ? context
+        : {
+            background,
+            opacity,
+            scrollX: scrolls ? context.scrollX + element.scrollLeft : context.scrollX,
+            scrollY: scrolls ? context.scrollY + element.scrollTop : context.scrollY,
+          };
+    const ownTextHidden =
+      hasOwnText(element) &&
+      (style.visibility !== "visible" ||
+        parseFloat(style.fontSize) <= MAX_HIDDEN_FONT_PX ||
+        blendsIn(parseRgb(style.color), background));
+    return { ownTextHidden, inner };
   }
 
   /**
@@ -202,9 +217,10 @@
   /**
    * `clip: rect(0 0 0 0)` (any empty rectangle) or an inset clip-path of 50 % or more: nothing shows.
    * @param {CSSStyleDeclaration} style
+   * @param {string} position  its `position`
    */
-  function clippedAway(style) {
-    if (style.position === "absolute" || style.position === "fixed") {
+  function clippedAway(style, position) {
+    if (position === "absolute" || position === "fixed") {
       const rect = /^rect\(\s*(-?[\d.]+)px,?\s+(-?[\d.]+)px,?\s+(-?[\d.]+)px,?\s+(-?[\d.]+)px\s*\)$/.exec(style.clip);
       if (rect && (Number(rect[3]) <= Number(rect[1]) || Number(rect[2]) <= Number(rect[4]))) return true;
     }
@@ -221,29 +237,13 @@
    */
   function behind(style, context) {
     if (!context.background) return null;
+    const color = style.backgroundColor;
     if (style.backgroundImage !== "none") return null;
-    const own = parseRgb(style.backgroundColor);
+    // The common case, no background of its own, without parsing.
+    if (color === "rgba(0, 0, 0, 0)") return context.background;
+    const own = parseRgb(color);
     if (!own) return null;
     return own[3] === 0 ? context.background : over(own, context.background);
-  }
-
-  /**
-   * What the element's children inherit in the walk.
-   * @param {Element} element
-   * @param {CSSStyleDeclaration} style
-   * @param {Context} context
-   * @returns {Context}
-   */
-  function inherited(element, style, context) {
-    // Only a box that clips its overflow scrolls; reading the offsets of every element costs layout.
-    const clips = style.overflowX !== "visible" || style.overflowY !== "visible";
-    const scrolls = clips && (element.scrollLeft !== 0 || element.scrollTop !== 0);
-    return {
-      background: behind(style, context),
-      opacity: context.opacity * parseFloat(style.opacity),
-      scrollX: scrolls ? context.scrollX + element.scrollLeft : context.scrollX,
-      scrollY: scrolls ? context.scrollY + element.scrollTop : context.scrollY,
-    };
   }
 
   /**
