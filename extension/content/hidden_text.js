@@ -132,8 +132,6 @@
       if (closedDetails) drop.push(...ownText(counterpart));
       let summary = closedDetails;
       while (child && twin) {
-        // The clone is the same tree; a mismatch means it is not: stop rather than guess.
-        if (child.nodeName !== twin.nodeName) throw new Error("webctx page text: the clone differs from the page");
         if (summary && child.localName === "summary") {
           summary = false;
           stack.push([child, twin, inner]);
@@ -142,6 +140,9 @@
         child = child.nextElementSibling;
         twin = twin.nextElementSibling;
       }
+      // The clone is the same tree (made just before, nothing ran since); if not, stop rather
+      // than remove the wrong parts.
+      if (child || twin) throw new Error("webctx page text: the clone differs from the page");
     }
     for (const node of drop) node.parentNode?.removeChild(node);
     return drop.length;
@@ -195,12 +196,28 @@
             scrollX: scrolls ? context.scrollX + element.scrollLeft : context.scrollX,
             scrollY: scrolls ? context.scrollY + element.scrollTop : context.scrollY,
           };
+    // The cheap reads first: walking the element's child nodes costs more than three of them.
     const ownTextHidden =
-      hasOwnText(element) &&
       (style.visibility !== "visible" ||
         parseFloat(style.fontSize) <= MAX_HIDDEN_FONT_PX ||
-        blendsIn(parseRgb(style.color), background));
+        blendsInCached(style.color, background)) &&
+      hasOwnText(element);
     return { ownTextHidden, inner };
+  }
+
+  /** The last colour judged: most elements share their parent's colour and background. */
+  let last = { color: "", background: /** @type {Rgba | null} */ (null), blends: false };
+
+  /**
+   * `blendsIn` of a computed colour on `background`, remembering the last answer.
+   * @param {string} color
+   * @param {Rgba | null} background
+   */
+  function blendsInCached(color, background) {
+    if (color !== last.color || background !== last.background) {
+      last = { color, background, blends: blendsIn(parseRgb(color), background) };
+    }
+    return last.blends;
   }
 
   /**
