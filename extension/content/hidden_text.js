@@ -16,6 +16,8 @@
   const MAX_HIDDEN_FONT_PX = 1;
   /** A box at most this wide or tall (CSS px) that clips its overflow shows nothing: dropped. */
   const MAX_HIDDEN_BOX_PX = 1;
+  /** Text indented by this much or more to the left (CSS px, `text-indent: -9999px`) is off-screen. */
+  const MIN_TEXT_INDENT_PX = -999;
   /** Below this opacity (the product of the element's and its ancestors') text is not readable. */
   const MIN_OPACITY = 0.1;
   /** Text whose WCAG contrast ratio with its background is below this cannot be told from it. */
@@ -103,7 +105,8 @@
    * is clipped away by `clip: rect(0 0 0 0)` or `clip-path: inset(50%)`. Only the element's own text
    * goes (its children are looked at in turn) when it is `visibility: hidden` (a child may be
    * visible again), its font is at most MAX_HIDDEN_FONT_PX (a font-size 0 container is a layout
-   * trick), or its colour blends into its background. Text scrolled out of view, in a scrolling
+   * trick), it is indented off-screen (`text-indent: -9999px`, which its children inherit), or
+   * its colour blends into its background. A `transform: scale(0)` hides the subtree. Text scrolled out of view, in a scrolling
    * box or below the fold, stays: the user can scroll to it. `aria-hidden` changes nothing.
    * @param {Element} live  a live element (the body)
    * @param {Element} clone  its counterpart in the clone
@@ -172,7 +175,10 @@
     if (clippedAway(style, position)) return "subtree";
     const clips = style.overflowX !== "visible" || style.overflowY !== "visible";
     const fixed = position === "fixed";
-    const moved = fixed || position === "absolute" || style.transform !== "none";
+    const transform = style.transform;
+    // scale(0) (any singular 2D matrix of zeros) shows nothing of the element or its children.
+    if (transform.startsWith("matrix(0, 0, 0, 0,")) return "subtree";
+    const moved = fixed || position === "absolute" || transform !== "none";
     // display: contents has no box of its own: its children decide.
     if ((clips || moved) && display !== "contents") {
       // A rectangle of every element would cost n × depth on nested inline markup.
@@ -200,6 +206,7 @@
     const ownTextHidden =
       (style.visibility !== "visible" ||
         parseFloat(style.fontSize) <= MAX_HIDDEN_FONT_PX ||
+        parseFloat(style.textIndent) <= MIN_TEXT_INDENT_PX ||
         blendsInCached(style.color, background)) &&
       hasOwnText(element);
     return { ownTextHidden, inner };

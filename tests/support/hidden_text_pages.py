@@ -32,6 +32,8 @@ HIDING_CSS: Final = """
                overflow: hidden; clip: rect(0, 0, 0, 0); white-space: nowrap; border: 0; }
   .k-clip-path { clip-path: inset(50%); }
   .k-zero-box { width: 0; height: 0; overflow: hidden; }
+  .k-indent { text-indent: -9999px; }
+  .k-scale0 { display: inline-block; transform: scale(0); }
   .k-pane { height: 60px; overflow: auto; border: 1px solid #999; }
   .k-spacer { height: 3000px; }
 """
@@ -59,6 +61,8 @@ HIDING_MARKUP: Final = """
      <span class="k-clip-path">HIDDEN-clip-path</span>.</p>
   <div class="k-zero-box"><p>HIDDEN-zero-box overflow hidden</p></div>
   <p hidden>HIDDEN-hidden-attribute</p>
+  <p class="k-indent">HIDDEN-text-indent off to the left</p>
+  <p>SHOWN-transform text <span class="k-scale0">HIDDEN-scale-0</span>.</p>
   <details><summary>SHOWN-summary</summary>HIDDEN-details-text<p>HIDDEN-details-paragraph</p></details>
   <details open><summary>SHOWN-open-summary</summary><p>SHOWN-open-details</p></details>
   <p aria-hidden="false">SHOWN-aria-false</p>
