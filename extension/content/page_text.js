@@ -103,7 +103,8 @@
     }
     const title = (article && shortTitle(article.title)) || pageTitle;
     const body = textClean().stripInvisible(article ? article.markdown : visibleText());
-    const heading = /^#{1,6} /.test(body) || !title ? "" : `# ${title}\n\n`;
+    // The heading is Markdown: its `<`, `>`, `&` as entities too (the `title` field stays plain).
+    const heading = /^#{1,6} /.test(body) || !title ? "" : `# ${textClean().escapeHtmlText(title)}\n\n`;
     const bytes = utf8.utf8Length(heading) + utf8.utf8Length(body);
     // Cut early: the first maxBytes code units hold at least the first maxBytes bytes, so only they
     // are made well-formed and cut (a page-sized string is not copied again). A pair split at that

@@ -29,7 +29,7 @@ from playwright.async_api import Page
 
 from tests.e2e.conftest import launched_browser
 from tests.e2e.harness import RunningBrowser, isolated_environment
-from tests.support.hidden_text_pages import HIDDEN, SHOWN, hiding_article, hiding_scrap
+from tests.support.hidden_text_pages import HIDDEN, SHOWN, TAGS, hiding_article, hiding_scrap
 from tests.support.pages import served_pages
 
 pytestmark = pytest.mark.asyncio(loop_scope="module")
@@ -165,7 +165,9 @@ def site(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     folder = tmp_path_factory.mktemp("page-text-pages")
     pages = {"article.html": ARTICLE, "login.html": LOGIN, "long.html": LONG, "deep.html": DEEP,
              "wide.html": WIDE, "hiding.html": hiding_article(), "scrap.html": hiding_scrap(),
-             "big.html": many_elements(200_000), "under.html": many_cards(38_500)}
+             "big.html": many_elements(200_000).replace(
+                 "<main>", f"<main><p>Shown &lt;img src=x onerror=alert(3)&gt;{TAGS}</p>", 1),
+             "under.html": many_cards(38_500)}
     for name, text in pages.items():
         (folder / name).write_text(text, encoding="utf-8")
     with served_pages(folder) as url:
@@ -303,7 +305,11 @@ async def test_a_page_over_the_element_cap_gives_its_visible_text_quickly(
     check_shape(answer, 262_144)
     assert answer["source"] == "visible-text"
     assert answer["truncated"]
-    assert answer["markdown"].startswith("# Many\n\nSection 0\n\nItem 0 link some text here\n\nItem 1 link")
+    # innerText over the cap: still no HTML from text, no tag characters.
+    assert answer["markdown"].startswith(
+        "# Many\n\nShown &lt;img src=x onerror=alert(3)&gt;\n\n"
+        "Section 0\n\nItem 0 link some text here\n\nItem 1 link"
+    ), answer["markdown"][:300]
     assert wall < 10, "wide margin for a shared machine; ~1 s expected"
     await page.close()
 
@@ -406,6 +412,7 @@ async def test_a_page_without_an_article_drops_hidden_text_too(running: RunningB
     check_shape(answer, 262_144)
     markdown: str = answer["markdown"]
     assert answer["source"] == "visible-text"
+    assert markdown.startswith("# Scrap &lt;b&gt;\n") and answer["title"] == "Scrap <b>", markdown
     assert "SHOWN-short" in markdown and "SHOWN-summary" in markdown, markdown
     assert "HIDDEN" not in markdown, markdown
     assert not has_tag_characters(markdown)

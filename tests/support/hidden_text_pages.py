@@ -118,7 +118,7 @@ def hiding_scrap() -> str:
     """A page with no article (under 200 characters of visible text, so Readability's answer is a
     scrap): the visible-text fallback, which must drop the hidden kinds too."""
     return f"""<!doctype html>
-<html lang="en"><head><meta charset="utf-8"><title>Scrap</title><style>{HIDING_CSS}</style></head>
+<html lang="en"><head><meta charset="utf-8"><title>Scrap &lt;b&gt;</title><style>{HIDING_CSS}</style></head>
 <body><p>SHOWN-short <span class="k-opacity">HIDDEN-opacity-0</span>
 <span class="k-left">HIDDEN-left-9999</span>
 <span class="k-white">HIDDEN-white-on-white</span> <span class="k-sr-only">HIDDEN-sr-only</span>
