@@ -61,6 +61,9 @@ HIDING_MARKUP: Final = """
      <span class="k-clip-path">HIDDEN-clip-path</span>.</p>
   <div class="k-zero-box"><p>HIDDEN-zero-box overflow hidden</p></div>
   <p hidden>HIDDEN-hidden-attribute</p>
+  <p>SHOWN-inline text <span style="display: none">HIDDEN-inline-display</span>
+     <span style="visibility: hidden">HIDDEN-inline-visibility</span> and more.</p>
+  <template><p>HIDDEN-template</p></template>
   <p class="k-indent">HIDDEN-text-indent off to the left</p>
   <p>SHOWN-transform text <span class="k-scale0">HIDDEN-scale-0</span>.</p>
   <details><summary>SHOWN-summary</summary>HIDDEN-details-text<p>HIDDEN-details-paragraph</p></details>
