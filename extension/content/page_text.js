@@ -16,7 +16,7 @@
 // What it never does: change the live page (it works on a clone: no script runs, no image loads in
 // a document without a browsing context), or read what the user typed: every text field of the clone
 // (input, textarea, select) is removed before anything reads it, and the visible-text fallback reads
-// `innerText`, which has no field values. The work is bounded: Readability runs only on pages of at
+// a clone stripped the same way, or over the element cap `innerText`, which has no field values. The work is bounded: Readability runs only on pages of at
 // most MAX_ELEMS_TO_PARSE elements, and a table wider than MAX_ROW_CELLS skips the GFM rule (n² in
 // a row's cells); beyond that, and whenever Readability finds nothing, throws
 // (a 5,000-deep DOM overflows the stack of the recursive parts: RangeError) or finds a scrap, the

@@ -15,6 +15,9 @@
 
 The end-to-end reads through the native host (`resources/read`) are tested elsewhere; this module is
 the extraction's own test. One browser for the module; times print with `-s` (or `-rP`).
+
+Just over 400 lines: every case shares that browser and one folder of pages (the hiding pages
+themselves are in tests/support/hidden_text_pages.py).
 """
 
 from __future__ import annotations
