@@ -106,8 +106,9 @@
    * goes (its children are looked at in turn) when it is `visibility: hidden` (a child may be
    * visible again), its font is at most MAX_HIDDEN_FONT_PX (a font-size 0 container is a layout
    * trick), it is indented off-screen (`text-indent: -9999px`, which its children inherit), or
-   * its colour blends into its background. A `transform: scale(0)` hides the subtree. Text scrolled out of view, in a scrolling
-   * box or below the fold, stays: the user can scroll to it. `aria-hidden` changes nothing.
+   * its colour blends into its background. A `transform: scale(0)` hides the subtree. Text
+   * scrolled out of view, in a scrolling box or below the fold, stays: the user can scroll to it.
+   * `aria-hidden` changes nothing.
    * @param {Element} live  a live element (the body)
    * @param {Element} clone  its counterpart in the clone
    * @returns {number} the elements removed
@@ -183,7 +184,10 @@
     if ((clips || moved) && display !== "contents") {
       // A rectangle of every element would cost n × depth on nested inline markup.
       const box = element.getBoundingClientRect();
-      if (clips && (box.width <= MAX_HIDDEN_BOX_PX || box.height <= MAX_HIDDEN_BOX_PX)) return "subtree";
+      // Only a box with content can hide it: an image (Chromium clips replaced elements) not yet
+      // loaded, of size 0, stays.
+      const tiny = box.width <= MAX_HIDDEN_BOX_PX || box.height <= MAX_HIDDEN_BOX_PX;
+      if (clips && tiny && element.hasChildNodes()) return "subtree";
       if (moved && (box.width > 0 || box.height > 0)) {
         if (fixed) {
           if (box.right <= 0 || box.bottom <= 0 || box.left >= view.innerWidth || box.top >= view.innerHeight) return "subtree";

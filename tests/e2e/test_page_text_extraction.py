@@ -394,7 +394,7 @@ async def test_text_the_page_hides_is_not_in_the_page_text(running: RunningBrows
     check_shape(answer, 262_144)
     markdown: str = answer["markdown"]
     assert answer["source"] == "readability"
-    for kind in (*SHOWN, "below-fold"):
+    for kind in (*SHOWN, "below-fold", "lazy-image"):
         assert f"SHOWN-{kind}" in markdown, (kind, markdown)
     leaked = [kind for kind in HIDDEN if f"HIDDEN-{kind}" in markdown]
     assert not leaked, leaked

@@ -114,6 +114,7 @@ def hiding_article() -> str:
   <p>{LOREM * 2}</p>
   <div class="k-spacer"></div>
   <p>SHOWN-below-fold {LOREM}</p>
+  <p>A picture, not loaded yet: <img loading="lazy" src="/later.png" alt="SHOWN-lazy-image"></p>
 </article></body></html>"""
 
 
