@@ -7,6 +7,8 @@
 //   vendor/turndown-plugin-gfm/turndown-plugin-gfm.js  turndownPluginGfm (tables)
 //   content/utf8_cap.js                             webctxUtf8    (the UTF-8 cut, shared with the worker)
 //   content/secret_fields.js                        webctxSecret  (which fields are secret, shared with selection.js)
+//   content/hidden_text.js                          webctxHidden  (what the user cannot see, from the live page)
+//   content/text_clean.js                           webctxTextClean (invisible characters, HTML in text)
 //   content/page_text.js                            webctxPageText (this file)
 //
 // then calls `globalThis.webctxPageText({maxBytes})`. Not in the manifest's content_scripts: a page
@@ -15,12 +17,18 @@
 // What it never does: change the live page (it works on a clone: no script runs, no image loads in
 // a document without a browsing context), or read what the user typed: every text field of the clone
 // (input, textarea, select) is removed before anything reads it, and the visible-text fallback reads
-// `innerText`, which has no field values. A secret contenteditable (content/secret_fields.js) is
-// removed from the clone too, and its text cut out of the fallback's. The work is bounded: Readability runs only on pages of at
+// a clone stripped the same way, or over the element cap `innerText`, which has no field values. A
+// secret contenteditable (content/secret_fields.js) is removed from the clone too, and its text cut
+// out of `innerText`'s. The work is bounded: Readability runs only on pages of at
 // most MAX_ELEMS_TO_PARSE elements, and a table wider than MAX_ROW_CELLS skips the GFM rule (n² in
 // a row's cells); beyond that, and whenever Readability finds nothing, throws
 // (a 5,000-deep DOM overflows the stack of the recursive parts: RangeError) or finds a scrap, the
 // answer is the page's visible text, cut early.
+//
+// Only what the user can see: on a page within the element cap, the parts its styles hide
+// (content/hidden_text.js, judged on the live page) are removed from the clone before anything
+// reads it, invisible characters are dropped from the text, and `<`, `>`, `&` of the page's text
+// are written as entities (content/text_clean.js).
 
 (function () {
   "use strict";
@@ -76,7 +84,7 @@
     const maxBytes = Number.isFinite(requested) ? Math.min(MAX_BYTES, Math.max(MIN_BYTES, Math.floor(requested))) : 256 * 1024;
     // A file missing from the injection is the worker's bug: say which, rather than answer with
     // the visible text as if the page had no article.
-    const missing = ["Readability", "TurndownService", "turndownPluginGfm", "webctxUtf8", "webctxSecret"].filter(
+    const missing = ["Readability", "TurndownService", "turndownPluginGfm", "webctxUtf8", "webctxSecret", "webctxHidden", "webctxTextClean"].filter(
       (name) => !(/** @type {any} */ (globalThis)[name]),
     );
     if (missing.length > 0) throw new Error(`webctx page text: ${missing.join(", ")} not injected before page_text.js`);
@@ -85,7 +93,7 @@
     );
     // A page may set a title of megabytes: cut its head first (units ≥ bytes), then the bytes.
     const shortTitle = (/** @type {string} */ text) =>
-      utf8.capUtf8(oneLine(text.slice(0, MAX_TITLE_BYTES)).toWellFormed(), MAX_TITLE_BYTES);
+      utf8.capUtf8(oneLine(textClean().stripInvisible(text.slice(0, MAX_TITLE_BYTES))).toWellFormed(), MAX_TITLE_BYTES);
     const pageTitle = shortTitle(document.title ?? "");
     /** @type {{title: string, markdown: string} | null} */
     let article = null;
@@ -97,8 +105,9 @@
       article = null;
     }
     const title = (article && shortTitle(article.title)) || pageTitle;
-    const body = article ? article.markdown : visibleText();
-    const heading = /^#{1,6} /.test(body) || !title ? "" : `# ${title}\n\n`;
+    const body = textClean().stripInvisible(article ? article.markdown : visibleText());
+    // The heading is Markdown: its `<`, `>`, `&` as entities too (the `title` field stays plain).
+    const heading = /^#{1,6} /.test(body) || !title ? "" : `# ${textClean().escapeHtmlText(title)}\n\n`;
     const bytes = utf8.utf8Length(heading) + utf8.utf8Length(body);
     // Cut early: the first maxBytes code units hold at least the first maxBytes bytes, so only they
     // are made well-formed and cut (a page-sized string is not copied again). A pair split at that
@@ -123,9 +132,7 @@
   function readable() {
     // Counted on the live document first, so a huge page is not cloned for nothing.
     if (document.getElementsByTagName("*").length > MAX_ELEMS_TO_PARSE) return null;
-    const secrets = secretEditors();
-    const clone = /** @type {Document} */ (document.cloneNode(true));
-    stripSecretEditors(clone, secrets);
+    const clone = visibleClone();
     stripFields(clone);
     stripHeavyUrls(clone);
     const Readability = /** @type {any} */ (globalThis).Readability;
@@ -143,6 +150,31 @@
     const markdown = converter().turndown(content).trim();
     if (!markdown) return null;
     return { title: typeof found.title === "string" ? found.title : "", markdown };
+  }
+
+  /**
+   * A clone of the document without what its styles hide from the user (content/hidden_text.js),
+   * decided on the live page just before: nothing runs between the clone and the walk, so the two
+   * trees are the same. Callers bound the page's elements (MAX_ELEMS_TO_PARSE).
+   * @returns {Document}
+   */
+  function visibleClone() {
+    const secrets = secretEditors();
+    const clone = /** @type {Document} */ (document.cloneNode(true));
+    // Found before pruning (their paths are the unpruned clone's), removed after (pruning walks
+    // the live page and the clone side by side).
+    const secretTwins = twinsOf(clone, secrets);
+    const hidden = /** @type {{pruneHidden: (live: Element, clone: Element) => number}} */ (
+      /** @type {any} */ (globalThis).webctxHidden
+    );
+    if (document.body && clone.body) hidden.pruneHidden(document.body, clone.body);
+    for (const twin of secretTwins) if (twin instanceof Element) twin.remove();
+    return clone;
+  }
+
+  /** @returns {{stripInvisible: (t: string) => string, escapeHtmlText: (t: string) => string}} */
+  function textClean() {
+    return /** @type {any} */ (globalThis).webctxTextClean;
   }
 
   /**
@@ -177,12 +209,13 @@
   }
 
   /**
-   * Remove from `clone` (a clone of the live document, made after `hosts` were found) the
-   * counterpart of each live host: the node at the same child-index path.
+   * The counterpart in `clone` (a clone of the live document, made after `hosts` were found) of
+   * each live host: the node at the same child-index path.
    * @param {Document} clone @param {HTMLElement[]} hosts
+   * @returns {Array<Node | undefined>}
    */
-  function stripSecretEditors(clone, hosts) {
-    const found = hosts.map((host) => {
+  function twinsOf(clone, hosts) {
+    return hosts.map((host) => {
       /** @type {number[]} */
       const path = [];
       for (let node = /** @type {Node} */ (host); node.parentNode; node = node.parentNode) {
@@ -193,7 +226,6 @@
       for (const index of path.reverse()) twin = twin?.childNodes[index];
       return twin;
     });
-    for (const twin of found) if (twin instanceof Element) twin.remove();
   }
 
   /**
@@ -261,6 +293,11 @@
     const gfm = /** @type {any} */ (globalThis).turndownPluginGfm;
     service = new TurndownService({ headingStyle: "atx", codeBlockStyle: "fenced", bulletListMarker: "-" });
     service.use(gfm.gfm);
+    // `<`, `>`, `&` of the page's text become entities after turndown's Markdown escapes: a
+    // renderer shows them, never runs them as HTML. turndown calls `escape` on text outside code
+    // only, so code keeps its literal text.
+    const markdownEscape = service.escape.bind(service);
+    service.escape = (/** @type {string} */ text) => textClean().escapeHtmlText(markdownEscape(text));
     service.remove(["script", "style", "noscript", "template", "iframe", "object", "embed", "canvas"]);
     // A table cell is one line of a GFM row: the plugin leaves a cell's line breaks and pipes as
     // they are, which ends the row early or adds columns. Later rules win (turndown unshifts them).
@@ -276,20 +313,73 @@
   }
 
   /**
-   * The page's visible text (`innerText`: rendered text only, no field values), the fallback.
+   * The page's visible text, the fallback. Within the element cap: the text of a clone without
+   * what the page's styles hide (`cloneText`). Over the cap: `innerText` (rendered text only: what
+   * `display: none`, `visibility: hidden`, `hidden` and a closed `<details>` hide is not in it; the
+   * cap bounds the walk that finds the rest). Never a field value: the clone's fields are removed,
+   * `innerText` has none. `<`, `>`, `&` as entities, as in the Markdown of an article.
    * @returns {string}
    */
   function visibleText() {
     // An XML document (an SVG, a feed) may have no body and a root that is no HTMLElement.
     const root = /** @type {Element | null} */ (document.body ?? document.documentElement);
     if (!root) return "";
-    let text = root instanceof HTMLElement ? root.innerText : (root.textContent ?? "");
-    // innerText has the contenteditables' text: cut out each secret one's (every occurrence).
-    for (const host of secretEditors()) {
-      const secretText = host.innerText.trim();
-      if (secretText) text = text.split(secretText).join("");
+    let text = "";
+    if (document.body && document.getElementsByTagName("*").length <= MAX_ELEMS_TO_PARSE) {
+      const clone = visibleClone();
+      stripFields(clone);
+      text = cloneText(/** @type {HTMLElement} */ (clone.body));
+    } else {
+      text = root instanceof HTMLElement ? root.innerText : (root.textContent ?? "");
+      // innerText has the contenteditables' text: cut out each secret one's (every occurrence).
+      for (const host of secretEditors()) {
+        const secretText = host.innerText.trim();
+        if (secretText) text = text.split(secretText).join("");
+      }
     }
-    return text.trim();
+    return textClean().escapeHtmlText(text.trim());
+  }
+
+  /** Elements whose text is no text of the page. */
+  const NOT_TEXT = new Set(["script", "style", "noscript", "template", "iframe", "object", "embed", "canvas"]);
+  /** Elements that start a line (the clone has no layout to say so), and those that leave a blank one. */
+  const LINE = /^(address|article|aside|blockquote|dd|details|dialog|div|dl|dt|fieldset|figcaption|figure|footer|form|h[1-6]|header|hr|li|main|nav|ol|p|pre|section|summary|table|tr|ul)$/;
+  const PARAGRAPH = /^(p|h[1-6]|blockquote|pre|table|ul|ol)$/;
+
+  /**
+   * The text of a clone's element, lines as its block elements make them: the visible-text
+   * fallback without layout. Iterative (a 5,000-deep DOM is fine), linear in the nodes.
+   * @param {Element} root
+   * @returns {string}
+   */
+  function cloneText(root) {
+    /** @type {string[]} */
+    const out = [];
+    /** @type {Array<Node | string>} */
+    const stack = [root];
+    while (stack.length > 0) {
+      const node = /** @type {Node | string} */ (stack.pop());
+      if (typeof node === "string") {
+        out.push(node);
+        continue;
+      }
+      if (node.nodeType === Node.TEXT_NODE) {
+        out.push((node.nodeValue ?? "").replace(/\s+/g, " "));
+        continue;
+      }
+      if (node.nodeType !== Node.ELEMENT_NODE) continue;
+      const name = /** @type {Element} */ (node).localName;
+      if (NOT_TEXT.has(name)) continue;
+      if (name === "br") {
+        out.push("\n");
+        continue;
+      }
+      const end = PARAGRAPH.test(name) ? "\n\n" : LINE.test(name) ? "\n" : name === "td" || name === "th" ? " " : "";
+      if (end) out.push(end);
+      stack.push(end);
+      for (let child = node.lastChild; child; child = child.previousSibling) stack.push(child);
+    }
+    return out.join("").replace(/[ \t]*\n[ \t]*/g, "\n").replace(/\n{3,}/g, "\n\n").replace(/ {2,}/g, " ");
   }
 
   /** @param {string} text */

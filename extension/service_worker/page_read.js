@@ -38,6 +38,8 @@ export const PAGE_TEXT_FILES = [
   "vendor/turndown-plugin-gfm/turndown-plugin-gfm.js",
   "content/utf8_cap.js",
   "content/secret_fields.js",
+  "content/hidden_text.js",
+  "content/text_clean.js",
   "content/page_text.js",
 ];
 

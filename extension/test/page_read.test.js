@@ -228,6 +228,8 @@ test("text: the files (once per document), then webctxPageText with the clamped 
     "vendor/turndown-plugin-gfm/turndown-plugin-gfm.js",
     "content/utf8_cap.js",
     "content/secret_fields.js",
+    "content/hidden_text.js",
+    "content/text_clean.js",
     "content/page_text.js",
   ]);
   // A background tab's text is read too (nothing is shown or switched).

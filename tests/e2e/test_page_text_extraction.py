@@ -8,10 +8,16 @@
 - a long article: cut to maxBytes UTF-8 bytes on a code point, `bytes` the full length;
 - a 200,000-element page (over Readability's element cap) and a 38,500-element one (just under it,
   Readability's worst case here): bounded time, printed;
-- a 5,000-deep DOM: no crash, the text is there.
+- a 5,000-deep DOM: no crash, the text is there;
+- text the page's stylesheet hides, tag characters, text that shows markup
+  (tests/support/hidden_text_pages.py), in an article and in a page without one: only what the
+  user sees, after they scrolled the page and a box in it.
 
 The end-to-end reads through the native host (`resources/read`) are tested elsewhere; this module is
 the extraction's own test. One browser for the module; times print with `-s` (or `-rP`).
+
+Just over 400 lines: every case shares that browser and one folder of pages (the hiding pages
+themselves are in tests/support/hidden_text_pages.py).
 """
 
 from __future__ import annotations
@@ -26,6 +32,7 @@ from playwright.async_api import Page
 
 from tests.e2e.conftest import launched_browser
 from tests.e2e.harness import RunningBrowser, isolated_environment
+from tests.support.hidden_text_pages import HIDDEN, SHOWN, TAGS, hiding_article, hiding_scrap
 from tests.support.pages import served_pages
 
 pytestmark = pytest.mark.asyncio(loop_scope="module")
@@ -36,6 +43,8 @@ PAGE_TEXT_FILES = [
     "vendor/turndown-plugin-gfm/turndown-plugin-gfm.js",
     "content/utf8_cap.js",
     "content/secret_fields.js",
+    "content/hidden_text.js",
+    "content/text_clean.js",
     "content/page_text.js",
 ]
 """What the worker injects for a text read, in order (content/page_text.js's header)."""
@@ -159,8 +168,10 @@ def site(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     """The generated pages over http on 127.0.0.1."""
     folder = tmp_path_factory.mktemp("page-text-pages")
     pages = {"article.html": ARTICLE, "login.html": LOGIN, "long.html": LONG, "deep.html": DEEP,
-             "wide.html": WIDE,
-             "big.html": many_elements(200_000), "under.html": many_cards(38_500)}
+             "wide.html": WIDE, "hiding.html": hiding_article(), "scrap.html": hiding_scrap(),
+             "big.html": many_elements(200_000).replace(
+                 "<main>", f"<main><p>Shown &lt;img src=x onerror=alert(3)&gt;{TAGS}</p>", 1),
+             "under.html": many_cards(38_500)}
     for name, text in pages.items():
         (folder / name).write_text(text, encoding="utf-8")
     with served_pages(folder) as url:
@@ -298,7 +309,11 @@ async def test_a_page_over_the_element_cap_gives_its_visible_text_quickly(
     check_shape(answer, 262_144)
     assert answer["source"] == "visible-text"
     assert answer["truncated"]
-    assert answer["markdown"].startswith("# Many\n\nSection 0\n\nItem 0 link some text here\n\nItem 1 link")
+    # innerText over the cap: still no HTML from text, no tag characters.
+    assert answer["markdown"].startswith(
+        "# Many\n\nShown &lt;img src=x onerror=alert(3)&gt;\n\n"
+        "Section 0\n\nItem 0 link some text here\n\nItem 1 link"
+    ), answer["markdown"][:300]
     assert wall < 10, "wide margin for a shared machine; ~1 s expected"
     await page.close()
 
@@ -350,4 +365,60 @@ async def test_a_table_row_of_30000_cells_is_read_in_bounded_time(running: Runni
     assert "second row" in answer["markdown"]
     # Before: over 10 s (a timeout), the tab busy for another minute; now well under a second idle.
     assert wall < 8, "wide margin for a shared machine"
+    await page.close()
+
+
+def has_tag_characters(text: str) -> bool:
+    """Any Unicode tag character (U+E0000-U+E007F) in `text`."""
+    return any(0xE0000 <= ord(c) <= 0xE007F for c in text)
+
+
+async def test_text_the_page_hides_is_not_in_the_page_text(running: RunningBrowser, site: str) -> None:
+    page = await opened(running, f"{site}/hiding.html")
+    # The user scrolls the page down and the box to its end (the wheel over it): text above the
+    # viewport, in the box and below the fold is still text they can see.
+    await page.mouse.move(300, 300)
+    await page.mouse.wheel(0, 400)
+    await page.wait_for_function("window.scrollY >= 400", timeout=30_000)
+    box = await page.locator("#box").bounding_box()
+    assert box is not None
+    await page.mouse.move(box["x"] + box["width"] / 2, box["y"] + box["height"] / 2)
+    await page.mouse.wheel(0, 2000)
+    await page.wait_for_function(
+        "(b => b.scrollTop > 0 && b.scrollTop + b.clientHeight >= b.scrollHeight - 1)"
+        "(document.getElementById('box'))",
+        timeout=30_000,
+    )
+    before = await page.evaluate("document.documentElement.outerHTML")
+    answer = await read_text(running, page, 262_144)
+    print(f"\nhiding article: {answer['ms']:.0f} ms, source {answer['source']}")
+    check_shape(answer, 262_144)
+    markdown: str = answer["markdown"]
+    assert answer["source"] == "readability"
+    for kind in (*SHOWN, "below-fold", "lazy-image"):
+        assert f"SHOWN-{kind}" in markdown, (kind, markdown)
+    leaked = [kind for kind in HIDDEN if f"HIDDEN-{kind}" in markdown]
+    assert not leaked, leaked
+    assert not has_tag_characters(markdown) and "TAGGED" not in markdown
+    assert "Tagged line here ends. Zerowidth softhyphen team 👩‍💻 done." in markdown
+    # Text that shows markup stays text; code keeps its literal characters.
+    assert "&lt;img src=x onerror=alert(1)&gt; as text, and AT&amp;T too." in markdown
+    assert "<img" not in markdown
+    assert "`<br> & co`" in markdown
+    assert "```\nif (a < b && c > d) { return; }\n```" in markdown
+    assert await page.evaluate("document.documentElement.outerHTML") == before
+    await page.close()
+
+
+async def test_a_page_without_an_article_drops_hidden_text_too(running: RunningBrowser, site: str) -> None:
+    page = await opened(running, f"{site}/scrap.html")
+    answer = await read_text(running, page, 262_144)
+    check_shape(answer, 262_144)
+    markdown: str = answer["markdown"]
+    assert answer["source"] == "visible-text"
+    assert markdown.startswith("# Scrap &lt;b&gt;\n") and answer["title"] == "Scrap <b>", markdown
+    assert "SHOWN-short" in markdown and "SHOWN-summary" in markdown, markdown
+    assert "HIDDEN" not in markdown, markdown
+    assert not has_tag_characters(markdown)
+    assert "&lt;img src=x onerror=alert(2)&gt;" in markdown and "<img" not in markdown
     await page.close()

@@ -1,0 +1,57 @@
+// What the page text never carries, whatever the page's markup (docs/protocol.md "page.read";
+// docs/native-host.md "Threat model", "Hidden page text"): characters the user cannot see, and HTML
+// the page only displayed as text. A classic script of the isolated world, injected before
+// content/page_text.js (PAGE_TEXT_FILES); it only sets `globalThis.webctxTextClean`, so a second
+// injection is harmless. Pure string work, node-tested: extension/test/page_text.test.js.
+
+(function () {
+  "use strict";
+
+  /**
+   * Invisible code points that are dropped wherever they are:
+   * - U+E0000–U+E007F tag characters (an invisible copy of ASCII: the classic carrier of hidden
+   *   instructions) and U+E0100–U+E01EF variation selectors 17–256 (invisible; data can be smuggled
+   *   in runs of them; the rare ideographic variant they select is not worth it);
+   * - U+200B zero width space, U+200E/U+200F and U+202A–U+202E and U+2066–U+2069 bidirectional
+   *   marks, embeddings, overrides and isolates (they reorder what is shown, not what is read),
+   *   U+2060–U+2064 word joiner and invisible operators, U+206A–U+206F deprecated format
+   *   controls, U+FEFF zero width no-break space (BOM), U+FFF9–U+FFFB annotation controls,
+   *   U+00AD soft hyphen (shown only at a line break; it splits words for a reader).
+   * ZWNJ and ZWJ (U+200C, U+200D) are handled by JOINERS.
+   */
+  const INVISIBLE =
+    /[\u{E0000}-\u{E007F}\u{E0100}-\u{E01EF}\u00AD\u200B\u200E\u200F\u202A-\u202E\u2060-\u2064\u2066-\u206F\uFEFF\uFFF9-\uFFFB]/gu;
+  /**
+   * U+200C/U+200D kept only where they join something visible: between two letters (Persian,
+   * Indic scripts need them) or, for ZWJ, between two pictographs of an emoji sequence (👩‍💻; a
+   * pictograph may carry a variation selector or a skin-tone modifier). Anywhere else dropped.
+   */
+  const JOINERS =
+    /(\p{Extended_Pictographic}[\uFE0F\u{1F3FB}-\u{1F3FF}]?\u200D)(?=\p{Extended_Pictographic})|([\p{L}\p{M}][\u200C\u200D])(?=[\p{L}\p{M}])|[\u200C\u200D]/gu;
+
+  /**
+   * `text` without its invisible characters (INVISIBLE, and JOINERS that join nothing visible).
+   * @param {string} text
+   * @returns {string}
+   */
+  function stripInvisible(text) {
+    return text
+      .replace(INVISIBLE, "")
+      .replace(JOINERS, (_, emoji, letters) => /** @type {string | undefined} */ (emoji) ?? /** @type {string | undefined} */ (letters) ?? "");
+  }
+
+  /** @type {Record<string, string>} */
+  const ENTITIES = { "&": "&amp;", "<": "&lt;", ">": "&gt;" };
+
+  /**
+   * `text` with `&`, `<` and `>` written as entities: text a page displayed (`&lt;img&gt;` shows
+   * `<img>`) stays text in Markdown, never raw HTML a renderer would run or hide.
+   * @param {string} text
+   * @returns {string}
+   */
+  function escapeHtmlText(text) {
+    return text.replace(/[&<>]/g, (char) => /** @type {string} */ (ENTITIES[char]));
+  }
+
+  /** @type {any} */ (globalThis).webctxTextClean = Object.freeze({ stripInvisible, escapeHtmlText });
+})();
