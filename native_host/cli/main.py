@@ -10,6 +10,12 @@ from __future__ import annotations
 
 import sys
 
+if __name__ != "__main__" and len(sys.argv) > 1:  # `webctx mcp`: answer initialize before the imports
+    from native_host.stdio.first_answer import serving, start_front
+
+    if serving(sys.argv[1:]):
+        start_front()
+
 try:  # a Ctrl-C this early (the console script is importing us) ends as cleanly as a later one
     import argparse
     import importlib
