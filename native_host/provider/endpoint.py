@@ -12,6 +12,7 @@ desktop host ──HTTP──► uvicorn (pre-bound 127.0.0.1:0 socket, embedded
                                 ├─ ToolSpec table (builtin_tools.py): `current` → Requester.request("current")
                                 │      `location` → Requester.request("location", {elementId})
                                 │                   + platform.window_number (OS window id)
+                                │      `read_page` → resources/read of the Page's link (read_page.py)
                                 ├─ PageToolTable (page_tools.py): `p<n>_…` → tools.call → page (SPEC §5)
                                 ├─ follower_tools (follower_tools.py): `p<n>f<k>_…` → another
                                 │  profile's host → its page (SPEC §3, handoff.py)
@@ -74,6 +75,7 @@ from native_host.provider.error_bodies import ShortErrorBodies
 from native_host.provider.list_changed import ListChangedBroadcaster
 from native_host.provider.page_resources import PageResources
 from native_host.provider.page_tools import PageToolTable
+from native_host.provider.read_page import ReadPage
 from native_host.provider.refusal_log import REFUSALS, count_uvicorn_refusals
 from native_host.provider.security import LoopbackGuard
 
@@ -188,7 +190,8 @@ class McpEndpoint:
             location_deadline_ms=location_deadline_ms,
             window_finder=window_finder,
         )
-        self._tools: dict[str, ToolSpec] = {spec.tool.name: spec for spec in builtin.specs}
+        read_page = ReadPage(self.page_resources, instance=instance)
+        self._tools: dict[str, ToolSpec] = {spec.tool.name: spec for spec in (*builtin.specs, read_page.spec)}
         self.server = self._build_server()
         self._port: int | None = None
         self._uvicorn: _EmbeddedUvicorn | None = None
@@ -236,6 +239,8 @@ class McpEndpoint:
             ctx: ServerRequestContext[Any, Any], params: types.CallToolRequestParams
         ) -> types.CallToolResult:
             spec = self._tools.get(params.name)
+            if spec is not None and spec.in_context is not None:  # read_page: records its read itself
+                return await spec.in_context(ctx, dict(params.arguments or {}))
             page = self._page_of(params.name) if spec is None else None  # before: the tab may go
             if spec is None:
                 result = await call_page_tool(params)

@@ -179,7 +179,7 @@ async def test_initialize_is_answered_before_the_provider_connection_completes()
             tools = (await client.list_tools()).tools
             listed = time.monotonic() - started
     assert initialized < 1.0
-    assert [tool.name for tool in tools] == ["current", "location"]
+    assert [tool.name for tool in tools] == ["current", "location", "read_page"]
     assert listed >= 2.0
 
 
@@ -194,7 +194,8 @@ async def test_the_instructions_are_byte_identical_across_two_browser_starts() -
             fresh_bridge(grace_s=8.0) as bridge,
             connect(bridge, "legacy") as (client, _),
         ):
-            assert [tool.name for tool in (await client.list_tools()).tools] == ["current", "location"]
+            names = [tool.name for tool in (await client.list_tools()).tools]
+            assert names == ["current", "location", "read_page"]
             assert bridge.upstream is not None
             seen.append((client.instructions, bridge.upstream.descriptor))
     (first, one), (second, other) = seen

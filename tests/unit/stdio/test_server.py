@@ -178,7 +178,7 @@ async def test_tools_and_current_are_proxied_from_the_provider(
         assert client.protocol_version == {"legacy": "2025-11-25", "auto": "2026-07-28"}[mode]
         tools = (await client.list_tools()).tools
         result = await client.call_tool("current", {})
-    assert [tool.name for tool in tools] == ["current", "location"]
+    assert [tool.name for tool in tools] == ["current", "location", "read_page"]
     assert all(TOOL_NAME_PATTERN.match(tool.name) for tool in tools)
     assert result.is_error is False
     assert result.structured_content is not None
@@ -336,7 +336,7 @@ async def test_a_client_that_lists_once_right_after_connecting_sees_the_provider
     async with asyncio.timeout(20), fresh_bridge() as bridge, connect(bridge, mode) as (client, _):
         tools = (await client.list_tools()).tools
         instructions = client.instructions
-    assert [tool.name for tool in tools] == ["current", "location"]
+    assert [tool.name for tool in tools] == ["current", "location", "read_page"]
     assert instructions == SERVER_INSTRUCTIONS
 
 
