@@ -342,7 +342,8 @@ class McpEndpoint:
                 allowed_origins=[],
             ),
         )
-        guard = LoopbackGuard(ShortErrorBodies(cast(Any, app)), port=port, token=self.token)
+        bodies = ShortErrorBodies(cast(Any, app), endpoint_path=self.path)  # a wrong path's 404 names it
+        guard = LoopbackGuard(bodies, port=port, token=self.token)
         count_uvicorn_refusals()  # garbage from a token-less client is a refusal too (issue 13)
         config = uvicorn.Config(
             cast(Any, guard),
