@@ -1,4 +1,4 @@
-"""Running the built-in MCP tools `current` and `location` against the extension (SPEC §1.1, §1.2);
+"""Running the built-in MCP tools `current` and `location` against the extension (docs/protocol.md);
 the third, `read_page`, is read_page.py.
 
 ```

@@ -15,7 +15,7 @@ ProviderLink.run()  forever:
 A connection that fails or ends is never fatal: the loop waits `poll_interval_s` (or a `wake()`)
 and tries again. `settled()` waits (at most `connect_grace_s`) for the end of the first attempt
 (connected and announced, nothing found, or failed), so a client's first `tools/list` and
-`resources/list` see what the link found rather than the fallback (issue 14); `last_survey` and
+`resources/list` see what the link found rather than the fallback; `last_survey` and
 `last_failure` say what that was (a call's "cannot reach a browser" error, stdio/check.py).
 
 Just over 400 lines: one state machine (connect, announce, follow, forward list changes) whose

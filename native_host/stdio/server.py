@@ -179,7 +179,7 @@ class StdioBridge:
     async def serve_stdio(self, front: Front | None = None) -> None:
         """Serve MCP on the Front's wire (`front`, default the one `webctx mcp` started at process
         start, first_answer.py, else a new one) until stdin closes. The Front keeps fd 1 for
-        frames and points it at stderr, so nothing else reaches the client (SPEC §4 spirit)."""
+        frames and points it at stderr, so nothing else reaches the client."""
         front = front or take_front() or start_front()
         stdin, stdout = cast(Any, FrontStdin(front)), cast(Any, FrontStdout(front))
         async with self.running(), stdio_server(stdin, stdout) as (read_stream, write_stream):

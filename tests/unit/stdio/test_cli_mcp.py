@@ -149,7 +149,7 @@ def test_the_stdio_server_writes_only_mcp_frames_and_answers_without_a_provider(
     assert by_id[1]["result"]["instructions"] == SERVER_INSTRUCTIONS  # the same at every start
     assert [t["name"] for t in by_id[2]["result"]["tools"]] == ["current"]
     assert by_id[3]["result"]["isError"] is True
-    why = by_id[3]["result"]["content"][0]["text"]  # issue 14: the client can show why, in one line
+    why = by_id[3]["result"]["content"][0]["text"]  # a client can show why, in one line
     assert why.startswith("webctx cannot reach a browser: ") and "\n" not in why
     assert f"Looked in {os.environ['CONTEXT_PROVIDERS_DIR']}, from CONTEXT_PROVIDERS_DIR." in why
     assert by_id[4]["result"]["resources"][0]["uri"] == "webctx://current"

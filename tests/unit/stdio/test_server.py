@@ -342,7 +342,7 @@ async def test_a_client_that_lists_once_right_after_connecting_sees_the_provider
 
 @pytest.mark.parametrize("mode", MODES)
 async def test_with_no_provider_the_first_look_is_quick_and_a_call_says_why(mode: Mode) -> None:
-    """Issue 14: nothing to wait for (no descriptor) → no wait for the grace; a call's one-line
+    """Nothing to wait for (no descriptor) → no wait for the grace; a call's one-line
     error (not the `instructions`, which never change) leads with what is wrong, where the bridge
     looked, and the fix."""
     started = time.monotonic()
