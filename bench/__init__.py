@@ -10,6 +10,7 @@ the JSON line; results and how to read them in bench/README.md):
   typing_bench.py        the content scripts' cost per keystroke in a large field
   soak.py                `current` every 50 ms for minutes: is the native host flat?
   native_host_start.py   spawn → `hello`, spawn → descriptor, idle RSS
+  bridge_start.py        `webctx mcp`: spawn → `initialize`, spawn → first `tools/list` (`--against REV`)
   page_load.py           a 200,000-element page's DOMContentLoaded and load: webctx, control, none
   page_read.py           `resources/read` of a page's text and screenshot; `current` with the links on/off
 

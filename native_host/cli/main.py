@@ -10,6 +10,11 @@ from __future__ import annotations
 
 import sys
 
+from native_host.stdio.first_answer import serving, start_front  # the standard library only
+
+if serving(sys.argv[1:]):  # `webctx mcp`: answer `initialize` before the slow imports below
+    start_front()
+
 try:  # a Ctrl-C this early (the console script is importing us) ends as cleanly as a later one
     import argparse
     import importlib
@@ -53,13 +58,14 @@ only inside `main` (they pull in pydantic, mcp, …, which takes about a second)
 during those imports is caught like any other (`webctx: interrupted.`, exit 130)."""
 
 
-def command_modules() -> list[ModuleType]:
-    """Import and return the COMMANDS modules, in order."""
-    return [importlib.import_module(f"native_host.cli.{name}") for name in COMMANDS]
+def command_modules(names: Sequence[str] = COMMANDS) -> list[ModuleType]:
+    """Import and return the command modules `names` (default COMMANDS), in order."""
+    return [importlib.import_module(f"native_host.cli.{name}") for name in names]
 
 
-def build_parser() -> argparse.ArgumentParser:
-    """The argparse tree: global `-v`/`--version`, one subparser per command in COMMANDS."""
+def build_parser(names: Sequence[str] = COMMANDS) -> argparse.ArgumentParser:
+    """The argparse tree: global `-v`/`--version`, one subparser per command in `names` (default
+    COMMANDS: all)."""
     parser = argparse.ArgumentParser(
         prog="webctx",
         description=(
@@ -74,7 +80,7 @@ def build_parser() -> argparse.ArgumentParser:
         "-v", "--verbose", action="count", default=0, help="show more log output on stderr (-vv for debug)"
     )
     subparsers = parser.add_subparsers(dest="command", metavar="<command>", required=True)
-    for module in command_modules():
+    for module in command_modules(names):
         module.add_parser(subparsers)
     return parser
 
@@ -132,7 +138,8 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 
 def _main(argv: Sequence[str] | None) -> int:
-    parser = build_parser()
+    # Serving `webctx mcp`, the other commands' imports (0.1-0.3 s at load) would delay its first tools/list.
+    parser = build_parser(("mcp",) if serving(list(sys.argv[1:] if argv is None else argv)) else COMMANDS)
     args = parser.parse_args(argv)
     setup_logging(args.verbose)
     as_json = bool(getattr(args, "json", False))

@@ -14,7 +14,7 @@ from native_host.cli.result import Result
 from native_host.host import DEFAULT_TIMEOUT_S, HostClient
 from native_host.protocol.descriptor import Descriptor
 
-HELP = "list the provider's MCP tools: `current`, `location` and the page tools of visible pages"
+HELP = "list the provider's MCP tools: `current`, `location`, `read_page` and the page tools of visible pages"
 DESCRIPTION = """\
 Act as a desktop host: find the provider like `webctx context` does, connect over MCP with its
 bearer token and print its `tools/list`. Each tool is a line with the name to pass to `webctx call`,

@@ -2,6 +2,7 @@
 
 ```
 CURRENT_TOOL, LOCATION_TOOL   the `tools/list` entries of `current` and `location`
+READ_PAGE_TOOL                the `tools/list` entry of `read_page` (a Page's text or screenshot)
 tool_error / id_error         `isError` results: one sentence, never an internal exception text
 json_result                   `structuredContent` plus the same JSON as one text block
 ProviderServer                the SDK's low-level server with `tools.listChanged` in both eras and,
@@ -85,6 +86,41 @@ LOCATION_TOOL: Final = types.Tool(
     annotations=_READ_ONLY,
 )
 """The `tools/list` entry of `location` (SPEC §1.2). Shared: callers must not change it."""
+
+READ_PAGE_SCHEMA: Final[dict[str, Any]] = {
+    "type": "object",
+    "properties": {
+        "id": {
+            "type": "string",
+            "description": "A Page id from `current` (e.g. `tab-3`), or a Page's `webctx://` link.",
+        },
+        "kind": {
+            "type": "string",
+            "enum": ["text", "screenshot"],
+            "default": "text",
+            "description": "`text` (default): the readable text as Markdown; `screenshot`: the visible "
+            "part of the tab, only when the user switched screenshots on.",
+        },
+    },
+    "required": ["id"],
+    "additionalProperties": False,
+}
+"""`inputSchema` of `read_page` (docs/protocol.md "read_page")."""
+
+READ_PAGE_TOOL: Final = types.Tool(
+    name="read_page",
+    title="Read a page",
+    description=(
+        "The readable text (Markdown, at most 256 KiB) of a Page from `current`, by its id (e.g. "
+        "`tab-3`) or its `webctx://` link; with kind `screenshot`, an image of the visible part of its "
+        "tab, when the user switched screenshots on. The same as `resources/read` of the Page's link, "
+        "for clients that cannot read resources."
+    ),
+    input_schema=READ_PAGE_SCHEMA,
+    annotations=_READ_ONLY,
+)
+"""The `tools/list` entry of `read_page` (provider/read_page.py runs it). Shared: callers must not
+change it."""
 
 
 def tool_error(sentence: str, **structured: Any) -> types.CallToolResult:

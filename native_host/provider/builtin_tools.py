@@ -1,4 +1,5 @@
-"""Running the built-in MCP tools `current` and `location` against the extension (SPEC §1.1, §1.2).
+"""Running the built-in MCP tools `current` and `location` against the extension (docs/protocol.md);
+the third, `read_page`, is read_page.py.
 
 ```
 tools/call current {}         ──► BuiltinTools.run_current
@@ -49,6 +50,10 @@ log = logging.getLogger(__name__)
 ToolRunner = Callable[[dict[str, Any]], Awaitable[types.CallToolResult]]
 """Runs one call of a tool with the call's `arguments` (never None; `{}` when absent)."""
 
+ContextToolRunner = Callable[[Any, dict[str, Any]], Awaitable[types.CallToolResult]]
+"""Runs one call with the SDK's request context (who asks) and the call's `arguments`, and keeps
+its own activity entry (read_page.py: the same entry as `resources/read`)."""
+
 WindowFinder = Callable[[WindowBounds], Awaitable["int | None"]]
 """Maps the browser window's bounds (points) to the OS window number, or None where there is none."""
 
@@ -56,10 +61,12 @@ WindowFinder = Callable[[WindowBounds], Awaitable["int | None"]]
 @dataclass(frozen=True)
 class ToolSpec:
     """One MCP tool: its `tools/list` entry and the coroutine that runs a call with the call's
-    `arguments` (never None; `{}` when absent)."""
+    `arguments` (never None; `{}` when absent); `in_context`, when set, is what the endpoint runs
+    instead, with the request context, and the endpoint then records no activity entry of its own."""
 
     tool: types.Tool
     run: ToolRunner
+    in_context: ContextToolRunner | None = None
 
 
 @functools.cache

@@ -12,6 +12,7 @@ desktop host ──HTTP──► uvicorn (pre-bound 127.0.0.1:0 socket, embedded
                                 ├─ ToolSpec table (builtin_tools.py): `current` → Requester.request("current")
                                 │      `location` → Requester.request("location", {elementId})
                                 │                   + platform.window_number (OS window id)
+                                │      `read_page` → resources/read of the Page's link (read_page.py)
                                 ├─ PageToolTable (page_tools.py): `p<n>_…` → tools.call → page (SPEC §5)
                                 ├─ follower_tools (follower_tools.py): `p<n>f<k>_…` → another
                                 │  profile's host → its page (SPEC §3, handoff.py)
@@ -74,6 +75,7 @@ from native_host.provider.error_bodies import ShortErrorBodies
 from native_host.provider.list_changed import ListChangedBroadcaster
 from native_host.provider.page_resources import PageResources
 from native_host.provider.page_tools import PageToolTable
+from native_host.provider.read_page import ReadPage
 from native_host.provider.refusal_log import REFUSALS, count_uvicorn_refusals
 from native_host.provider.security import LoopbackGuard
 from native_host.provider.sse_escape import EscapedLineSeparators
@@ -189,7 +191,8 @@ class McpEndpoint:
             location_deadline_ms=location_deadline_ms,
             window_finder=window_finder,
         )
-        self._tools: dict[str, ToolSpec] = {spec.tool.name: spec for spec in builtin.specs}
+        read_page = ReadPage(self.page_resources, instance=instance)
+        self._tools: dict[str, ToolSpec] = {spec.tool.name: spec for spec in (*builtin.specs, read_page.spec)}
         self.server = self._build_server()
         self._port: int | None = None
         self._uvicorn: _EmbeddedUvicorn | None = None
@@ -237,6 +240,8 @@ class McpEndpoint:
             ctx: ServerRequestContext[Any, Any], params: types.CallToolRequestParams
         ) -> types.CallToolResult:
             spec = self._tools.get(params.name)
+            if spec is not None and spec.in_context is not None:  # read_page: records its read itself
+                return await spec.in_context(ctx, dict(params.arguments or {}))
             page = self._page_of(params.name) if spec is None else None  # before: the tab may go
             if spec is None:
                 result = await call_page_tool(params)
@@ -338,8 +343,9 @@ class McpEndpoint:
                 allowed_origins=[],
             ),
         )
-        # SSE `data:` lines carry no raw U+2028/2029/0085 (sse_escape.py); errors are short JSON.
-        served = ShortErrorBodies(EscapedLineSeparators(cast(Any, app)))
+        # SSE `data:` lines carry no raw U+2028/2029/0085 (sse_escape.py); errors are short JSON, and a
+        # wrong path's 404 names the published one.
+        served = ShortErrorBodies(EscapedLineSeparators(cast(Any, app)), endpoint_path=self.path)
         guard = LoopbackGuard(served, port=port, token=self.token)
         count_uvicorn_refusals()  # garbage from a token-less client is a refusal too (issue 13)
         config = uvicorn.Config(

@@ -10,7 +10,12 @@ errors.pydantic.dev links and the request's own content echoed). For a response 
     short JSON-RPC error already (one line, ≤ MAX_MESSAGE_CHARS, no pydantic text) → unchanged
     a pydantic dump  → -32600 "Invalid request: the body must be one JSON-RPC 2.0 message object …"
     plain text       → -32600 with one sentence for the status (404, 413, 400 Content-Type, else
-                       the SDK's own first line)
+                       the SDK's own first line); a 404 for a path other than the endpoint's
+                       (`<path>/mcp`, a guess) names the published path (wrong_path_message)
+
+Only a caller that passed LoopbackGuard (no Origin, a loopback Host, the bearer token) gets here,
+so naming the path tells nothing the caller's descriptor does not: a caller without the token
+gets the guard's 401 and never the path.
 
 Bodies are `{"jsonrpc":"2.0","id":null,"error":{"code":…,"message":…}}`; status and other headers
 are kept, `content-type`/`content-length` rewritten. Nothing is logged here (the guard logs its
@@ -41,8 +46,23 @@ _STATUS_MESSAGES: Final = {
 }
 
 
-def short_error_body(status: int, content_type: str, body: bytes) -> bytes | None:
-    """The replacement body for an error response (`status` ≥ 400), or None to keep `body`."""
+def wrong_path_message(endpoint_path: str) -> str:
+    """The 404 sentence for a request to a path other than `endpoint_path` (`/mcp/<random>`): the
+    published path, and why a direct-HTTP entry keeps breaking (at most MAX_MESSAGE_CHARS)."""
+    return (
+        f"Not found: MCP is served only at exactly {endpoint_path[:64]}, the descriptor's endpoint path; "
+        "append nothing (such as /mcp). A direct-HTTP entry breaks at every browser restart (new port, "
+        "path and token): use `webctx mcp`, which does not."
+    )
+
+
+def short_error_body(
+    status: int, content_type: str, body: bytes, *, not_found: str | None = None
+) -> bytes | None:
+    """The replacement body for an error response (`status` ≥ 400), or None to keep `body`; a
+    plain-text 404 says `not_found` when given (wrong_path_message)."""
+    if status == 404 and not_found is not None and not content_type.startswith("application/json"):
+        return _jsonrpc_error(not_found)
     if content_type.startswith("application/json"):
         try:
             payload = json.loads(body)
@@ -76,11 +96,13 @@ def _jsonrpc_error(message: str) -> bytes:
 
 
 class ShortErrorBodies:
-    """ASGI wrapper: `ShortErrorBodies(app)` passes 2xx/3xx and event streams through untouched and
-    rewrites other error bodies as described in the module doc."""
+    """ASGI wrapper: `ShortErrorBodies(app, endpoint_path="/mcp/…")` passes 2xx/3xx and event
+    streams through untouched and rewrites other error bodies as described in the module doc
+    (`endpoint_path`: the path the descriptor publishes; None: the generic 404 sentence)."""
 
-    def __init__(self, app: ASGIApp) -> None:
+    def __init__(self, app: ASGIApp, *, endpoint_path: str | None = None) -> None:
         self.app = app
+        self.endpoint_path = endpoint_path
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         """Serve one ASGI connection through `app`, rewriting its error body if needed."""
@@ -89,6 +111,8 @@ class ShortErrorBodies:
             return
         start: Message | None = None
         chunks: list[bytes] = []
+        path = self.endpoint_path
+        not_found = wrong_path_message(path) if path is not None and scope.get("path") != path else None
 
         async def send_wrapper(message: Message) -> None:
             nonlocal start
@@ -105,7 +129,7 @@ class ShortErrorBodies:
             if message.get("more_body", False):
                 return
             body = b"".join(chunks)
-            replacement = short_error_body(start["status"], _content_type(start), body)
+            replacement = short_error_body(start["status"], _content_type(start), body, not_found=not_found)
             if replacement is not None:
                 body = replacement
             headers = [

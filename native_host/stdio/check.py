@@ -1,4 +1,5 @@
-"""`webctx mcp --check`, and the bridge's `instructions`: can the bridge find a browser? (issue 14)
+"""`webctx mcp --check`, and the bridge's answer to a call while no browser is reached: can the
+bridge find a browser? (docs/native-host.md "`webctx mcp`")
 
 MCP clients show a stdio server as "Connected" as soon as it answers `initialize`, also when it
 will never find a provider (the browser is not running, or the client started the bridge in an
@@ -10,7 +11,7 @@ check_bridge(folder, pid)   provider_link.survey (host.discover + pick_provider:
                             tools (host.open_session) → BridgeReport
 BridgeReport.text()         the --check output: the folder and where it came from, each descriptor
                             (live / stale / refused / skipped, and why), the verdict and the fix
-BridgeReport.instructions() the bridge's one-line `instructions` for the initialize result
+BridgeReport.no_browser()   the bridge's one-line `isError` text for a call while no browser is reached
 ```
 
 No discovery of its own: every verdict on a descriptor is host.discover's (SPEC §7 checks, file
@@ -170,15 +171,11 @@ class BridgeReport:
             lines.append(f"Fix: {self.fix()}")
         return "\n".join(lines)
 
-    def instructions(self, base: str) -> str:
-        """The bridge's `instructions` (one line): `base` plus the browser in use when `ok`; else
-        what is wrong, where it looked and the fix (as --check says them) before `base`, so a
-        client UI that shows only the start of it shows that."""
-        chosen = self.survey.chosen
-        if self.ok and chosen is not None:
-            return f"{base} Browser: {chosen.name} {chosen.version} (pid {chosen.pid})."
+    def no_browser(self) -> str:
+        """What a bridged call answers while no browser is reached (one line): what is wrong,
+        where the bridge looked and the fix, as --check says them."""
         looked = f"Looked in {self.survey.folder}, from {self.source}."
-        return f"webctx cannot reach a browser: {self.problem()} {looked} {self.fix()} {CHECK_HINT} {base}"
+        return f"webctx cannot reach a browser: {self.problem()} {looked} {self.fix()} {CHECK_HINT}"
 
 
 async def check_bridge(

@@ -14,9 +14,9 @@ ProviderLink.run()  forever:
 
 A connection that fails or ends is never fatal: the loop waits `poll_interval_s` (or a `wake()`)
 and tries again. `settled()` waits (at most `connect_grace_s`) for the end of the first attempt
-(connected and announced, nothing found, or failed), so a client's first `tools/list` and its
-`initialize` see what the link found rather than the fallback (issue 14); `last_survey` and
-`last_failure` say what that was (the bridge's `instructions`, stdio/check.py).
+(connected and announced, nothing found, or failed), so a client's first `tools/list` and
+`resources/list` see what the link found rather than the fallback; `last_survey` and
+`last_failure` say what that was (a call's "cannot reach a browser" error, stdio/check.py).
 
 Just over 400 lines: one state machine (connect, announce, follow, forward list changes) whose
 parts share the link's state; the forwarding of tools and resources to clients is stdio/notify.py.
@@ -58,7 +58,10 @@ log = logging.getLogger(__name__)
 
 _T = TypeVar("_T")
 
-NO_PROVIDER_MESSAGE: Final = "No browser provider running; open the browser with the webctx extension."
+NO_PROVIDER_MESSAGE: Final = (
+    "No browser provider running; start the browser with the webctx extension "
+    "(`webctx doctor` checks the install)."
+)
 """What the bridge answers (a call's `isError` text, a read's error) while no provider is live."""
 
 POLL_INTERVAL_S: Final = 1.0

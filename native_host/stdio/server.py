@@ -23,16 +23,15 @@ MCP client ──stdio──► StdioBridge.server (tools, resources, listen)
 A stdin line that is not a JSON-RPC message is answered with a JSON-RPC error (id null, -32700 or
 -32600) and one log line (bad_lines.py); the session goes on.
 
-A client's first look waits for the link's first attempt to reach a provider (at most
-`connect_grace_s`, ProviderLink.settled): `initialize` (or `server/discover`) and the first
-`tools/list` answer with what was found, so a client that lists once sees `location` and the page
-tools (issue 14). The `instructions` then say which browser is in use, or, when none was found,
-what is wrong and the fix in one line (stdio/check.py), for a client UI to show.
+`initialize` is answered before the SDK is even imported (first_answer.py), with the same
+`instructions` at every start; the link connects meanwhile, and a client's first `tools/list` and
+`resources/list` wait for its first attempt (at most `connect_grace_s`, ProviderLink.settled), so a
+client that lists once sees `location`, `read_page` and the page tools.
 
-When no provider is live, every call answers `isError` with NO_PROVIDER_MESSAGE (after waiting at
-most `connect_grace_s`, default 2 s, for one to appear): never a hang, never a crash. Ids seen in `current`
-answers are kept with the instance that issued them; an id of an instance that is gone is
-answered `unknown_id` instead of being sent to a provider that may have re-minted it.
+When no provider is live, every call answers `isError` saying why and the fix (check.py's words;
+after waiting at most `connect_grace_s`, default 2 s, for one to appear): never a hang, never a
+crash. Ids seen in `current` answers are kept with the instance that issued them; an id of an
+instance that is gone is answered `unknown_id` instead of being sent to a provider that may have re-minted it.
 """
 
 from __future__ import annotations
@@ -50,7 +49,6 @@ import anyio
 import httpx2
 from mcp import types
 from mcp.server import ServerRequestContext
-from mcp.server.context import CallNext, HandlerResult
 from mcp.server.stdio import stdio_server
 from mcp.shared.exceptions import MCPError
 from mcp_types.jsonrpc import CONNECTION_CLOSED, INTERNAL_ERROR, REQUEST_TIMEOUT
@@ -67,6 +65,8 @@ from native_host.protocol.client_info import ON_BEHALF_OF_META_KEY, declared_cli
 from native_host.protocol.tools import CURRENT_TOOL, SERVER_NAME, ProviderServer, tool_error
 from native_host.stdio.bad_lines import AnsweringReadStream
 from native_host.stdio.check import BridgeReport
+from native_host.stdio.first_answer import SERVER_INSTRUCTIONS, Front, start_front, take_front
+from native_host.stdio.handover import FrontStdin, FrontStdout, WithoutEarlyAnswer
 from native_host.stdio.notify import ClientNotifier
 from native_host.stdio.provider_link import (
     CONNECT_GRACE_S,
@@ -93,11 +93,6 @@ CALL_TIMEOUT_S: Final = 65.0
 MAX_REMEMBERED_IDS: Final = 10_000
 """Ids remembered with their issuing instance; the oldest are forgotten beyond this."""
 
-SERVER_INSTRUCTIONS: Final = (
-    "webctx shows what the user has open in their web browser. Call `current` to get the browser's "
-    "windows, tabs (title, URL), the focused tab and the selected text as a tree of elements. "
-    f"The same JSON is the resource {RESOURCE_URI}."
-)
 
 CURRENT_RESOURCE: Final = types.Resource(
     uri=RESOURCE_URI,
@@ -111,9 +106,6 @@ CURRENT_RESOURCE: Final = types.Resource(
 FALLBACK_TOOLS: Final = (CURRENT_TOOL,)
 """What `tools/list` shows while no provider is live, so a call reaches the bridge and gets the
 clear NO_PROVIDER_MESSAGE instead of the client hiding the server."""
-
-FIRST_LOOK_METHODS: Final = frozenset({"initialize", "server/discover"})
-"""Requests whose answer waits for the link's first attempt and carries `instructions` (both eras)."""
 
 _TRANSPORT_ERRORS: Final = (httpx2.HTTPError, OSError, anyio.BrokenResourceError, anyio.ClosedResourceError)
 
@@ -184,12 +176,16 @@ class StdioBridge:
                 self.notifier.close()
                 tg.cancel_scope.cancel()
 
-    async def serve_stdio(self) -> None:
-        """Serve MCP on stdin/stdout until stdin closes. The SDK's `stdio_server` keeps fd 1 for
-        frames and points it at stderr meanwhile, so nothing else reaches the client (SPEC §4 spirit)."""
-        async with self.running(), stdio_server() as (read_stream, write_stream):
-            answering = AnsweringReadStream(read_stream, write_stream)  # garbage lines get -32700
-            await self.server.run(answering, write_stream, self.server.create_initialization_options())
+    async def serve_stdio(self, front: Front | None = None) -> None:
+        """Serve MCP on the Front's wire (`front`, default the one `webctx mcp` started at process
+        start, first_answer.py, else a new one) until stdin closes. The Front keeps fd 1 for
+        frames and points it at stderr, so nothing else reaches the client."""
+        front = front or take_front() or start_front()
+        stdin, stdout = cast(Any, FrontStdin(front)), cast(Any, FrontStdout(front))
+        async with self.running(), stdio_server(stdin, stdout) as (read_stream, write_stream):
+            replies = WithoutEarlyAnswer(write_stream, front)
+            answering = AnsweringReadStream(read_stream, replies)  # garbage lines get -32700
+            await self.server.run(answering, replies, self.server.create_initialization_options())
 
     def _build_server(self) -> ProviderServer:
         async def on_list_tools(
@@ -234,34 +230,17 @@ class StdioBridge:
             on_list_resources=on_list_resources,
             on_read_resource=on_read_resource,
             on_subscriptions_listen=self.notifier.listen,
-            middleware=[self._first_look, self.notifier.remember_legacy_session],
+            middleware=[self.notifier.remember_legacy_session],
         )
 
-    def instructions(self) -> str:
-        """The `instructions` for a client's initialize (or server/discover) result: one line,
-        SERVER_INSTRUCTIONS and the browser in use, or what is wrong and the fix first (check.py)."""
+    def no_browser_message(self) -> str:
+        """The `isError` text of a call while no provider is live: what the link found and the fix
+        (check.py's words), or NO_PROVIDER_MESSAGE before its first look at the folder."""
         found = self.link.last_survey
-        if found is None:  # the grace ran out before the first look at the folder
-            return SERVER_INSTRUCTIONS
-        upstream = self.link.upstream
+        if found is None:
+            return NO_PROVIDER_MESSAGE
         source = folder_source() if self.link.folder is None else "the bridge's caller"
-        report = BridgeReport(
-            found, source, self.link.pid,
-            tools=[tool.name for tool in upstream.tools] if upstream is not None else None,
-            failure=self.link.last_failure,
-        )
-        return report.instructions(SERVER_INSTRUCTIONS)
-
-    async def _first_look(self, ctx: ServerRequestContext[Any, Any], call_next: CallNext) -> HandlerResult:
-        """ServerMiddleware: `initialize` / `server/discover` wait for the link's first attempt
-        (ProviderLink.settled) and carry `instructions()` (issue 14)."""
-        if ctx.method not in FIRST_LOOK_METHODS:
-            return await call_next(ctx)
-        await self.link.settled()
-        result = await call_next(ctx)
-        if isinstance(result, dict):
-            result["instructions"] = self.instructions()
-        return result
+        return BridgeReport(found, source, self.link.pid, failure=self.link.last_failure).no_browser()
 
     async def _on_provider_change(self, upstream: Upstream | None, always: bool) -> None:
         """ProviderLink's OnChange: expose the provider's tools (those with client-safe names), or
@@ -301,7 +280,7 @@ class StdioBridge:
         """
         upstream = await self.link.live()
         if upstream is None:
-            return tool_error(NO_PROVIDER_MESSAGE)
+            return tool_error(self.no_browser_message())
         id_, live = arguments.get("id"), upstream.descriptor.instance
         if isinstance(id_, str) and self._issued.get(id_, live) != live:
             return tool_error(

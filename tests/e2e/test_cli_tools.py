@@ -79,7 +79,7 @@ async def test_tools_lists_the_pages_tools_and_call_runs_one_in_the_page(
 async def test_the_demo_calls_the_demo_pages_tool_and_prints_its_result(tmp_path: Path) -> None:
     code, out, err = await webctx("demo", "--browser", CHROMIUM, providers=tmp_path / "providers")
     assert code == 0, err
-    assert "MCP tools: current, location, p1_get_passage\n" in out
+    assert "MCP tools: current, location, read_page, p1_get_passage\n" in out
     tool_line = "p1_get_passage → “We may say most aptly that the Analytical Engine weaves algebraical pat…”"
     tool_line += "\n"
     assert tool_line in out

@@ -54,7 +54,7 @@ async def test_the_demo_succeeds_in_a_browser_that_ignores_load_extension(tmp_pa
     )
     assert code == 0, err
     assert "over the DevTools pipe" in err
-    assert "MCP tools: current, location, p1_get_passage\n" in out
+    assert "MCP tools: current, location, read_page, p1_get_passage\n" in out
     tool_line = "p1_get_passage → “We may say most aptly that the Analytical Engine weaves algebraical pat…”"
     assert f"\n{tool_line}\n" in out
     assert "\nPage text (resources/read webctx://" in out  # issue 16: the page's text follows

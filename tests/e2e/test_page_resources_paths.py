@@ -129,6 +129,57 @@ async def test_the_bridge_lists_and_reads_page_text_beside_current(
         await page_obj.close()
 
 
+async def bridge_tools(client: Client, wanted: str, *, timeout_s: float = 15.0) -> list[str]:
+    """`tools/list` through the bridge until it lists `wanted` (it may still be connecting)."""
+    async with asyncio.timeout(timeout_s):
+        while True:
+            names = [tool.name for tool in (await client.list_tools()).tools]
+            if wanted in names:
+                return names
+            await asyncio.sleep(0.2)
+
+
+async def test_a_client_without_resources_reads_the_page_with_read_page_through_the_bridge(
+    tb: ToolsBrowser, page_server: str
+) -> None:
+    """`read_page` by the Page id from `current`: the article's Markdown; a screenshot only once
+    the user switched screenshots on (else `switched_off`, as the resource); page text switched
+    off refuses the text the same way."""
+    url = f"{page_server}/article.html"
+    page_obj = await tb.running.new_page(url)
+    try:
+        page = await page_of(tb, url)
+        async with asyncio.timeout(60), bridge(tb, "legacy") as (client, _):
+            await bridge_tools(client, "read_page")
+            result = await client.call_tool("read_page", {"id": page["id"]})
+            assert result.is_error is not True, result.content
+            [block] = result.content
+            assert isinstance(block, types.TextContent) and LEDE in block.text
+            assert result.structured_content is not None
+            assert result.structured_content["page"] == page["id"]
+            assert result.structured_content["truncated"] is False
+            refused = await client.call_tool("read_page", {"id": page["id"], "kind": "screenshot"})
+            assert refused.is_error is True and isinstance(refused.content[0], types.TextContent)
+            assert refused.content[0].text.startswith("switched_off: "), refused.content[0].text
+            await set_settings(tb.running, screenshots=True)
+            try:
+                shot = await client.call_tool("read_page", {"id": page["id"], "kind": "screenshot"})
+            finally:
+                await set_settings(tb.running, screenshots=False)
+            assert shot.is_error is not True, shot.content
+            [image] = shot.content
+            assert isinstance(image, types.ImageContent) and image.mime_type in ("image/png", "image/jpeg")
+            await set_settings(tb.running, pageText=False)
+            try:
+                off = await client.call_tool("read_page", {"id": page["id"]})
+            finally:
+                await set_settings(tb.running, pageText=True)
+            assert off.is_error is True and isinstance(off.content[0], types.TextContent)
+            assert off.content[0].text.startswith("switched_off: "), off.content[0].text
+    finally:
+        await page_obj.close()
+
+
 async def webctx(tb: ToolsBrowser, *args: str, timeout_s: float = 60.0) -> tuple[int, str, str]:
     """Run `webctx ARGS` as its own process against the module browser; (exit code, stdout, stderr)."""
     process = await asyncio.create_subprocess_exec(

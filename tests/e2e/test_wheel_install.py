@@ -161,5 +161,5 @@ def test_pack_from_the_wheel_gives_the_same_zips_as_the_checkout(
 def test_the_demo_runs_from_the_installed_package(installed: Installed) -> None:
     done = installed.webctx("demo", "--browser", CHROMIUM, timeout_s=180.0)
     assert done.returncode == 0, f"{done.stdout}\n{done.stderr}"
-    assert "MCP tools: current, location, p1_get_passage\n" in done.stdout
+    assert "MCP tools: current, location, read_page, p1_get_passage\n" in done.stdout
     assert "Analytical Engine" in done.stdout

@@ -138,7 +138,8 @@ async def test_a_read_is_recorded_with_the_declared_client_name_in_both_eras(
         assert located.is_error
         await wait_until(lambda: len(host.activity) == 2, what="the second activity event")
         # The resource is no tool: clients' tool lists stay as they were.
-        assert [tool.name for tool in (await client.list_tools()).tools] == ["current", "location"]
+        names = [tool.name for tool in (await client.list_tools()).tools]
+        assert names == ["current", "location", "read_page"]
         assert (await client.list_resources()).resources == []  # unlisted: read by its URI only
     event = host.activity[0]
     assert event["type"] == "activity"

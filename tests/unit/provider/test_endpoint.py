@@ -112,7 +112,7 @@ async def test_capabilities_declare_list_changed_and_the_extension_in_both_eras(
 async def test_tools_list_offers_current_without_arguments(endpoint: McpEndpoint, mode: str) -> None:
     async with asyncio.timeout(20), connect(endpoint, mode) as client:  # type: ignore[arg-type]
         tools = (await client.list_tools()).tools
-    assert [tool.name for tool in tools] == ["current", "location"]
+    assert [tool.name for tool in tools] == ["current", "location", "read_page"]
     assert tools[0].input_schema == {"type": "object", "properties": {}, "additionalProperties": False}
 
 

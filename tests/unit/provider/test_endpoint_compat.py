@@ -88,3 +88,28 @@ async def test_every_error_body_is_one_short_json_rpc_error(
     answer = response.json()
     assert answer["jsonrpc"] == "2.0" and answer["id"] is None
     assert answer["error"]["code"] == code and answer["error"]["message"]
+
+
+@pytest.mark.parametrize("suffix", ["/mcp", "/", "x"])
+async def test_a_client_that_appends_to_the_path_is_told_the_published_path_and_to_use_the_bridge(
+    endpoint: McpEndpoint, suffix: str
+) -> None:
+    """fast-agent appends `/mcp` to the URL it is given: the token holder's 404 names the path
+    from the descriptor and says why `webctx mcp` is the lasting fix; a caller without the token
+    (or with an Origin) still gets the 401 (403) first, and never the path."""
+    url = endpoint.url + suffix
+    token = {"Authorization": f"Bearer {endpoint.token}"}
+    async with httpx.AsyncClient(timeout=10, follow_redirects=False) as http:
+        found = await http.post(url, json=INITIALIZE, headers={**ELECTRON, **token})
+        anonymous = await http.post(url, json=INITIALIZE, headers=ELECTRON)
+        page = await http.post(url, json=INITIALIZE, headers={**ELECTRON, **token, "Origin": "https://a.example"})
+    if suffix == "/" and found.status_code != 404:  # a trailing slash may be redirected to the path
+        assert found.status_code in (307, 308) and endpoint.token not in found.text
+        return
+    assert found.status_code == 404
+    message = found.json()["error"]["message"]
+    assert endpoint.path in message and "`webctx mcp`" in message and "browser restart" in message
+    assert message.startswith("Not found: ") and "\n" not in message and len(message) <= 300
+    assert endpoint.token not in found.text
+    assert (anonymous.status_code, page.status_code) == (401, 403)
+    assert endpoint.path not in anonymous.text + page.text

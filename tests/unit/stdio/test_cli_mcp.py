@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from native_host.stdio.clients import server_entry
-from native_host.stdio.server import NO_PROVIDER_MESSAGE
+from native_host.stdio.server import SERVER_INSTRUCTIONS
 
 WEBCTX = Path(sys.executable).with_name("webctx")
 REPO = Path(__file__).resolve().parents[3]
@@ -90,12 +90,12 @@ def test_the_stdio_server_writes_only_mcp_frames_and_answers_without_a_provider(
     assert all(m.get("jsonrpc") == "2.0" for m in messages)
     by_id = {m["id"]: m for m in messages if "id" in m}
     assert by_id[1]["result"]["capabilities"]["tools"] == {"listChanged": True}
-    instructions = by_id[1]["result"]["instructions"]  # issue 14: the client can show why, in one line
-    assert instructions.startswith("webctx cannot reach a browser: ") and "\n" not in instructions
-    assert f"Looked in {os.environ['CONTEXT_PROVIDERS_DIR']}, from CONTEXT_PROVIDERS_DIR." in instructions
+    assert by_id[1]["result"]["instructions"] == SERVER_INSTRUCTIONS  # the same at every start
     assert [t["name"] for t in by_id[2]["result"]["tools"]] == ["current"]
     assert by_id[3]["result"]["isError"] is True
-    assert by_id[3]["result"]["content"][0]["text"] == NO_PROVIDER_MESSAGE
+    why = by_id[3]["result"]["content"][0]["text"]  # a client can show why, in one line
+    assert why.startswith("webctx cannot reach a browser: ") and "\n" not in why
+    assert f"Looked in {os.environ['CONTEXT_PROVIDERS_DIR']}, from CONTEXT_PROVIDERS_DIR." in why
     assert by_id[4]["result"]["resources"][0]["uri"] == "webctx://current"
     assert time.monotonic() - started < 20
     log_file = Path(os.environ["XDG_STATE_HOME"]) / "webctx" / "log" / "mcp.log"
