@@ -28,6 +28,7 @@ import asyncio
 import contextlib
 import itertools
 import logging
+import socket
 from collections.abc import Callable, Mapping
 from http import HTTPStatus
 from typing import TYPE_CHECKING, Any, Final
@@ -52,7 +53,7 @@ from native_host.protocol.handoff import (
     encode,
 )
 from native_host.protocol.native import MAX_JSON_DEPTH, exceeds_depth
-from native_host.provider.connections import HEADER_TIMEOUT_S
+from native_host.provider.connections import ACCEPT_BATCH, HEADER_TIMEOUT_S, widen_listen_queue
 from native_host.provider.correlator import Correlator, numbered_ids
 from native_host.provider.profiles.handoff_limits import (
     CLOSE_TOO_BIG,
@@ -301,15 +302,23 @@ class HandoffServer:
         """Listen on 127.0.0.1 (OS-picked port) for followers presenting `token` (the endpoint's
         bearer token, published in the descriptor); return `ws://127.0.0.1:<port>/handoff`."""
         self._token = token.encode()
-        self._server = await serve(
-            self._serve, "127.0.0.1", 0, process_request=self._check,
-            # raised per connection while a big reply is awaited (handoff_limits.MessageWindow)
-            max_size=MAX_TREE_MESSAGE_BYTES,
-            create_connection=connection_class(self.slots),  # the connection caps, from the accept
-            compression=None,  # loopback: deflating multi-MiB page-tool results only costs CPU
-            open_timeout=HEADER_TIMEOUT_S,  # the handshake's deadline, as the MCP endpoint's headers'
-        )
-        port = next(iter(self._server.sockets)).getsockname()[1]
+        sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+        try:
+            sock.bind(("127.0.0.1", 0))
+            self._server = await serve(
+                self._serve, sock=sock, process_request=self._check,
+                # raised per connection while a big reply is awaited (handoff_limits.MessageWindow)
+                max_size=MAX_TREE_MESSAGE_BYTES,
+                create_connection=connection_class(self.slots),  # the connection caps, from the accept
+                backlog=ACCEPT_BATCH,  # asyncio's accepts per loop turn too: a flood's batch stays small
+                compression=None,  # loopback: deflating multi-MiB page-tool results only costs CPU
+                open_timeout=HEADER_TIMEOUT_S,  # the handshake's deadline, as the MCP endpoint's headers'
+            )
+        except OSError:
+            sock.close()
+            raise
+        widen_listen_queue(sock)  # a real follower's SYN waits in the kernel's queue, not dropped
+        port = sock.getsockname()[1]
         self._allowed_hosts = loopback_hosts(port)
         self.url = f"ws://127.0.0.1:{port}{HANDOFF_PATH}"
         return self.url
