@@ -61,6 +61,10 @@ MAX_FOLLOWER_TREES_BYTES: Final = 2 * MAX_TREE_MESSAGE_BYTES
 `current`, in bytes of the messages that carried them: a tree that would push the sum over it is
 left out of `current` (and not kept), so the merged answer stays within our own tree plus this."""
 
+MAX_QUEUED_MESSAGES: Final = 4
+"""Messages websockets holds received but not yet handled, per connection (its `max_queue`; the
+default 16 would let one follower park 16 x 2 MiB); beyond it, reading pauses."""
+
 PARSE_IN_THREAD_BYTES: Final = 256 << 10
 """Messages over this many bytes are parsed in a daemon thread (daemon_threads.py)."""
 

@@ -59,6 +59,7 @@ from native_host.provider.profiles.handoff_limits import (
     CLOSE_TOO_BIG,
     CLOSE_TRY_AGAIN,
     LEFT_OUT,
+    MAX_QUEUED_MESSAGES,
     HandoffSlots,
     MessageWindow,
     TreeBudget,
@@ -309,6 +310,7 @@ class HandoffServer:
                 self._serve, sock=sock, process_request=self._check,
                 # raised per connection while a big reply is awaited (handoff_limits.MessageWindow)
                 max_size=MAX_TREE_MESSAGE_BYTES,
+                max_queue=MAX_QUEUED_MESSAGES,  # then TCP backpressure: a flood is not buffered
                 create_connection=connection_class(self.slots),  # the connection caps, from the accept
                 backlog=ACCEPT_BATCH,  # asyncio's accepts per loop turn too: a flood's batch stays small
                 compression=None,  # loopback: deflating multi-MiB page-tool results only costs CPU
