@@ -24,7 +24,7 @@ from native_host.provider.profiles.handoff_limits import (
 )
 from native_host.provider.profiles.handoff_server import HandoffServer
 from tests.support import half_open
-from tests.support.host_process import Host, mcp_client, ready_descriptor, wait_until
+from tests.support.host_process import Host, log_text, mcp_client, ready_descriptor, wait_until
 
 pytestmark = pytest.mark.skipif(
     not sys.platform.startswith("linux"), reason="counts the host's descriptors in /proc (Linux)"
@@ -85,6 +85,8 @@ async def test_3000_token_less_connections_leave_fds_bounded_and_a_follower_conn
         if attacker.returncode is None:
             attacker.kill()
         await attacker.wait()
+    lines = log_text().count("hand-off connection")
+    assert lines <= 12, f"{lines} log lines about hand-off connections"  # a budget, not one per connection
     print(f"\nhand-off flood: attacker {opened} {summary}; host fds baseline {baseline}, flood {fds}")
     assert opened["connected"] + opened["failed"] == CONNECTIONS
     # live connections, one accept batch not yet admitted, and a few aborted ones not yet closed
