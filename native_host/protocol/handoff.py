@@ -16,10 +16,11 @@ follower (standby host)                                              provider (h
 ```
 
 Every message is one WebSocket message of compact UTF-8 JSON (`encode`), at most
-MAX_MESSAGE_BYTES. Each side parses what it receives with one TypeAdapter over the union it may
-receive (`parse_follower_message`, `parse_provider_request`); a message that does not parse is
-dropped. Models keep unknown fields (a newer peer may add some; SPEC §2). Field order is the order
-on the wire: the bytes are those of the hand-off before it had models (a request's own fields come
+MAX_TREE_MESSAGE_BYTES, or MAX_MESSAGE_BYTES for a reply to `tools.call` or `page.read`. Each side
+parses what it receives with one TypeAdapter over the union it may receive
+(`parse_follower_message`, `parse_provider_request`); a message that does not parse is dropped.
+Models keep unknown fields (a newer peer may add some; SPEC §2). Field order is the order on the
+wire: the bytes are those of the hand-off before it had models (a request's own fields come
 before `type`, `id` and `deadlineMs`).
 """
 
@@ -43,6 +44,19 @@ MAX_MESSAGE_BYTES: Final = 80 << 20
 JSON. A reply that would be larger is sent as an `error` with code `result_too_large` instead,
 never as a message that would close the link. A `page.read` reply (issue 16: a screenshot of at
 most 1600 px a side is ~3 MB of base64, a text at most 4 MiB) fits with room to spare."""
+
+MAX_TREE_MESSAGE_BYTES: Final = 2 << 20
+"""Largest message a follower may send unasked (`tree`, `tools.changed`) or as the reply to
+`current`/`location`, in bytes; only the reply to a `tools.call` or `page.read` may be larger (up
+to MAX_MESSAGE_BYTES). The extension's own tree at its caps (docs/protocol.md: 100 tabs a window,
+titles 1,024 and URLs 4,096 characters, 128 tool names a page) is about 1 MiB a window; a real one
+is tens of KiB (a 2 MiB `current` answer already takes ~1 s to encode and send on a busy
+machine). A larger message closes the link (1009) before it is read
+(provider/profiles/handoff_limits.py)."""
+
+BIG_REPLY_REQUESTS: Final = frozenset({"tools.call", "page.read"})
+"""The requests whose reply may be over MAX_TREE_MESSAGE_BYTES (a 48 MiB page-tool result, a
+~3 MB screenshot); every other message is held to MAX_TREE_MESSAGE_BYTES."""
 
 HELLO_TIMEOUT_S: Final = 2.0
 """A follower must send `follower.hello` this soon after connecting, in seconds."""

@@ -77,6 +77,7 @@ from native_host.provider.page_resources import PageResources
 from native_host.provider.page_tools import PageToolTable
 from native_host.provider.read_page import ReadPage
 from native_host.provider.refusal_log import REFUSALS, count_uvicorn_refusals
+from native_host.provider.request_slots import RequestSlots
 from native_host.provider.security import LoopbackGuard
 from native_host.provider.sse_escape import EscapedLineSeparators
 
@@ -86,7 +87,8 @@ SESSION_IDLE_TIMEOUT_S: Final = 600.0
 """A 2025-era MCP session with no request and no open stream for this long is closed, in seconds."""
 
 MAX_SESSIONS: Final = 256
-"""At most this many MCP sessions at once; more get HTTP 503 (a loopback provider has a few hosts)."""
+"""At most this many 2025-era MCP sessions at once; a new one closes the least recently used idle
+session first (request_slots.py; a loopback provider has a few hosts)."""
 
 GRACEFUL_SHUTDOWN_S: Final = 0.4
 """uvicorn's graceful-shutdown limit, in seconds: open SSE streams are cancelled after it."""
@@ -344,9 +346,11 @@ class McpEndpoint:
             ),
         )
         # SSE `data:` lines carry no raw U+2028/2029/0085 (sse_escape.py); errors are short JSON, and a
-        # wrong path's 404 names the published one.
+        # wrong path's 404 names the published one; one client cannot hold every connection or
+        # session (request_slots.py).
         served = ShortErrorBodies(EscapedLineSeparators(cast(Any, app)), endpoint_path=self.path)
-        guard = LoopbackGuard(served, port=port, token=self.token)
+        slots = RequestSlots(served, sessions=self._sessions, max_sessions=MAX_SESSIONS)
+        guard = LoopbackGuard(slots, port=port, token=self.token)
         count_uvicorn_refusals()  # garbage from a token-less client is a refusal too (issue 13)
         config = uvicorn.Config(
             cast(Any, guard),
@@ -420,6 +424,16 @@ class McpEndpoint:
             log.warning("MCP endpoint ended with an error: %s", type(task.exception()).__name__)
         REFUSALS.flush()  # refusals counted but not yet summarised
         log.info("MCP endpoint stopped")
+
+    def _sessions(self) -> dict[str, Any] | None:
+        """The SDK's 2025-era sessions by id (its private `_server_instances`, as
+        `_end_notification_streams` uses), or None before the app is built or if it went away."""
+        try:
+            manager = self.server.session_manager
+        except RuntimeError:
+            return None
+        table = getattr(manager, "_server_instances", None)
+        return table if isinstance(table, dict) else None
 
     def _end_notification_streams(self) -> None:
         """End every 2025-era session's GET notification stream (the SDK's public

@@ -59,6 +59,8 @@ def main(port: int, count: int, fd_limit: int, watch_s: float) -> None:
     deadline = time.monotonic() + 10.0
     while pending and time.monotonic() < deadline:
         for key, _ in selector.select(timeout=0.5):
+            if key.events != selectors.EVENT_WRITE:  # connected already, and closed by the server
+                continue
             connecting = key.fileobj
             assert isinstance(connecting, socket.socket)
             selector.unregister(connecting)

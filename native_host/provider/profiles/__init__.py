@@ -2,6 +2,7 @@
 follower link on each standby host, the followers' page tools and the merged tree.
 
 Modules: `handoff` (ProfileHandoff: one host's side, whatever its role), `handoff_server`,
+`handoff_limits` (what a hostile follower or hand-off client can make it hold),
 `follower_link`, `merge` (the merged tree), `merging_requester`, `follower_tools`; the messages
 are `protocol/handoff.py`.
 """

@@ -36,7 +36,9 @@ from websockets.exceptions import WebSocketException
 
 from native_host.errors import WebctxError
 from native_host.protocol.handoff import (
+    BIG_REPLY_REQUESTS,
     MAX_MESSAGE_BYTES,
+    MAX_TREE_MESSAGE_BYTES,
     FollowerHello,
     FollowerToolsChanged,
     FollowerTree,
@@ -147,8 +149,12 @@ class FollowerLink:
         else:
             root, focused = tree.get("root"), tree.get("windowFocused")
             message = FollowerTree(complete=True, root=root, window_focused=focused)
+        data = encode(message)
+        if len(data) > MAX_TREE_MESSAGE_BYTES:  # the provider would close the link for it
+            log.warning("a %d-byte tree is over the hand-off's tree limit; not passed on", len(data))
+            data = encode(FollowerTree(complete=False))
         with contextlib.suppress(WebSocketException):
-            await connection.send(encode(message))
+            await connection.send(data)
 
     def _spawn(self, coroutine: Any) -> None:
         task = asyncio.get_running_loop().create_task(coroutine)
@@ -156,8 +162,16 @@ class FollowerLink:
         task.add_done_callback(self._background.discard)
 
     async def _send_tools(self, connection: ClientConnection) -> None:
+        data = encode(FollowerToolsChanged(tools=self._tools))
+        if len(data) > MAX_TREE_MESSAGE_BYTES:  # the provider would close the link for it
+            # without their schemas (each then takes any object, as a schema over the
+            # extension's own cap does), and as many as fit
+            log.warning("a %d-byte tool list is over the hand-off's limit; sent without schemas", len(data))
+            tools = [{k: v for k, v in tool.items() if k != "inputSchema"} for tool in self._tools]
+            while tools and len(data := encode(FollowerToolsChanged(tools=tools))) > MAX_TREE_MESSAGE_BYTES:
+                tools = tools[: len(tools) // 2]
         with contextlib.suppress(WebSocketException):
-            await connection.send(encode(FollowerToolsChanged(tools=self._tools)))
+            await connection.send(data)
 
     def _provider(self) -> tuple[str, str, int | None] | None:
         try:
@@ -260,12 +274,16 @@ class FollowerLink:
         finally:
             if own_id is not None:
                 self._calls.pop(request.id, None)
-        await self._reply(connection, reply)
+        await self._reply(connection, reply, big=request.type in BIG_REPLY_REQUESTS)
 
     @staticmethod
-    async def _reply(connection: ClientConnection, reply: HandoffResult | HandoffError) -> None:
+    async def _reply(
+        connection: ClientConnection, reply: HandoffResult | HandoffError, *, big: bool = False
+    ) -> None:
+        """Send `reply`; one over the hand-off's limit for its request (MAX_MESSAGE_BYTES for a
+        `tools.call` or `page.read`, `big`; else MAX_TREE_MESSAGE_BYTES) goes as `result_too_large`."""
         data = encode(reply)
-        if len(data) > MAX_MESSAGE_BYTES:
+        if len(data) > (MAX_MESSAGE_BYTES if big else MAX_TREE_MESSAGE_BYTES):
             log.warning("a %d-byte reply is over the hand-off's limit; sent as an error", len(data))
             data = encode(HandoffError(id=reply.id, error=ErrorBody(
                 code="result_too_large", message="The result is too large to pass between profiles.",

@@ -1,5 +1,7 @@
 """The provider's side of the hand-off: the loopback WebSocket that follower hosts connect to
-(SPEC §3 "Several profiles, one provider"; the messages: protocol/handoff.py).
+(SPEC §3 "Several profiles, one provider"; the messages: protocol/handoff.py). Just over 400
+lines: the limits a hostile follower meets live in handoff_limits.py; what is left here is the
+follower connection and the server that calls them.
 
 ```
 follower ── ws://127.0.0.1:<port>/handoff ──► process_request: security.refusal (Origin 403 →
@@ -26,6 +28,7 @@ import asyncio
 import contextlib
 import itertools
 import logging
+import socket
 from collections.abc import Callable, Mapping
 from http import HTTPStatus
 from typing import TYPE_CHECKING, Any, Final
@@ -40,7 +43,7 @@ from native_host.protocol.answers import Element
 from native_host.protocol.handoff import (
     HANDOFF_PATH,
     HELLO_TIMEOUT_S,
-    MAX_MESSAGE_BYTES,
+    MAX_TREE_MESSAGE_BYTES,
     PROVIDER_REQUEST_ADAPTER,
     FollowerHello,
     FollowerToolsChanged,
@@ -48,11 +51,23 @@ from native_host.protocol.handoff import (
     HandoffError,
     HandoffResult,
     encode,
-    parse_follower_message,
 )
 from native_host.protocol.native import MAX_JSON_DEPTH, exceeds_depth
-from native_host.provider.connections import HEADER_TIMEOUT_S
+from native_host.provider.connections import ACCEPT_BATCH, HEADER_TIMEOUT_S, widen_listen_queue
 from native_host.provider.correlator import Correlator, numbered_ids
+from native_host.provider.profiles.handoff_limits import (
+    CLOSE_TOO_BIG,
+    CLOSE_TRY_AGAIN,
+    LEFT_OUT,
+    MAX_QUEUED_MESSAGES,
+    HandoffSlots,
+    MessageWindow,
+    TreeBudget,
+    connection_class,
+    flush_logs,
+    is_reply,
+    parse_off_loop,
+)
 from native_host.provider.profiles.merge import FOLLOWER_ID, Windows, follower_windows, strip_prefix
 from native_host.provider.refusal_log import REFUSALS
 from native_host.provider.security import loopback_hosts, refusal
@@ -82,6 +97,7 @@ class FollowerConnection:
         connection: ServerConnection,
         ids: Callable[[], str],
         instances: tuple[str, str] | None = None,
+        budget: TreeBudget | None = None,
     ) -> None:
         self.number = number
         self.prefix = f"f{number}-"
@@ -96,23 +112,42 @@ class FollowerConnection:
         """The follower's last pushed complete tree (`{root, windowFocused}`), else None."""
         self._windows: Windows | None = None
         """`tree` as `current` gives it (prefixed ids, our tool names), made once per tree."""
+        self.budget = budget if budget is not None else TreeBudget()
+        """Every follower's kept trees, in bytes (handoff_limits.py), shared by the server's followers."""
+        self.left_out = False
+        """Its last tree did not fit the budget: `current` leaves this follower out, unasked."""
+        self.window = MessageWindow(connection)
+        """The largest message this connection takes now (handoff_limits.py)."""
+        self._reply_bytes: dict[str, int] = {}
 
-    def set_tree(self, message: FollowerTree) -> None:
-        """A `tree` from the follower: kept when complete, of the right shape (checked once here,
-        as an answers.Element) and nested no deeper than MAX_JSON_DEPTH (issue 13 item 5), else
-        forgotten (its `current` is asked again)."""
+    def set_tree(self, message: FollowerTree, size: int = 0) -> None:
+        """A `tree` from the follower (`size`: its message's bytes): kept when complete, of the
+        right shape (checked once here, as an answers.Element), nested no deeper than
+        MAX_JSON_DEPTH (issue 13 item 5) and within the followers' TreeBudget, else forgotten (its
+        `current` is asked again; over the budget it is left out of `current` instead)."""
         self._windows = None
         root = message.root
         self.tree = None
+        self.left_out = False
+        self.budget.release(self.number)
         if message.complete is not True or root is None:
+            return
+        if not self.budget.claim(self.number, size):
+            self.left_out = True
+            LEFT_OUT.event(
+                "pushed", f"follower {self.prefix} left out of current: its {size:,}-byte tree is over "
+                f"the followers' {self.budget.limit:,}-byte budget",
+            )
             return
         if exceeds_depth(root):
             log.info("follower %s sent a tree nested deeper than %d levels", self.prefix, MAX_JSON_DEPTH)
+            self.budget.release(self.number)
             return
         try:
             Element.model_validate(root)
         except ValidationError:
             log.info("follower %s sent a tree of the wrong shape", self.prefix)
+            self.budget.release(self.number)
             return
         self.tree = {"root": root, "windowFocused": message.window_focused is True}
 
@@ -122,7 +157,10 @@ class FollowerConnection:
         self._windows = None
 
     def cached_windows(self) -> Windows | None:
-        """`(windows, windowFocused)` from the pushed tree, or None when there is none."""
+        """`(windows, windowFocused)` from the pushed tree, or None when there is none (no windows
+        when its tree was left out for the budget)."""
+        if self.left_out:
+            return [], False
         if self.tree is None:
             return None
         if self._windows is None:
@@ -158,24 +196,44 @@ class FollowerConnection:
             except WebSocketException:
                 raise ProviderUnavailable(FOLLOWER_GONE) from None
 
+        big = type_ in self.window.requests
+        if big:
+            self.window.open()
         try:
             return await self.pending.call(request_id, send, deadline_ms=deadline_ms)
         except TimeoutError:
             raise DeadlineExceeded(
                 f"The other profile's native host did not answer `{type_}` within {deadline_ms} ms."
             ) from None
+        finally:
+            if big:
+                self.window.close()
 
     async def current(self, deadline_ms: int) -> Windows:
         """The follower's windows, asked (`current`): `(windows, windowFocused)`, ids prefixed.
         Raises as `request`, and TooDeep for a tree nested deeper than MAX_JSON_DEPTH (the caller
         leaves this follower out; issue 13 item 5)."""
-        result = await self.request("current", deadline_ms=deadline_ms)
+        request_id = self.new_request_id()
+        self._reply_bytes[request_id] = 0
+        try:
+            result = await self.request("current", deadline_ms=deadline_ms, request_id=request_id)
+        finally:
+            size = self._reply_bytes.pop(request_id, 0)
+        if not self.budget.fits(self.number, size):
+            LEFT_OUT.event(
+                "asked", f"follower {self.prefix} left out of current: its {size:,}-byte answer is over "
+                f"the followers' {self.budget.limit:,}-byte budget",
+            )
+            return [], False
         check_tree_depth(result)
         return follower_windows(result, self.prefix, self.tool_names, self.instances)
 
-    def on_reply(self, message: HandoffResult | HandoffError) -> None:
-        """The follower's answer to one of our requests (dropped when nobody waits for it)."""
+    def on_reply(self, message: HandoffResult | HandoffError, size: int = 0) -> None:
+        """The follower's answer to one of our requests (`size`: its message's bytes; dropped when
+        nobody waits for it)."""
         if isinstance(message, HandoffResult):
+            if message.id in self._reply_bytes:  # a `current` of ours (`current` reads it)
+                self._reply_bytes[message.id] = size
             self.pending.resolve(message.id, message.result)
         else:
             error = message.error
@@ -184,6 +242,7 @@ class FollowerConnection:
     def close(self) -> None:
         """The connection closed: every waiting and later request fails with ProviderUnavailable."""
         self.pending.close(FOLLOWER_GONE)
+        self.budget.release(self.number)
 
 
 class HandoffServer:
@@ -206,6 +265,9 @@ class HandoffServer:
         """Connected followers by `k`."""
         self._server: Server | None = None
         self.url: str | None = None
+        self.slots = HandoffSlots()
+        """Live hand-off connections: pending and followers, capped (handoff_limits.py)."""
+        self._budget = TreeBudget()
 
     def _number_for(self, hello: object) -> int:
         """`k` of a new follower connection: the one its host instance had before (a reconnect
@@ -241,12 +303,24 @@ class HandoffServer:
         """Listen on 127.0.0.1 (OS-picked port) for followers presenting `token` (the endpoint's
         bearer token, published in the descriptor); return `ws://127.0.0.1:<port>/handoff`."""
         self._token = token.encode()
-        self._server = await serve(
-            self._serve, "127.0.0.1", 0, process_request=self._check, max_size=MAX_MESSAGE_BYTES,
-            compression=None,  # loopback: deflating multi-MiB page-tool results only costs CPU
-            open_timeout=HEADER_TIMEOUT_S,  # the handshake's deadline, as the MCP endpoint's headers'
-        )
-        port = next(iter(self._server.sockets)).getsockname()[1]
+        sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+        try:
+            sock.bind(("127.0.0.1", 0))
+            self._server = await serve(
+                self._serve, sock=sock, process_request=self._check,
+                # raised per connection while a big reply is awaited (handoff_limits.MessageWindow)
+                max_size=MAX_TREE_MESSAGE_BYTES,
+                max_queue=MAX_QUEUED_MESSAGES,  # then TCP backpressure: a flood is not buffered
+                create_connection=connection_class(self.slots),  # the connection caps, from the accept
+                backlog=ACCEPT_BATCH,  # asyncio's accepts per loop turn too: a flood's batch stays small
+                compression=None,  # loopback: deflating multi-MiB page-tool results only costs CPU
+                open_timeout=HEADER_TIMEOUT_S,  # the handshake's deadline, as the MCP endpoint's headers'
+            )
+        except OSError:
+            sock.close()
+            raise
+        widen_listen_queue(sock)  # a real follower's SYN waits in the kernel's queue, not dropped
+        port = sock.getsockname()[1]
         self._allowed_hosts = loopback_hosts(port)
         self.url = f"ws://127.0.0.1:{port}{HANDOFF_PATH}"
         return self.url
@@ -258,24 +332,33 @@ class HandoffServer:
             with contextlib.suppress(TimeoutError):
                 async with asyncio.timeout(STOP_TIMEOUT_S):
                     await self._server.wait_closed()
+        flush_logs()
 
     async def _serve(self, connection: ServerConnection) -> None:
         try:
             async with asyncio.timeout(HELLO_TIMEOUT_S):
-                hello = parse_follower_message(await connection.recv())
+                hello = await parse_off_loop(await connection.recv())
         except (TimeoutError, ValueError, WebSocketException):
+            return
+        if not self.slots.promote(connection):
+            reason = f"The provider serves {self.slots.max_followers} followers at most."
+            await connection.close(CLOSE_TRY_AGAIN, reason)
             return
         number = self._number_for(hello)
         instances = None
         if isinstance(hello, FollowerHello) and self._instance is not None:
             instances = (hello.instance, self._instance)
-        follower = FollowerConnection(number, connection, self._request_ids, instances)
+        follower = FollowerConnection(number, connection, self._request_ids, instances, self._budget)
         self.followers[number] = follower
         log.info("follower %d connected", number)
         try:
             async for raw in connection:
+                if len(raw) > MAX_TREE_MESSAGE_BYTES and not is_reply(raw):
+                    reason = f"Only a reply may be over {MAX_TREE_MESSAGE_BYTES} bytes."
+                    await connection.close(CLOSE_TOO_BIG, reason)
+                    break
                 try:
-                    message = parse_follower_message(raw)
+                    message = await parse_off_loop(raw)
                 except ValueError:
                     continue
                 if isinstance(message, FollowerToolsChanged):
@@ -283,10 +366,10 @@ class HandoffServer:
                         await self._tools.update(number, follower.prefix, follower, message.tools)
                         follower.rename_tools(self._tools.names_of(number))
                 elif isinstance(message, FollowerTree):
-                    follower.set_tree(message)
+                    follower.set_tree(message, len(raw))
                     self._tree_changed()
                 elif isinstance(message, HandoffResult | HandoffError):
-                    follower.on_reply(message)
+                    follower.on_reply(message, len(raw))
         except WebSocketException:
             pass
         finally:

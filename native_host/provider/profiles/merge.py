@@ -14,8 +14,9 @@ the provider's (`webctx://<our instance>/f<k>-tab-3/text`): clients read them fr
 `attributes.tools` name the provider's MCP tools (follower_tools.py). One focus path survives: the
 profile whose window really has the browser's focus (each extension's `windowFocused`, from
 `chrome.windows.getLastFocused().focused`) keeps its `focused` marks, the others lose theirs;
-when none has focus, the provider's own tree keeps its marks. Every function returns copies: the
-trees it is given are pushed trees, shared until their next push (tree_cache.py).
+when none has focus, the provider's own tree keeps its marks. Every function returns copies where
+it changes something, never editing the trees it is given: they are pushed trees, shared until
+their next push (tree_cache.py).
 """
 
 from __future__ import annotations
@@ -103,8 +104,25 @@ def follower_windows(
     return windows, focused
 
 
+def _has_focus(element: dict[str, Any]) -> bool:
+    """Whether `element` or any element below it has `focused` (iterative: no recursion limit)."""
+    stack = [element]
+    while stack:
+        current = stack.pop()
+        if "focused" in current:
+            return True
+        children = current.get("children")
+        if isinstance(children, list):
+            stack.extend(c for c in children if isinstance(c, dict))
+    return False
+
+
 def drop_focus(element: dict[str, Any]) -> dict[str, Any]:
-    """A copy of `element` with `focused` removed everywhere below and including it."""
+    """`element` with `focused` removed everywhere below and including it: a copy where there was
+    one, else `element` itself (the scan is ~50x cheaper than the copy: a 2 MiB follower tree's
+    windows took 56 ms to copy on the event loop, for every merge)."""
+    if not _has_focus(element):
+        return element
     copy = {k: v for k, v in element.items() if k != "focused"}
     children = copy.get("children")
     if isinstance(children, list):

@@ -103,8 +103,10 @@ async def test_a_token_less_flood_keeps_the_start_up_lines_and_the_log_small(
     print(f"\n{FLOOD_MCP + FLOOD_HANDOFF + FLOOD_GARBAGE} refused requests in {took:.1f} s")
     assert {line.split(b" ")[1] for line in mcp} == {b"401", b"403", b"421"}
     # websockets closes the connection on a plain GET or on bytes that are not HTTP, without a
-    # response and (its logger at WARNING: __main__.py) without a line
-    assert {line[:12] for line in handed} == {b"", b"HTTP/1.1 401"}
+    # response and (its logger at WARNING: __main__.py) without a line; with 50 at once over the
+    # hand-off's 8 pending connections, the oldest pending ones are aborted (handoff_limits.py)
+    assert {line[:12] for line in handed} <= {b"", b"HTTP/1.1 401", b"ConnectionRe"}
+    assert b"HTTP/1.1 401" in {line[:12] for line in handed}
     assert all(line.startswith(b"HTTP/1.1 400") for line in garbage)
 
     host.close_stdin()  # the endpoint's stop writes the summary of what was counted
@@ -121,7 +123,7 @@ async def test_a_token_less_flood_keeps_the_start_up_lines_and_the_log_small(
         int(match.group(1).replace(",", ""))
         for match in re.finditer(r"refused ([\d,]+) (?:more )?requests? in the last \d+ s", text)
     )
-    refused = sum(1 for line in [*mcp, *handed, *garbage] if line)
+    refused = sum(1 for line in [*mcp, *handed, *garbage] if line and not line.startswith(b"Connection"))
     assert counted >= refused - 2 * FIRST_PER_WINDOW
     assert descriptor["token"] not in text
 
