@@ -4,6 +4,7 @@
 //                  the guard against double injection, and the stop hook for orphaned scripts
 //   selection.js   the selection: DOM ranges (shadow roots, contenteditable), input/textarea offsets
 //   focus_hover.js the focused editable field, the hovered Link/Image, the latest pointer event
+//   user_input.js  this document's trusted input: whether the selection is the user's or the page's
 //   report.js      this frame's report: pushed as `frame.changed`, pulled by the worker at `current`
 //                  (and the document's token, the parent frame's token, typing in large fields)
 //   page_port.js   this document's end of the page channel: answers the worker's requests by type
@@ -45,6 +46,7 @@
  *   wrap a handler so its run time is added to `cost`
  * @property {WebctxSelectionPart} [selection]
  * @property {WebctxFocusHoverPart} [focusHover]
+ * @property {WebctxUserInputPart} [userInput]
  * @property {() => FrameReport} [report]
  * @property {string} [token]       this document's random token (report.js; Firefox's document key)
  * @property {() => void} [changed]   schedule a `frame.changed` push (report.js)
@@ -76,6 +78,15 @@
  * @property {(node: Node) => ShadowRoot | null} shadowRootOf  a host's shadow root, open or closed
  * @property {(node: Node) => HTMLElement | null} editingHost
  * @property {(sel: {start: number, end: number}, before: string, after: string, caret?: number) => {start: number, end: number} | null} adjustOffsets
+ */
+
+/**
+ * user_input.js: whose the selection is (docs/protocol.md "Only the user's selection").
+ * @typedef {object} WebctxUserInputPart
+ * @property {() => boolean} changed  the selection changed (an event): whether it is the user's now
+ * @property {() => boolean} isUsers  whether the selection as it is now is the user's
+ * @property {() => boolean} isNew    whether it differs from the one the last change saw
+ * @property {(hook: () => void) => void} onRelease  run `hook` after each trusted release or key
  */
 
 /**
