@@ -208,3 +208,28 @@ async def test_a_page_that_stops_the_events_cannot_hide_the_users_drag_focus_or_
     box = await box_of(tab, element_js("link"))
     await tab.mouse.move(box["x"] + box["w"] / 2, box["y"] + box["h"] / 2)
     await until(host, shared, lambda a: bool(hovered(a)), "the pointer over the link")
+
+
+async def test_a_click_in_the_parent_does_not_count_for_a_selection_in_a_child_frame(
+    tab: Page, page_server: str, host: HostClient, shared: Shared
+) -> None:
+    # Each document judges its own input: the parent's click is no gesture in the child's document.
+    await tab.goto(f"{page_server}/trusted_frames.html")
+    await tab.bring_to_front()
+    frame = tab.frame_locator("#frame")
+    await frame.locator("#para").wait_for()
+    [child] = [f for f in tab.frames if "trusted.html" in f.url]
+    para = "Ada wrote the first program for the engine."
+    await click_into(tab, element_js("go"))
+    await page_flag(tab, "selected")
+    assert await child.evaluate("() => getSelection().toString()") == para
+    await never(host, shared, lambda a: para in all_selected(a), "the parent's click counted in the child")
+    # The user's own double-click inside the frame is reported.
+    await double_click_word(child, element_js("para"), 4, 9)
+    await until(host, shared, lambda a: all_selected(a) == ["wrote"], "a double-click inside the frame")
+
+
+def all_selected(answer: dict[str, Any]) -> list[str]:
+    """The texts of every selected Text in the answer (frames included)."""
+    texts = find_all(answer["root"], lambda e: e["role"] == "Text" and e.get("selected"))
+    return [t["content"][0]["text"] for t in texts]
