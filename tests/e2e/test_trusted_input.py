@@ -137,6 +137,16 @@ async def _textarea(tab: Page) -> None:
     await select_in_field(tab, element_js("notes"), 0, 5)
 
 
+async def _textarea_ctrl_a(tab: Page) -> None:
+    await click_into(tab, element_js("notes"))
+    await tab.keyboard.press("Control+A")
+
+
+async def _textarea_triple(tab: Page) -> None:
+    box = await box_of(tab, element_js("notes"))
+    await tab.mouse.click(box["x"] + 20, box["y"] + 10, click_count=3)
+
+
 GESTURES = {
     "ctrl-a": (_ctrl_a, lambda texts: len(texts) == 1 and "Ada wrote the first program" in texts[0]),
     "double-click": (_double, lambda texts: texts == ["wrote"]),
@@ -145,7 +155,12 @@ GESTURES = {
         lambda texts: [t.strip() for t in texts] == ["Ada wrote the first program for the engine."],
     ),
     "shift-arrows": (_shift_arrows, lambda texts: texts == ["Ada wrote"]),
-    "textarea": (_textarea, lambda texts: texts == ["first"]),
+    "textarea-shift-arrows": (_textarea, lambda texts: texts == ["first"]),
+    "textarea-ctrl-a": (_textarea_ctrl_a, lambda texts: texts == ["first line of notes"]),
+    "textarea-triple-click": (
+        _textarea_triple,
+        lambda texts: [t.strip() for t in texts] == ["first line of notes"],
+    ),
 }
 
 
