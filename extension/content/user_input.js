@@ -26,6 +26,11 @@
    * seconds later is not taken for the user (docs/protocol.md).
    */
   const USER_WINDOW_MS = 1000;
+  /**
+   * How long after the user opens the context menu its "Select all" still counts, ms: the menu
+   * is the browser's, so picking an item gives the page no input; any input ends it sooner.
+   */
+  const MENU_MS = 10000;
 
   /**
    * What the selection is, cheaply, to tell a change from none: the focused field's offsets, or
@@ -41,21 +46,27 @@
   function tracker(windowMs) {
     let lastInputAt = -Infinity;
     let held = false;
+    /** Until when the browser's context menu may be open (its "Select all" gives the page no input). */
+    let menuUntil = -Infinity;
     /** @type {Snapshot | null} */
     let lastSeen = null;
     let lastSeenUsers = false;
     /** @param {Snapshot | null} a @param {Snapshot | null} b */
     const same = (a, b) => a !== null && b !== null && a.length === b.length && a.every((v, i) => v === b[i]);
     /** @param {number} now */
-    const recent = (now) => held || now - lastInputAt <= windowMs;
+    const recent = (now) => held || now - lastInputAt <= windowMs || now <= menuUntil;
     return {
       /**
        * A trusted input: "press" (pointer/mouse/touch down: held until released), "release"
-       * (up, cancel, end), "key" (a key down or up), "idle" (a move with no button held, or the
+       * (up, cancel, end), "key" (a key down or up), "menu" (the context menu opens: a change
+       * counts until the next press or key, at most MENU_MS), "idle" (a move with no button held, or the
        * window lost focus: nothing is held any more; not an input).
-       * @param {"press" | "release" | "key" | "idle"} kind @param {number} now
+       * @param {"press" | "release" | "key" | "menu" | "idle"} kind @param {number} now
        */
       input(kind, now) {
+        // A release or a blur may come after the menu opened (on Linux it opens on the press).
+        if (kind === "menu") menuUntil = now + MENU_MS;
+        else if (kind === "press" || kind === "key") menuUntil = -Infinity;
         if (kind === "press") held = true;
         if (kind === "release" || kind === "idle") held = false;
         if (kind !== "idle") lastInputAt = now;
@@ -118,7 +129,7 @@
   /** @type {(() => void)[]} */
   const releaseHooks = [];
 
-  /** @param {"press" | "release" | "key"} kind */
+  /** @param {"press" | "release" | "key" | "menu"} kind */
   const onInput = (kind) => (/** @type {Event} */ event) => {
     if (!event.isTrusted) return;
     state.input(kind, now());
@@ -132,6 +143,7 @@
   // Timed into ns.cost like the other handlers (bench/typing_bench.py: every key runs two).
   const capture = /** @type {const} */ ({ capture: true, passive: true });
   const [press, release, key] = [onInput("press"), onInput("release"), onInput("key")].map((h) => ns.timed(h));
+  ns.listen(window, "contextmenu", onInput("menu"), capture);
   for (const type of ["pointerdown", "mousedown", "touchstart"]) ns.listen(window, type, press, capture);
   for (const type of ["pointerup", "mouseup", "pointercancel", "touchend", "touchcancel", "dblclick", "dragend"]) {
     ns.listen(window, type, release, capture);

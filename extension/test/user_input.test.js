@@ -8,7 +8,7 @@ const source = readFileSync(new URL("../content/user_input.js", import.meta.url)
 const body = /\n  function tracker\([^)]*\) \{\n[\s\S]*?\n  \}\n/.exec(source);
 assert.ok(body, "tracker not found in user_input.js");
 /** @type {(windowMs: number) => any} */
-const tracker = new Function(`${body[0]}; return tracker;`)();
+const tracker = new Function("MENU_MS", `${body[0]}; return tracker;`)(10000);
 
 const WINDOW = 1000;
 const hidden = [{}, 0, {}, 1, 57];
@@ -65,4 +65,21 @@ test("a change whose event has not come yet is judged by the input now", () => {
   assert.equal(t.isUsers(hidden, 1500), true, "right after an input");
   assert.equal(t.isUsers(hidden, 4000), false, "long after it");
   assert.equal(t.isUsers(para, 4000), true, "the last change's verdict stands");
+});
+
+test("Select all from the context menu counts until the next press or key, at most 10 s", () => {
+  const t = tracker(WINDOW);
+  t.input("press", 0);
+  t.input("menu", 5); // Linux: the menu opens on the press
+  t.input("release", 10);
+  t.input("idle", 20);
+  assert.equal(t.changed(para, 4000), true, "the menu's Select all, 4 s later");
+  t.input("press", 5000);
+  t.input("release", 5010);
+  assert.equal(t.changed(hidden, 7000), false, "after the next click, the page's again");
+  t.input("menu", 8000);
+  assert.equal(t.changed(para, 19000), false, "more than 10 s after the menu opened");
+  t.input("menu", 20000);
+  t.input("key", 20100);
+  assert.equal(t.changed(hidden, 22000), false, "a key ends it");
 });
