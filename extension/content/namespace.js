@@ -86,7 +86,8 @@
  * @property {() => boolean} changed  the selection changed (an event): whether it is the user's now
  * @property {() => boolean} isUsers  whether the selection as it is now is the user's
  * @property {() => boolean} isNew    whether it differs from the one the last change saw
- * @property {(hook: () => void) => void} onRelease  run `hook` after each trusted release or key
+ * @property {(hook: () => void) => void} onRelease  run `hook` after each trusted release (pointer,
+ *   touch, key up)
  */
 
 /**

@@ -129,11 +129,15 @@
   /** @type {(() => void)[]} */
   const releaseHooks = [];
 
-  /** @param {"press" | "release" | "key" | "menu"} kind */
-  const onInput = (kind) => (/** @type {Event} */ event) => {
+  /**
+   * @param {"press" | "release" | "key" | "menu"} kind
+   * @param {boolean} reread run the release hooks: after a release or a key's release, when the
+   *   gesture's selection change has happened (a press or a keydown comes before it)
+   */
+  const onInput = (kind, reread = false) => (/** @type {Event} */ event) => {
     if (!event.isTrusted) return;
     state.input(kind, now());
-    if (kind !== "press") for (const hook of releaseHooks) hook();
+    if (reread) for (const hook of releaseHooks) hook();
   };
   /** @param {Event} event */
   function onMove(event) {
@@ -142,13 +146,19 @@
 
   // Timed into ns.cost like the other handlers (bench/typing_bench.py: every key runs two).
   const capture = /** @type {const} */ ({ capture: true, passive: true });
-  const [press, release, key] = [onInput("press"), onInput("release"), onInput("key")].map((h) => ns.timed(h));
+  const [press, release, keyDown, keyUp] = [
+    onInput("press"),
+    onInput("release", true),
+    onInput("key"),
+    onInput("key", true),
+  ].map((h) => ns.timed(h));
   ns.listen(window, "contextmenu", onInput("menu"), capture);
   for (const type of ["pointerdown", "mousedown", "touchstart"]) ns.listen(window, type, press, capture);
   for (const type of ["pointerup", "mouseup", "pointercancel", "touchend", "touchcancel", "dblclick", "dragend"]) {
     ns.listen(window, type, release, capture);
   }
-  for (const type of ["keydown", "keyup"]) ns.listen(window, type, key, capture);
+  ns.listen(window, "keydown", keyDown, capture);
+  ns.listen(window, "keyup", keyUp, capture);
   ns.listen(window, "pointermove", onMove, capture);
   ns.listen(window, "blur", () => state.input("idle", now()), capture);
 
