@@ -91,6 +91,11 @@
       isUsers(snapshot, now) {
         return same(snapshot, lastSeen) ? lastSeenUsers : recent(now);
       },
+      /** @param {Snapshot} snapshot the selection as it is: take it as the user's (see its caller) */
+      adopt(snapshot) {
+        lastSeen = snapshot;
+        lastSeenUsers = true;
+      },
       /** @param {Snapshot} snapshot @returns {boolean} whether it differs from the last one seen */
       isNew(snapshot) {
         return !same(snapshot, lastSeen);
@@ -122,10 +127,7 @@
   // so far went unseen. A selection already there counts as the user's only if the user has
   // interacted with this document at all (sticky user activation, which no script can grant).
   const activation = /** @type {{userActivation?: {hasBeenActive: boolean}}} */ (navigator).userActivation;
-  if (document.readyState !== "loading" && activation?.hasBeenActive) {
-    state.input("key", now());
-    state.changed(snapshot(), now());
-  }
+  if (document.readyState !== "loading" && activation?.hasBeenActive) state.adopt(snapshot());
   /** @type {(() => void)[]} */
   const releaseHooks = [];
 
@@ -160,7 +162,11 @@
   ns.listen(window, "keydown", keyDown, capture);
   ns.listen(window, "keyup", keyUp, capture);
   ns.listen(window, "pointermove", onMove, capture);
-  ns.listen(window, "blur", () => state.input("idle", now()), capture);
+  // The window's own blur only: at capture, every element's blur passes here too, and a press
+  // that moves the focus blurs the old element while the button is down.
+  ns.listen(window, "blur", (/** @type {Event} */ event) => {
+    if (event.target === window) state.input("idle", now());
+  }, capture);
 
   ns.userInput = {
     changed: () => state.changed(snapshot(), now()),

@@ -83,3 +83,10 @@ test("Select all from the context menu counts until the next press or key, at mo
   t.input("key", 20100);
   assert.equal(t.changed(hidden, 22000), false, "a key ends it");
 });
+
+test("a selection adopted at injection is the user's until it moves with no input", () => {
+  const t = tracker(WINDOW);
+  t.adopt(para);
+  assert.equal(t.isUsers([...para], 60000), true);
+  assert.equal(t.changed(hidden, 60010), false, "adopting grants no input window");
+});

@@ -19,7 +19,15 @@ import pytest
 from playwright.async_api import Page
 
 from native_host.host import HostClient
-from tests.e2e.gestures import box_of, click_into, double_click_word, drag_select, element_js, select_in_field
+from tests.e2e.gestures import (
+    box_of,
+    click_into,
+    double_click_word,
+    drag_select,
+    element_js,
+    select_in_field,
+    text_rect,
+)
 from tests.e2e.pointing_harness import Shared, ask, our_page, pointing_fixtures
 from tests.e2e.tree import find_all
 
@@ -172,6 +180,25 @@ async def test_the_users_gestures_are_still_reported(
     make, expected = GESTURES[gesture]
     await make(tab)
     await until(host, shared, lambda a: expected(selected(a, url)), f"the user's {gesture}")
+
+
+async def test_a_slow_drag_that_moves_the_focus_out_of_a_field_is_still_the_users(
+    tab: Page, page_server: str, host: HostClient, shared: Shared
+) -> None:
+    # The press blurs the textarea while the button is down; the drag then takes 2 s, longer than
+    # the 1 s window, so only "a button is held" makes it the user's.
+    url = await open_page(tab, page_server, "plain&slow")
+    await click_into(tab, element_js("notes"))
+    first = await text_rect(tab, element_js("para"), 0, 1)
+    last = await text_rect(tab, element_js("para"), 2, 3)
+    y = first["y"] + first["h"] / 2
+    await tab.mouse.move(first["x"] + 0.5, y)
+    await tab.mouse.down()
+    for step in range(1, 9):  # a user's slow hand: the pauses are the gesture, not a wait
+        await tab.mouse.move(first["x"] + 0.5 + (last["x"] + last["w"] - 1 - first["x"]) * step / 8, y)
+        await asyncio.sleep(0.25)
+    await tab.mouse.up()
+    await until(host, shared, lambda a: selected(a, url) == ["Ada"], "the slow drag")
 
 
 async def test_an_editor_that_re_sets_the_selection_right_after_a_drag_still_reports_it(
