@@ -28,7 +28,7 @@ from tests.e2e.gestures import (
     select_in_field,
     text_rect,
 )
-from tests.e2e.pointing_harness import Shared, ask, our_page, pointing_fixtures
+from tests.e2e.pointing_harness import Shared, ask, locate, our_page, pointing_fixtures
 from tests.e2e.tree import find_all
 
 pytestmark = pytest.mark.asyncio(loop_scope="module")
@@ -103,6 +103,23 @@ async def test_a_hidden_passage_the_page_selects_after_load_is_not_reported_and_
     )
     await drag_select(tab, element_js("para"), 0, 3)
     await until(host, shared, lambda a: selected(a, url) == ["Ada"], "the user's drag after it")
+
+
+async def test_a_page_selection_after_the_users_leaves_the_users_passage_locatable(
+    tab: Page, page_server: str, host: HostClient, shared: Shared
+) -> None:
+    url = await open_page(tab, page_server, "plain&locate")
+    await drag_select(tab, element_js("para"), 0, 3)
+    answer = await until(host, shared, lambda a: selected(a, url) == ["Ada"], "the user's drag")
+    [text] = find_all(our_page(answer, url), lambda e: e["role"] == "Text" and e.get("selected"))
+    where = await locate(host, text["id"])
+    # The user then does nothing for longer than the 1 s window (the idle time is the scenario,
+    # not a wait for something); the page's script selects its hidden passage.
+    await asyncio.sleep(1.5)
+    await tab.evaluate("() => getSelection().selectAllChildren(document.getElementById('hidden'))")
+    await never(host, shared, lambda a: bool(selected(a, url)), "the page's selection replaced the user's")
+    again = await locate(host, text["id"])
+    assert again["state"] == "visible" and again["rects"] == where["rects"], (where, again)
 
 
 @pytest.mark.parametrize("delay_ms", [2000, 50])
