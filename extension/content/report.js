@@ -208,8 +208,8 @@
   ns.listen(window, "selectionchange", onSelection, true);
   ns.listen(window, "select", onSelection, true);
   for (const type of events) ns.listen(window, type, onChange, true);
-  // A trusted release or key re-reads the selection: a change whose event the page kept from
-  // us (or that has not come yet) is still seen.
+  // A trusted release (pointer, touch, key up) re-reads the selection: a change whose event the
+  // page kept from us (or that has not come yet) is still seen.
   userInput.onRelease(() => {
     if (userInput.isNew()) onSelection();
   });
