@@ -52,10 +52,13 @@ SETTLE_QUIET_PERCENT: Final = 10.0
 """The browser counts as idle when its processes together use less than this much of one core."""
 
 SELECT_SCRIPT: Final = (
-    "<script>addEventListener('load', () => { const r = document.createRange();"
+    "<script>addEventListener('click', () => { const r = document.createRange();"
     f" r.selectNodeContents(document.getElementById('{SELECTED_ID}'));"
     " const s = getSelection(); s.removeAllRanges(); s.addRange(r); });</script>"
 )
+"""The page selects #para from its handler of the user's click: webctx reports a page script's
+selection only right after the user's input (docs/protocol.md "Only the user's selection");
+`click_to_select` makes that click with DevTools input."""
 
 
 # ---------------------------------------------------------------------------------------------
@@ -63,7 +66,7 @@ SELECT_SCRIPT: Final = (
 
 
 class _PageHandler(QuietPageHandler):
-    """tests/pages; `index.html?select` gets an inline script that selects #para on load."""
+    """tests/pages; `index.html?select` gets an inline script that selects #para on a click."""
 
     def do_GET(self) -> None:
         path, _, query = self.path.partition("?")
@@ -138,6 +141,41 @@ def open_more_tabs(port: int, urls: list[str]) -> None:
     first = [t for t in targets if t.get("type") == "page" and "?select" in str(t.get("url"))]
     if first:
         devtools(port, "GET", f"/json/activate/{first[0]['id']}")
+
+
+def click_to_select(port: int, deadline: float) -> None:
+    """Click (`Input.dispatchMouseEvent`: trusted input) on the passage of the `?select` tab once
+    it has loaded, so its script selects the passage (SELECT_SCRIPT). Raises RuntimeError
+    when the tab is not loaded by `deadline` (time.monotonic())."""
+    from websockets.sync.client import connect
+
+    targets = devtools(port, "GET", "/json/list")
+    [tab] = [t for t in targets if t.get("type") == "page" and "?select" in str(t.get("url"))]
+    with connect(str(tab["webSocketDebuggerUrl"]), max_size=1 << 24) as ws:
+        ids = iter(range(1, 1 << 30))
+
+        def call(method: str, params: dict[str, Any]) -> dict[str, Any]:
+            message_id = next(ids)
+            ws.send(json.dumps({"id": message_id, "method": method, "params": params}))
+            while True:
+                reply = json.loads(ws.recv(timeout=max(1.0, deadline - time.monotonic())))
+                if reply.get("id") == message_id:
+                    return dict(reply.get("result") or {})
+
+        where = {
+            "expression": f"""document.readyState === 'complete' && (r => [r.x + 2, r.y + r.height / 2])(
+                document.getElementById('{SELECTED_ID}').getClientRects()[0])""",
+            "returnByValue": True,
+        }
+        while not (point := call("Runtime.evaluate", where).get("result", {}).get("value")):
+            if time.monotonic() > deadline:
+                raise RuntimeError("the tab with the passage did not load in time")
+            time.sleep(0.1)
+        for kind in ("mousePressed", "mouseReleased"):
+            held = 1 if kind == "mousePressed" else 0
+            click = {"type": kind, "x": point[0], "y": point[1], "button": "left", "buttons": held}
+            click["clickCount"] = 1
+            call("Input.dispatchMouseEvent", click)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -275,6 +313,7 @@ def launched_browser(browser: str, tabs: int, workdir: Path) -> Iterator[Launche
             port = devtools_port(user_data_dir, deadline, demo._check_alive)
             if len(urls) > 1:
                 open_more_tabs(port, urls[1:])
+            click_to_select(port, deadline)
             descriptor = demo.wait_for_provider(deadline)
             provider_s = time.monotonic() - started
             wait_until_ready(descriptor, tabs, deadline, demo._check_alive)

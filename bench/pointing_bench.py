@@ -72,11 +72,24 @@ STARTUP_MS_JS: Final = """async () => {
 }"""
 """Run in the extension's service worker: the content scripts' set-up time in the big page (ms)."""
 SELECT_JS: Final = (
-    "(id) => { const r = document.createRange();"
+    "(id) => addEventListener('click', () => { const r = document.createRange();"
     " r.selectNodeContents(document.getElementById(id));"
-    " getSelection().removeAllRanges(); getSelection().addRange(r); }"
+    " getSelection().removeAllRanges(); getSelection().addRange(r); }, {once: true})"
 )
-"""Run in a page or frame: select the element with this id."""
+"""Run in a page or frame: select the element with this id from the page's handler of the user's
+next click (a page script's selection counts only right after the user's input, docs/protocol.md
+"Only the user's selection"); `select_on_click` makes that click."""
+
+
+async def select_on_click(page: Any, target: Any, element_id: str) -> None:
+    """Select `element_id` in `target` (the page or one of its frames) by the page's own script,
+    from its handler of a real click 2 px inside that frame's top-left corner."""
+    await target.evaluate(SELECT_JS, element_id)
+    x = y = 2.0
+    if target != page.main_frame and target != page:
+        box = await (await target.frame_element()).bounding_box()
+        x, y = box["x"] + 2, box["y"] + 2
+    await page.mouse.click(x, y)
 BLOCK_CALLS: Final = 10
 WARMUP_CALLS: Final = 20
 ROWS: Final = ("floor", "top", "frame", "current", "ping", "page")
@@ -151,10 +164,10 @@ async def select_texts(running: LaunchedBrowser, base: str, other: str) -> tuple
                 await asyncio.sleep(0.05)
             await frame.wait_for_load_state()
         await page.bring_to_front()
-        await page.evaluate(SELECT_JS, "line1")
+        await select_on_click(page, page, "line1")
         await asyncio.sleep(0.3)
         top_id = first_text_id((await host.current(pid)).raw, "pointing.html")
-        await frame.evaluate(SELECT_JS, "inner")
+        await select_on_click(page, frame, "inner")
         await page.evaluate("() => getSelection().removeAllRanges()")
         await asyncio.sleep(0.3)
         frame_id = first_text_id((await host.current(pid)).raw, "pointing.html")

@@ -2,8 +2,9 @@
 //
 //   focus()   the focused editable field (input/textarea/contenteditable, open shadow roots
 //             included) as {key, kind, title?, content?, length, sensitive?}: the textbox Group
-//   hover()   the innermost Link (a[href]) or Image (img) under the pointer, from `mouseover`
-//             (the browser's own hit test; nothing runs per `mousemove` but four number stores)
+//   hover()   the innermost Link (a[href]) or Image (img) under the pointer, from trusted
+//             `mouseover` only (the browser's own hit test; nothing runs per `mousemove` but
+//             four number stores)
 //   pointer() the latest pointer event of this frame: screen (points) and client (CSS px)
 //             coordinates, for the viewport's screen origin (service_worker/location.js)
 //
@@ -99,6 +100,8 @@
 
   /** @param {MouseEvent} event */
   function onMouseOver(event) {
+    // Only the user's pointer: a page's synthetic `mouseover` (isTrusted false) is not a hover.
+    if (!event.isTrusted) return;
     /** @type {Element | null} */
     let found = null;
     for (const target of event.composedPath()) {
@@ -117,7 +120,7 @@
 
   /** @param {MouseEvent} event */
   function onMouseOut(event) {
-    if (event.relatedTarget === null && hovered !== null) {
+    if (event.isTrusted && event.relatedTarget === null && hovered !== null) {
       hovered = null; // the pointer left this document
       hoverAt = Date.now();
       ns?.changed?.();
@@ -126,6 +129,7 @@
 
   /** @param {MouseEvent} event */
   function sample(event) {
+    if (!event.isTrusted) return; // a page's synthetic event would place the viewport wrongly
     pointerSample = {
       screenX: event.screenX,
       screenY: event.screenY,
@@ -137,10 +141,12 @@
     };
   }
 
+  // At window capture, added at document_start: before any listener of the page's, so a page
+  // that stops these events cannot hide the user's pointer from us.
   const listen = /** @type {const} */ ({ capture: true, passive: true });
-  ns.listen(document, "mouseover", onMouseOver, listen);
-  ns.listen(document, "mouseout", onMouseOut, listen);
-  ns.listen(document, "mousemove", sample, listen);
+  ns.listen(window, "mouseover", onMouseOver, listen);
+  ns.listen(window, "mouseout", onMouseOut, listen);
+  ns.listen(window, "mousemove", sample, listen);
   ns.focusHover = {
     focus,
     hover,

@@ -6,6 +6,7 @@
 //                  PINs; one-time codes): the one rule the parts below and page_text.js use
 //   selection.js   the selection: DOM ranges (shadow roots, contenteditable), input/textarea offsets
 //   focus_hover.js the focused editable field, the hovered Link/Image, the latest pointer event
+//   user_input.js  this document's trusted input: whether the selection is the user's or the page's
 //   report.js      this frame's report: pushed as `frame.changed`, pulled by the worker at `current`
 //                  (and the document's token, the parent frame's token, typing in large fields)
 //   page_port.js   this document's end of the page channel: answers the worker's requests by type
@@ -48,6 +49,7 @@
  * @property {WebctxSecretPart} [secret]  secret_fields.js: which fields are never read
  * @property {WebctxSelectionPart} [selection]
  * @property {WebctxFocusHoverPart} [focusHover]
+ * @property {WebctxUserInputPart} [userInput]
  * @property {() => FrameReport} [report]
  * @property {string} [token]       this document's random token (report.js; Firefox's document key)
  * @property {() => void} [changed]   schedule a `frame.changed` push (report.js)
@@ -87,6 +89,16 @@
  * @property {(range: Range) => boolean} rangeTouchesSecret  a range lies inside or spans a secret field
  * @property {(text: string) => boolean} secretHint  a name/id/label/placeholder reads as a secret field's
  * @property {(value: string) => boolean} secretAutocomplete  an `autocomplete` value names a secret
+ */
+
+/**
+ * user_input.js: whose the selection is (docs/protocol.md "Only the user's selection").
+ * @typedef {object} WebctxUserInputPart
+ * @property {() => boolean} changed  the selection changed (an event): whether it is the user's now
+ * @property {() => boolean} isUsers  whether the selection as it is now is the user's
+ * @property {() => boolean} isNew    whether it differs from the one the last change saw
+ * @property {(hook: () => void) => void} onRelease  run `hook` after each trusted release (pointer,
+ *   touch, key up)
  */
 
 /**

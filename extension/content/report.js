@@ -20,8 +20,8 @@
 (function webctxReport() {
   const scope = /** @type {{__webctx?: WebctxNamespace}} */ (/** @type {unknown} */ (globalThis));
   const ns = scope.__webctx;
-  if (!ns || !ns.selection || !ns.focusHover || ns.report) return;
-  const { selection, focusHover } = ns;
+  if (!ns || !ns.selection || !ns.focusHover || !ns.userInput || ns.report) return;
+  const { selection, focusHover, userInput } = ns;
 
   /** At most one push per this many ms; the last change always gets pushed. */
   const THROTTLE_MS = 20;
@@ -70,7 +70,8 @@
       isTop,
       hasFocus: document.hasFocus(),
       url: location.href,
-      selection: selection.read(),
+      // A selection the page's own script made is not the user's (user_input.js).
+      selection: userInput.isUsers() ? selection.read() : null,
       selectionAt,
       focus,
       hover: focusHover.hover(),
@@ -187,7 +188,7 @@
   }
 
   function onSelectionChange() {
-    selectionAt = Date.now();
+    if (userInput.changed()) selectionAt = Date.now();
     if (fieldDirty && pendingPushed) return; // typing: the worker pulls (see onInput)
     changed();
   }
@@ -199,12 +200,19 @@
   const onInputTimed = ns.timed(onInput);
   const onSelection = ns.timed(onSelectionChange);
   const events = /** @type {const} */ (["focusin", "focusout"]);
-  // Through ns.listen: they come back after a document.open() (namespace.js).
-  ns.listen(document, "input", onInputTimed, true);
+  // Through ns.listen: they come back after a document.open() (namespace.js). At window capture,
+  // added at document_start: they run before any listener of the page's, so a page that stops
+  // these events (`stopImmediatePropagation` at window or document) cannot hide a change from us.
+  ns.listen(window, "input", onInputTimed, true);
   ns.listen(window, "message", onWindowMessage);
-  ns.listen(document, "selectionchange", onSelection, true);
-  ns.listen(document, "select", onSelection, true);
-  for (const type of events) ns.listen(document, type, onChange, true);
+  ns.listen(window, "selectionchange", onSelection, true);
+  ns.listen(window, "select", onSelection, true);
+  for (const type of events) ns.listen(window, type, onChange, true);
+  // A trusted release (pointer, touch, key up) re-reads the selection: a change whose event the
+  // page kept from us (or that has not come yet) is still seen.
+  userInput.onRelease(() => {
+    if (userInput.isNew()) onSelection();
+  });
   ns.listen(window, "focus", onChange);
   ns.listen(window, "blur", onChange);
   ns.listen(window, "pagehide", onPageHide);

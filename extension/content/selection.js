@@ -491,7 +491,8 @@
   }
 
   const onInputTimed = ns.timed(onInput);
-  ns.listen(document, "input", onInputTimed, true);
+  // At window capture, before any page listener (report.js says why).
+  ns.listen(window, "input", onInputTimed, true);
   ns.selection = {
     read,
     rangeFor: (key) => ranges.get(key),

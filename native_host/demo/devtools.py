@@ -15,7 +15,8 @@ answers and events to its fd 4; each message is one JSON object followed by a NU
     load_extension(path)       Browser.getVersion, then Extensions.loadUnpacked; an error names
                                the browser's product and version
     open_page(url)             navigate the browser's first tab (started on about:blank) to url,
-                               once the extension is loaded
+                               once the extension is loaded, and select its passage with a real
+                               triple-click (`select_by_triple_click`)
 
 POSIX only: Windows passes fds 3 and 4 through the C runtime's handle table, which `subprocess`
 cannot fill (the demo falls back to --load-extension there, runner.py).
@@ -195,12 +196,14 @@ def load_extension(pipe: DevToolsPipe, extension_dir: str, browser: str) -> tupl
     return product, str(loaded.get("id", ""))
 
 
-def open_page(pipe: DevToolsPipe, url: str) -> None:
+def open_page(pipe: DevToolsPipe, url: str, select_id: str | None = None) -> None:
     """Navigate the browser's first tab to `url` (Target.attachToTarget, Page.navigate,
-    Target.detachFromTarget). The demo starts the browser on about:blank and calls this after
+    Target.detachFromTarget), then, given `select_id`, select that element's text as a user does
+    (`select_by_triple_click`). The demo starts the browser on about:blank and calls this after
     load_extension: a page that loaded before the extension has no WebMCP polyfill when its
     `load` handlers run, so the demo page's tool was never registered (about 1 run in 9).
-    Raises DevToolsError when the browser has no tab or refuses the navigation."""
+    Raises DevToolsError when the browser has no tab, refuses the navigation, or the element
+    does not appear."""
     targets = pipe.call("Target.getTargets").get("targetInfos", [])
     page = next((t for t in targets if isinstance(t, dict) and t.get("type") == "page"), None)
     if page is None:
@@ -211,6 +214,40 @@ def open_page(pipe: DevToolsPipe, url: str) -> None:
         navigated = pipe.call("Page.navigate", {"url": url}, session_id=session)
         if navigated.get("errorText"):
             raise DevToolsError(f"Page.navigate: {navigated['errorText']}")
+        if select_id is not None:
+            select_by_triple_click(pipe, session, select_id)
     finally:
         with contextlib.suppress(DevToolsError):
             pipe.call("Target.detachFromTarget", {"sessionId": session})
+
+
+def select_by_triple_click(pipe: DevToolsPipe, session: str, element_id: str) -> None:
+    """Once the page the `session` is attached to has loaded, triple-click the first line of the
+    element with id `element_id` (`Input.dispatchMouseEvent`, input the page sees as trusted):
+    the extension reports only a selection the user's own input made, never one a page script
+    made (docs/protocol.md "Only the user's selection"). Coordinates are CSS px in the viewport.
+    Raises DevToolsError when the element has no box within DEVTOOLS_TIMEOUT_S."""
+    where = f"""new Promise((resolve) => {{
+      const measure = () => {{
+        const box = document.getElementById({json.dumps(element_id)})?.getClientRects()[0];
+        resolve(box ? [box.x + Math.min(20, box.width / 2), box.y + box.height / 2] : null);
+      }};
+      if (document.readyState === "complete") measure();
+      else addEventListener("load", measure, {{once: true}});
+    }})"""
+    deadline = time.monotonic() + DEVTOOLS_TIMEOUT_S
+    while True:  # right after Page.navigate the old about:blank may still answer
+        evaluate = {"expression": where, "awaitPromise": True, "returnByValue": True}
+        answer = pipe.call("Runtime.evaluate", evaluate, session_id=session)
+        point = answer.get("result", {}).get("value")
+        if isinstance(point, list) and len(point) == 2:
+            break
+        if time.monotonic() > deadline:
+            raise DevToolsError(f"Runtime.evaluate: the page has no element #{element_id} to select")
+        time.sleep(0.1)
+    x, y = float(point[0]), float(point[1])
+    for count in (1, 2, 3):
+        for kind in ("mousePressed", "mouseReleased"):
+            held = 1 if kind == "mousePressed" else 0
+            mouse = {"type": kind, "x": x, "y": y, "button": "left", "buttons": held, "clickCount": count}
+            pipe.call("Input.dispatchMouseEvent", mouse, session_id=session)

@@ -3,13 +3,14 @@
     find_browser()                   install/programs.py table (demo/browsers.py), or --browser PATH
     temporary profile (mkdtemp)      Default/Preferences: developer mode on (recipe §9.1)
       └─ NativeMessagingHosts/       host manifest + launcher, via install.manifests.install
-    serve_demo_page()                demo.html on 127.0.0.1, selects a passage on load
+    serve_demo_page()                demo.html on 127.0.0.1, with the passage to select
     Popen(browser --headless=new …)  stdout/stderr → <log dir>/demo-browser.log (the native host's
                                      stderr is the browser's, so nothing reaches the terminal);
                                      fds 3/4: the DevTools pipe (--remote-debugging-pipe)
     load_extension()                 devtools.py: Browser.getVersion, Extensions.loadUnpacked
     open_page()                      the first tab (started on about:blank) navigates to the demo
-                                     page, so its scripts run with the extension already in
+                                     page, so its scripts run with the extension already in, and
+                                     a real triple-click (DevTools input) selects the passage
     wait_for_provider()              a usable descriptor whose pid is the browser's
     wait_for_selection()             `current` holds a selected Text
     locate()                         `location` of that Text, in points
@@ -405,7 +406,7 @@ def launch_demo(
             )
         progress(f"{product} loaded the extension {loaded_id} over the DevTools pipe")
         try:
-            open_page(pipe, url)
+            open_page(pipe, url, select_id="passage")
         except DevToolsError as exc:
             raise WebctxError(
                 f"{browser_path} ({product}) could not open the demo page {url}: {exc.message}. "

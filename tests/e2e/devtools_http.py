@@ -78,6 +78,35 @@ class DevTools:
 
             yield evaluate
 
+    async def drag_across(self, target: dict[str, Any], element_js: str) -> None:
+        """Select the text of the element `element_js` names (one line) as a user does: a real
+        mouse drag (`Input.dispatchMouseEvent`, trusted input) from the left half of its first
+        character to the right half of its last; webctx reports only a selection the user's input
+        made (docs/protocol.md "Only the user's selection")."""
+        x0, x1, y = await self.evaluate(
+            target,
+            f"""(() => {{ const t = ({element_js}).firstChild, r = document.createRange(), n = t.data.length;
+                 r.setStart(t, 0); r.setEnd(t, 1); const a = r.getBoundingClientRect();
+                 r.setStart(t, n - 1); r.setEnd(t, n); const b = r.getBoundingClientRect();
+                 return [a.x + 0.5, b.x + b.width - 0.5, a.y + a.height / 2]; }})()""",
+        )
+        steps = [("mouseMoved", x0, 0), ("mousePressed", x0, 1)]
+        steps += [("mouseMoved", x0 + (x1 - x0) * i / 8, 1) for i in range(1, 9)]
+        steps.append(("mouseReleased", x1, 0))
+        async with connect(target["webSocketDebuggerUrl"], max_size=1 << 24, open_timeout=5) as ws:
+            for kind, x, buttons in steps:
+                moved = kind == "mouseMoved"
+                params = {
+                    "type": kind, "x": x, "y": y, "buttons": buttons,
+                    "button": "none" if moved and not buttons else "left", "clickCount": 0 if moved else 1,
+                }
+                message_id = next(self._ids)
+                message = {"id": message_id, "method": "Input.dispatchMouseEvent", "params": params}
+                await ws.send(json.dumps(message))
+                async with asyncio.timeout(10):
+                    while json.loads(await ws.recv()).get("id") != message_id:
+                        pass
+
     async def wait_for(self, target: dict[str, Any], expression: str, limit_s: float = 5.0) -> Any:
         """Evaluate `expression` until it is truthy (bounded); return its value."""
         async with asyncio.timeout(limit_s):

@@ -6,7 +6,10 @@ hand would: `page.mouse` double-clicks and drags, `page.keyboard` Shift+arrows, 
 Chromium handles real gestures differently from `Selection.addRange` (inside a shadow root a real
 gesture leaves the document selection spanning the host, issue 17), so a test that selects with the
 API can pass while users see nothing. `Input.API` stays for the tests about the API path itself
-(a page script that selects), so both paths stay covered.
+(a page script that selects), so both paths stay covered. webctx reports a page script's selection
+only right after the user's own input (docs/protocol.md "Only the user's selection"), so the API
+path runs the page's script from its handler of a real click (`on_users_click`), as a page's
+"select this" button does.
 
 Targets are named by a JavaScript expression evaluated in the page (`TargetJs`) that returns the
 Text node or element, so a target inside a shadow root (open or closed, as far as the page's own
@@ -18,6 +21,7 @@ no zoom, so CSS px are Playwright's mouse units).
 from __future__ import annotations
 
 import enum
+from typing import Any
 
 from playwright.async_api import Frame, Page
 
@@ -31,6 +35,30 @@ class Input(enum.Enum):
 
     REAL = "real"
     API = "api"
+
+
+async def on_users_click(
+    page: Page | Frame, function_js: str, arg: Any = None, *, key: str | None = None
+) -> Any:
+    """Run `function_js` (a JavaScript function expression of one argument, called with `arg`) as
+    the page's own script from its handler of the user's next click, then make that click with the
+    real mouse, 2 px inside the frame's top-left corner (the tests' pages leave it empty); with
+    `key` (e.g. "Shift"), from its `keydown` handler of that real key press instead (focus stays).
+    Returns what the function returned. A page script's selection counts as the user's only right
+    after the user's input (docs/protocol.md "Only the user's selection")."""
+    await page.evaluate(
+        """([source, arg, type]) => { window.__testInput = new Promise((resolve, reject) => addEventListener(
+             type, () => { try { resolve((0, eval)("(" + source + ")")(arg)); } catch (e) { reject(e); } },
+             {capture: true, once: true})); }""",
+        [function_js, arg, "keydown" if key else "click"],
+    )
+    top = page if isinstance(page, Page) else page.page
+    if key:
+        await top.keyboard.press(key)
+    else:
+        dx, dy = await frame_origin(page)
+        await top.mouse.click(dx + 2, dy + 2)
+    return await page.evaluate("() => window.__testInput")
 
 
 def element_js(element_id: str) -> TargetJs:
@@ -69,9 +97,11 @@ async def double_click_word(
 ) -> None:
     """Select the word at `[start, end)` of the target's text (in a Page, or in a Frame: the
     frame's offset is added): a real double-click on its middle,
-    or (`Input.API`) a Range over exactly those characters added to the document's selection."""
+    or (`Input.API`) a Range over exactly those characters added to the document's selection by the
+    page's handler of a real click (`on_users_click`)."""
     if how is Input.API:
-        await page.evaluate(
+        await on_users_click(
+            page,
             f"""([a, b]) => {{ const t = {_TEXT % target}; const r = document.createRange();
                   r.setStart(t, a); r.setEnd(t, b);
                   getSelection().removeAllRanges(); getSelection().addRange(r); }}""",
@@ -112,7 +142,8 @@ async def select_between(
     across lines or elements: a real click on the left part of the first character and a
     Shift+click on the right part of the last one, or (`Input.API`) a Range between them."""
     if how is Input.API:
-        await page.evaluate(
+        await on_users_click(
+            page,
             f"""([a, b]) => {{ const r = document.createRange();
                   r.setStart({_TEXT % start[0]}, a); r.setEnd({_TEXT % end[0]}, b);
                   getSelection().removeAllRanges(); getSelection().addRange(r); }}""",
@@ -135,7 +166,8 @@ async def select_element_text(page: Page | Frame, element_id: str, *, how: Input
     (each scrolled into view first, so a text longer than the viewport works as a user's would),
     or (`Input.API`) `Range.selectNodeContents` (the old `harness.select_text`)."""
     if how is Input.API:
-        await page.evaluate(
+        await on_users_click(
+            page,
             """id => { const r = document.createRange(); r.selectNodeContents(document.getElementById(id));
                        const s = getSelection(); s.removeAllRanges(); s.addRange(r); }""",
             element_id,
@@ -207,8 +239,8 @@ async def select_in_field(
     """Focus an input/textarea and select `[start, end)` of its value (one line): a real click into
     it, Ctrl+Home, then arrows and Shift+arrows; or (`Input.API`) `focus()` + `setSelectionRange`."""
     if how is Input.API:
-        await page.evaluate(
-            f"([a, b]) => {{ const f = {field}; f.focus(); f.setSelectionRange(a, b); }}", [start, end]
+        await on_users_click(
+            page, f"([a, b]) => {{ const f = {field}; f.focus(); f.setSelectionRange(a, b); }}", [start, end]
         )
         return
     await click_into(page, field)

@@ -64,6 +64,8 @@ async def test_the_demo_succeeds_in_a_browser_that_ignores_load_extension(tmp_pa
     # has no WebMCP polyfill when its `load` handlers run, and its tool is never registered.
     assert args[-1] == "about:blank"
     assert "└─ Page/tab tab-1  \"webctx demo: the Analytical Engine\"" in out
+    # Selected by a real triple-click over DevTools: a page script's selection is not reported.
+    assert "└─ Text sel-1  [selected]  “We may say most aptly" in out
 
 
 def _pipes(pid: int) -> dict[int, str]:

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import asyncio
 import base64
+import json
 import subprocess
 import sys
 from pathlib import Path
@@ -116,6 +117,33 @@ async def _script(session: Marionette, script: str, *args: Any) -> Any:
     return reply["value"]
 
 
+async def _on_users_click(session: Marionette, selector: str, script: str) -> Any:
+    """Run `script` (a function body) as the page's handler of a real click on the middle of the
+    element `selector` names in the current frame (WebDriver:PerformActions: trusted input); its
+    return value (JSON). A page script's selection counts as the user's only right after the
+    user's input (docs/protocol.md "Only the user's selection")."""
+    await _script(
+        session,
+        """const body = arguments[0]; delete document.documentElement.dataset.clicked;
+           addEventListener("click", () => {
+             document.documentElement.dataset.clicked = JSON.stringify(new Function(body)() ?? null);
+           }, {capture: true, once: true});""",
+        script,
+    )
+    found = {"using": "css selector", "value": selector}
+    element = (await asyncio.to_thread(session.command, "WebDriver:FindElement", found))["value"]
+    move = {"type": "pointerMove", "x": 0, "y": 0, "origin": {ELEMENT_KEY: element[ELEMENT_KEY]}}
+    click = [move, {"type": "pointerDown", "button": 0}, {"type": "pointerUp", "button": 0}]
+    mouse = {"type": "pointer", "id": "mouse", "parameters": {"pointerType": "mouse"}, "actions": click}
+    await asyncio.to_thread(session.command, "WebDriver:PerformActions", {"actions": [mouse]})
+    await asyncio.to_thread(session.command, "WebDriver:ReleaseActions", {})
+    async with asyncio.timeout(10):
+        read = "return document.documentElement.dataset.clicked ?? null;"
+        while (done := await _script(session, read)) is None:
+            await asyncio.sleep(0.05)
+    return json.loads(done)
+
+
 def _is_text(element: dict[str, Any]) -> bool:
     return bool(element["role"] == "Text")
 
@@ -155,7 +183,7 @@ async def test_firefox_reports_pointing_and_answers_location(
         texts: list[dict[str, Any]] = []
         async with asyncio.timeout(15):  # until the content script has pushed the selection
             while not texts:
-                box = await _script(session, select_wrote)
+                box = await _on_users_click(session, "#line1", select_wrote)
                 await asyncio.sleep(0.1)
                 answer = (await host.current(descriptor.pid)).raw
                 texts = [e for e in find_all(answer["root"], _is_text) if e.get("selected")]
@@ -216,7 +244,7 @@ async def test_firefox_reports_pointing_and_answers_location(
         groups: list[dict[str, Any]] = []
         async with asyncio.timeout(15):
             while len(groups) < 2:
-                inner_box = await _script(session, select_inner)
+                inner_box = await _on_users_click(session, "#inner", select_inner)
                 await asyncio.sleep(0.2)
                 answer = (await host.current(descriptor.pid)).raw
                 groups = find_all(answer["root"], lambda e: e.get("subrole") == "frame")

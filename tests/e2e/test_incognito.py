@@ -2,10 +2,10 @@
 
 A real Chromium whose profile allows webctx in incognito (harness.seed_profile `allow_incognito`,
 as if the user had switched "Allow in Incognito" on). An incognito window shows
-tests/pages/other.html with its paragraph selected. By default the desktop host (the reference
-host client over real HTTP) sees neither the window, the page nor the selection; after the user
-ticks "Report incognito windows too" in the options page it sees all three; unticked, they are gone
-again. Excluded sites apply live to incognito pages too.
+tests/pages/other.html with its paragraph selected by a real drag (DevTools input). By default the
+desktop host (the reference host client over real HTTP) sees neither the window, the page nor
+the selection; after the user ticks "Report incognito windows too" in the options page it sees
+all three; unticked, they are gone again. Excluded sites apply live to incognito pages too.
 """
 
 from __future__ import annotations
@@ -17,6 +17,7 @@ from playwright.async_api import Page, expect
 
 from native_host.host import HostClient
 from tests.e2e.conftest import EXTENSION_ID, launched_browser
+from tests.e2e.devtools_http import DEVTOOLS_PORT_ARG, DevTools
 from tests.e2e.harness import RunningBrowser
 from tests.e2e.tree import find_all, selected_texts
 
@@ -31,17 +32,18 @@ OPEN_INCOGNITO = """async (url) => {
     if (tab.status === "complete" && tab.url === url) break;
     await new Promise((resolve) => setTimeout(resolve, 50));
   }
-  const [{result}] = await chrome.scripting.executeScript({target: {tabId}, func: () => {
-    const range = document.createRange();
-    range.selectNodeContents(document.getElementById("p"));
-    getSelection().removeAllRanges();
-    getSelection().addRange(range);
-    return getSelection().toString();
-  }});
-  return {incognito: win.incognito, selected: result};
+  return {incognito: win.incognito};
 }"""
-"""Open `url` in a new incognito window and select its paragraph, as the user would (run in the
-service worker, which reaches incognito tabs because webctx is allowed there)."""
+"""Open `url` in a new incognito window (run in the service worker, which reaches incognito tabs
+because webctx is allowed there); the test then selects its paragraph with a real drag."""
+
+SELECTION = """async () => {
+  const [tab] = await chrome.tabs.query({url: "*://*/other.html"});
+  const [{result}] = await chrome.scripting.executeScript({
+    target: {tabId: tab.id}, func: () => getSelection().toString()});
+  return result;
+}"""
+"""The incognito page's selected text, read in the service worker."""
 
 
 def _selected(answer: dict[str, Any]) -> list[str]:
@@ -75,13 +77,18 @@ async def _shown(browser: RunningBrowser, host: HostClient, url: str) -> dict[st
 async def test_incognito_is_reported_only_while_the_user_opts_in_and_excluded_sites_apply_live(
     tmp_path: Path, page_server: str
 ) -> None:
-    async with launched_browser(tmp_path / "udd", allow_incognito=True) as browser:
+    udd = tmp_path / "udd"
+    async with launched_browser(udd, allow_incognito=True, extra_args=(DEVTOOLS_PORT_ARG,)) as browser:
         await browser.descriptor()
         host = HostClient(folder=browser.providers, timeout_s=10.0)
         assert await browser.worker_eval("() => chrome.extension.isAllowedIncognitoAccess()")
         url = f"{page_server}/other.html"
         opened = await browser.worker_eval(OPEN_INCOGNITO, url)
-        assert opened == {"incognito": True, "selected": SELECTED}
+        assert opened == {"incognito": True}
+        # Playwright's context does not reach incognito pages; DevTools does (trusted input).
+        devtools = DevTools(browser.user_data_dir)
+        await devtools.drag_across(await devtools.page("/other.html"), "document.getElementById('p')")
+        assert await browser.worker_eval(SELECTION) == SELECTED
 
         def hidden(answer: dict[str, Any]) -> bool:
             return not _incognito_page(answer, url) and SELECTED not in _selected(answer)

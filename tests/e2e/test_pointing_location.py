@@ -15,7 +15,7 @@ import pytest
 from playwright.async_api import Page
 
 from native_host.host import HostClient
-from tests.e2e.gestures import double_click_word, element_js, select_between
+from tests.e2e.gestures import double_click_word, element_js, on_users_click, select_between
 from tests.e2e.pointing_harness import (
     ORIGIN,
     TOLERANCE_PT,
@@ -41,8 +41,9 @@ SELECT_BOTH_LINES = """() => { const r = document.createRange();
   r.setEnd(document.getElementById('line2').firstChild, 3);
   const s = getSelection(); s.removeAllRanges(); s.addRange(r);
   return [...r.getClientRects()].map(q => q.width); }"""
-"""The API path (a page script selects), kept for the zoomed page, where the mouse's units are not
-CSS px; the other tests select the same passage with real input (`select_both_lines`)."""
+"""The API path (a page script selects, from its handler of the user's click: `on_users_click`),
+kept for the zoomed page, where the mouse's units are not CSS px; the other tests select the same
+passage with real input (`select_both_lines`)."""
 
 
 async def select_both_lines(page: Page) -> None:
@@ -106,7 +107,7 @@ async def test_at_150_percent_zoom_css_px_become_one_and_a_half_points(
         async with asyncio.timeout(5):
             while await tab.evaluate("() => devicePixelRatio") != 1.5:
                 await asyncio.sleep(0.05)
-        await tab.evaluate(SELECT_BOTH_LINES)
+        await on_users_click(tab, SELECT_BOTH_LINES)
         w1, w2 = await line_widths_css(tab)
         page = our_page(await ask(host, shared), "pointing.html?zoom")
         [text] = [c for c in page["children"] if c["role"] == "Text"]
@@ -257,9 +258,12 @@ async def test_a_long_selection_sends_only_rects_near_the_viewport_and_avoid_is_
              + Array.from({length: 6000}, (_, i) => 'line ' + i).join('<br>') + '</div>';
            document.body.style.margin = '0';
            window.scrollTo(0, 54000);
-           const r = document.createRange(); r.selectNodeContents(document.getElementById('long'));
-           const s = getSelection(); s.removeAllRanges(); s.addRange(r);
            return [innerWidth, innerHeight]; }"""
+    )
+    await on_users_click(
+        tab,
+        """() => { const r = document.createRange(); r.selectNodeContents(document.getElementById('long'));
+                   const s = getSelection(); s.removeAllRanges(); s.addRange(r); }""",
     )
     page = our_page(await ask(host, shared), "pointing.html")
     [text] = [c for c in page["children"] if c["role"] == "Text"]

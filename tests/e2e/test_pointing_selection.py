@@ -16,7 +16,14 @@ import pytest
 from playwright.async_api import Page
 
 from native_host.host import HostClient
-from tests.e2e.gestures import click_into, double_click_word, element_js, select_element_text, select_in_field
+from tests.e2e.gestures import (
+    click_into,
+    double_click_word,
+    element_js,
+    on_users_click,
+    select_element_text,
+    select_in_field,
+)
 from tests.e2e.pointing_harness import ORIGIN, Shared, ask, close, locate, our_page, pointing_fixtures
 from tests.e2e.tree import find_all, find_one, selected_texts
 
@@ -151,13 +158,14 @@ async def test_selections_in_fields_contenteditable_and_shadow_roots(
     assert box["focused"] is True and box["content"][0]["text"] == "Editable words here"
     assert box["children"][0]["content"][0]["text"] == "words"
 
-    # An open shadow root, selected by a page script with `addRange` (the API path; real gestures
-    # in every kind of shadow root: test_shadow_selection.py).
-    await tab.evaluate(
+    # An open shadow root, selected by a page script with `addRange` right after the user's click
+    # (the API path; real gestures in every kind of shadow root: test_shadow_selection.py).
+    await on_users_click(
+        tab,
         """() => { document.activeElement.blur();
            const p = document.getElementById('host').shadowRoot.getElementById('shadowed');
            const r = document.createRange(); r.setStart(p.firstChild, 5); r.setEnd(p.firstChild, 11);
-           getSelection().removeAllRanges(); getSelection().addRange(r); }"""
+           getSelection().removeAllRanges(); getSelection().addRange(r); }""",
     )
     [text] = selected_texts(await ask(host, shared))
     assert text["content"][0]["text"] == "inside"

@@ -113,9 +113,7 @@ async def test_a_follower_profiles_page_tools_and_location_go_through_the_provid
                   f"max {max(took):.1f} ms")
 
             # `location` of a Text selected in the follower's page: visible, with rects.
-            await devtools.evaluate(target, """(() => { const r = document.createRange();
-                r.selectNodeContents(document.querySelector('h1'));
-                getSelection().removeAllRanges(); getSelection().addRange(r); return true; })()""")
+            await devtools.drag_across(target, "document.querySelector('h1')")
             text_id = await follower_text_id(session)
             # The merged tree lists the follower Page's tools by the provider's names.
             pages = [e for e in walk((await session.current()).raw["root"]) if e["id"] == add.meta["pageId"]]

@@ -28,6 +28,7 @@ from tests.e2e.gestures import (
     double_click_word,
     drag_select,
     frame_origin,
+    on_users_click,
     select_in_field,
     text_rect,
 )
@@ -175,11 +176,15 @@ async def test_keyboard_selection_in_a_field_inside_a_shadow_root_is_in_its_text
     assert near(where["rects"][0], on_screen(field_box)), where
 
     # The page's script edits the value before the passage, as the browser would announce it
-    # (a composed `input` event): the passage moves and keeps its id; deleting it makes it gone.
-    await tab.evaluate(
+    # (a composed `input` event), from its handler of the user's key press (a selection a script
+    # moves with no input is not the user's): the passage moves and keeps its id; deleting it
+    # makes it gone.
+    await on_users_click(
+        tab,
         f"""() => {{ const f = {target}; f.value = 'Mr ' + f.value;
               f.setSelectionRange({start + 3}, {end + 3});
-              f.dispatchEvent(new InputEvent('input', {{bubbles: true, composed: true}})); }}"""
+              f.dispatchEvent(new InputEvent('input', {{bubbles: true, composed: true}})); }}""",
+        key="Shift",
     )
     [moved] = selected_texts(await ask(host, shared))
     assert moved["id"] == text["id"] and moved["content"] == [{"type": "text", "text": word}]
