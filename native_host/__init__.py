@@ -1,4 +1,4 @@
-"""webctx native messaging host: makes the browser a context provider (SPEC.md).
+"""webctx native messaging host: makes the browser a context provider (docs/design.md).
 
 The browser starts `python -m native_host` (through the launcher `webctx install` writes); the
 desktop side lives in `host/`, `stdio/` and the `webctx` CLI (`cli/`). What both share is in

@@ -1,4 +1,4 @@
-"""The provider conformance kit: an executable definition of "conforms" (issue #6).
+"""The provider conformance kit: an executable definition of "conforms".
 
 ```
 rules.py            the table: rule id → source → check (one row per rule, in report order)

@@ -1,4 +1,4 @@
-"""The reference desktop host (SPEC §7): find a provider, check it, ask it, keep ids with it.
+"""The reference desktop host: find a provider, check it, ask it, keep ids with it.
 
 A desktop host follows the host rules of the concepts page ("Discovery", "Security", "Versions",
 "What a host must do"). This package does exactly that, so tests and the `webctx` CLI talk to a

@@ -1,4 +1,4 @@
-"""The provider: the process the browser starts (`python -m native_host`, SPEC §4).
+"""The provider: the process the browser starts (`python -m native_host`).
 
 It answers the worker's `hello`, keeps the tree the worker pushes, serves MCP on 127.0.0.1 behind
 the loopback guard (SPEC §1), exposes the pages' WebMCP tools (SPEC §5) and publishes the

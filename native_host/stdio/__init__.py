@@ -1,5 +1,5 @@
-"""`webctx mcp`: a stdio MCP server for clients that cannot reach the provider's HTTP endpoint
-(SPEC §1, §5, §7). It finds and follows the provider through `host/`, never `provider/`.
+"""`webctx mcp`: a stdio MCP server for clients that cannot reach the provider's HTTP endpoint.
+It finds and follows the provider through `host/`, never `provider/`.
 
 Modules: `server` (StdioBridge, the MCP server), `provider_link` (which provider, kept connected),
 `resources` (the provider's page resources, listed and read through), `notify` (list_changed to

@@ -1,4 +1,4 @@
-"""OS window numbers for `location` (SPEC §1.2 `window`), one module per platform.
+"""OS window numbers for `location`'s `window`, one module per platform.
 
 ```
 window_number(bounds, browser_pid)

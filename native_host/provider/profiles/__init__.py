@@ -1,4 +1,4 @@
-"""Several browser profiles, one provider (SPEC §3): the hand-off server on the provider, the
+"""Several browser profiles, one provider: the hand-off server on the provider, the
 follower link on each standby host, the followers' page tools and the merged tree.
 
 Modules: `handoff` (ProfileHandoff: one host's side, whatever its role), `handoff_server`,

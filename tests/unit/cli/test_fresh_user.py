@@ -118,7 +118,7 @@ def test_doctor_gives_chmod_once_for_a_0755_providers_folder(tmp_path: Path) -> 
 def test_ctrl_c_during_the_imports_is_clean(
     monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    def interrupted() -> list[Any]:
+    def interrupted(*_names: object) -> list[Any]:
         raise KeyboardInterrupt
 
     monkeypatch.setattr(cli_main, "command_modules", interrupted)
