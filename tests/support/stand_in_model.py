@@ -2,9 +2,11 @@
 answers with scripted tool calls, so a real client (Codex, fast-agent …) can be run headless and
 checked by what its model saw.
 
-It speaks the two wire formats the clients use: the OpenAI Responses API with SSE streaming
-(`POST …/responses`, Codex's `wire_api = "responses"`) and Chat Completions (`POST
-…/chat/completions`, streamed or not). Every POST is recorded (`StandInModel.requests`: path and
+It speaks the three wire formats the clients use: the OpenAI Responses API with SSE streaming
+(`POST …/responses`, Codex's `wire_api = "responses"`), Chat Completions (`POST
+…/chat/completions`, streamed or not) and the Gemini API (`POST
+/v1beta/models/<model>:streamGenerateContent?alt=sse`, `:generateContent`, `:countTokens`; Gemini
+CLI with `GOOGLE_GEMINI_BASE_URL`). Every POST is recorded (`StandInModel.requests`: path and
 JSON body; headers are not kept, so a client's key never lands in a test log). Each answer is the
 next step of the script: a `ToolStep` calls the offered tool whose name ends with the step's tool
 name (clients prefix MCP tools: `mcp__webctx__current`, `webctx__current`, `webctx-current` …), a
@@ -78,7 +80,7 @@ class StandInModel:
         with self._lock:
             start = self.runs[run]
             end = self.runs[run + 1] if run + 1 < len(self.runs) else len(self.requests)
-            return [r for r in self.requests[start:end] if r.body is not None and "model" in r.body]
+            return [r for r in self.requests[start:end] if is_model_request(r.path, r.body)]
 
     def answer(self, path: str, body: dict[str, Any] | None) -> tuple[str, list[str]]:
         """Record the request; return the step to take as (the offered tool's name, `namespace.name`
@@ -86,7 +88,7 @@ class StandInModel:
         script's end it answers with text."""
         with self._lock:
             self.requests.append(Recorded(path, body))
-            if body is None or "model" not in body:
+            if body is None or not is_model_request(path, body):
                 return "", []
             offered = offered_tool_names(body)
             if not offered:
@@ -109,16 +111,34 @@ class StandInModel:
             return "", ["done"]
 
 
+def is_model_request(path: str, body: dict[str, Any] | None) -> bool:
+    """Whether a POST asks the model for a turn: an OpenAI-style body names its `model`; a Gemini
+    API request names it in the path (`…/models/<model>:streamGenerateContent`, `:generateContent`;
+    not `:countTokens`)."""
+    if body is None:
+        return False
+    return "model" in body or _gemini_method(path) in ("streamGenerateContent", "generateContent")
+
+
+def _gemini_method(path: str) -> str:
+    # `/v1beta/models/gemini-2.5-flash:streamGenerateContent?alt=sse` → `streamGenerateContent`
+    tail = path.split("?", 1)[0].rsplit("/", 1)[-1]
+    return tail.rpartition(":")[2] if ":" in tail else ""
+
+
 def offered_tools(body: dict[str, Any]) -> list[tuple[str | None, str]]:
-    """The tools a model request offers, as (namespace or None, name), in both wire formats
+    """The tools a model request offers, as (namespace or None, name), in the three wire formats
     (Responses: `{"type": "function", "name"}`, or inside `{"type": "namespace", "name", "tools"}`
     (Codex puts each MCP server's tools in one); Chat Completions: `{"type": "function",
-    "function": {"name"}}`)."""
+    "function": {"name"}}`; Gemini: `{"functionDeclarations": [{"name"}, …]}`)."""
     found: list[tuple[str | None, str]] = []
     for tool in body.get("tools") or []:
         if not isinstance(tool, dict):
             continue
-        if isinstance(tool.get("function"), dict) and "name" in tool["function"]:
+        if isinstance(tool.get("functionDeclarations"), list):
+            declared = tool["functionDeclarations"]
+            found += [(None, str(t["name"])) for t in declared if isinstance(t, dict) and "name" in t]
+        elif isinstance(tool.get("function"), dict) and "name" in tool["function"]:
             found.append((None, str(tool["function"]["name"])))
         elif isinstance(tool.get("tools"), list):
             namespace = str(tool.get("name", ""))
@@ -143,7 +163,8 @@ def match_tool(wanted: str, offered: list[str]) -> str | None:
 
 def tool_results(body: dict[str, Any]) -> list[str]:
     """The tool results the request carries back to the model, oldest first, as text
-    (Responses: `function_call_output` items; Chat Completions: `role: tool` messages)."""
+    (Responses: `function_call_output` items; Chat Completions: `role: tool` messages; Gemini:
+    `functionResponse` parts, their `response`'s `output` when it has one)."""
     results: list[str] = []
     for item in body.get("input") or []:
         if isinstance(item, dict) and item.get("type") == "function_call_output":
@@ -151,6 +172,13 @@ def tool_results(body: dict[str, Any]) -> list[str]:
     for message in body.get("messages") or []:
         if isinstance(message, dict) and message.get("role") == "tool":
             results.append(_text_of(message.get("content")))
+    for turn in body.get("contents") or []:
+        for part in (turn.get("parts") or []) if isinstance(turn, dict) else []:
+            if isinstance(part, dict) and isinstance(part.get("functionResponse"), dict):
+                response = part["functionResponse"].get("response")
+                if isinstance(response, dict) and set(response) == {"output"}:
+                    response = response["output"]
+                results.append(_text_of(response))
     return results
 
 
@@ -187,7 +215,14 @@ class _Handler(http.server.BaseHTTPRequestHandler):
             body = None
         tool, payload = self.model.answer(self.path, body)
         stream = bool(body and body.get("stream"))
-        if self.path.rstrip("/").endswith("/responses"):
+        gemini = _gemini_method(self.path)
+        if gemini == "countTokens":
+            self._send_json({"totalTokens": 1})
+        elif gemini == "streamGenerateContent":
+            self._send_sse([gemini_answer(tool, payload[0] if payload else "done")], named=False, done=False)
+        elif gemini == "generateContent":
+            self._send_json(gemini_answer(tool, payload[0] if payload else "done"))
+        elif self.path.rstrip("/").endswith("/responses"):
             self._send_sse(responses_events(tool, payload[0] if payload else "done"))
         elif self.path.rstrip("/").endswith("/chat/completions"):
             if stream:
@@ -205,13 +240,14 @@ class _Handler(http.server.BaseHTTPRequestHandler):
         self.end_headers()
         self.wfile.write(data)
 
-    def _send_sse(self, events: list[dict[str, Any]], *, named: bool = True) -> None:
+    def _send_sse(self, events: list[dict[str, Any]], *, named: bool = True, done: bool = True) -> None:
+        # named: Responses events (`event:` lines); done: Chat Completions' closing `[DONE]`
         lines = []
         for event in events:
             if named:
                 lines.append(f"event: {event['type']}\n")
             lines.append(f"data: {json.dumps(event)}\n\n")
-        if not named:
+        if not named and done:
             lines.append("data: [DONE]\n\n")
         data = "".join(lines).encode()
         self.send_response(200)
@@ -287,6 +323,20 @@ def chat_chunks(tool: str, payload: str) -> list[dict[str, Any]]:
         {**base, "choices": [{"index": 0, "delta": {}, "finish_reason": "tool_calls" if tool else "stop"}],
          "usage": {"prompt_tokens": 1, "completion_tokens": 1, "total_tokens": 2}},
     ]
+
+
+def gemini_answer(tool: str, payload: str) -> dict[str, Any]:
+    """One Gemini API answer (a `GenerateContentResponse`, also each SSE chunk of
+    `:streamGenerateContent`): a `functionCall` of `tool` with `payload`'s JSON as its `args`, or a
+    final text."""
+    part: dict[str, Any] = (
+        {"functionCall": {"name": tool, "args": json.loads(payload)}} if tool else {"text": payload}
+    )
+    return {
+        "candidates": [{"content": {"role": "model", "parts": [part]}, "finishReason": "STOP", "index": 0}],
+        "usageMetadata": {"promptTokenCount": 1, "candidatesTokenCount": 1, "totalTokenCount": 2},
+        "modelVersion": "stand-in",
+    }
 
 
 @contextlib.contextmanager

@@ -1,6 +1,7 @@
 """tests/support/stand_in_model.py, the model the real-client e2e tests talk to: it must find a
-client's tools in both wire formats (Codex's namespaces included), answer in the shape each client
-parses, and keep its script for the agent's turn when a client asks something on the side."""
+client's tools in each wire format (Responses with Codex's namespaces, Chat Completions, the Gemini
+API), answer in the shape each client parses, and keep its script for the agent's turn when a
+client asks something on the side."""
 
 from __future__ import annotations
 
@@ -56,3 +57,36 @@ def test_a_chat_completions_side_request_without_tools_keeps_the_script() -> Non
         chunks = post(f"{url}/chat/completions", turn)
         assert '"name": "webctx_current"' in chunks and chunks.rstrip().endswith("data: [DONE]")
         assert len(model.run_requests(0)) == 2
+
+
+GEMINI_TOOLS = [{"functionDeclarations": [{"name": "read_mcp_resource"}, {"name": "mcp_webctx_current"}]}]
+
+
+def test_gemini_api_turns_are_found_answered_as_sse_and_their_function_responses_read() -> None:
+    assert offered_tool_names({"tools": GEMINI_TOOLS}) == ["read_mcp_resource", "mcp_webctx_current"]
+    resource = {"uri": "webctx://x/tab-1/text"}
+    script = [ToolStep("current"), ToolStep("read_mcp_resource", resource), TextStep("bye")]
+    with stand_in_model(script) as (model, url):
+        base = url.removesuffix("/v1") + "/v1beta/models/gemini-2.5-flash"
+        model.start()
+        # a side request (`:countTokens`) is answered and is no turn of the run
+        assert json.loads(post(f"{base}:countTokens", {"contents": []})) == {"totalTokens": 1}
+        events = post(f"{base}:streamGenerateContent?alt=sse", {"contents": [], "tools": GEMINI_TOOLS})
+        [chunk] = [json.loads(line[6:]) for line in events.splitlines() if line.startswith("data: ")]
+        assert "[DONE]" not in events
+        assert chunk["candidates"][0]["content"] == {
+            "role": "model", "parts": [{"functionCall": {"name": "mcp_webctx_current", "args": {}}}]
+        }
+        turn = {"tools": GEMINI_TOOLS, "contents": [
+            {"role": "model", "parts": [{"functionCall": {"name": "mcp_webctx_current", "args": {}}}]},
+            {"role": "user", "parts": [{"functionResponse": {
+                "name": "mcp_webctx_current", "response": {"output": "result one"}}}]},
+        ]}
+        answer = json.loads(post(f"{base}:generateContent", turn))  # not streamed: the same shape
+        assert answer["candidates"][0]["content"]["parts"] == [
+            {"functionCall": {"name": "read_mcp_resource", "args": resource}}
+        ]
+        assert [r.path.rsplit(":", 1)[1] for r in model.run_requests(0)] == [
+            "streamGenerateContent?alt=sse", "generateContent"
+        ]
+        assert tool_results(model.run_requests(0)[-1].body or {}) == ["result one"]
