@@ -190,19 +190,23 @@ if [[ "$with_tests" -eq 1 && -f package.json ]]; then
   fi
 fi
 
-# 5. opencode, the second real MCP client of tests/e2e/test_real_clients.py, pinned, outside
-# package.json: its package lists a binary package per platform, and `npm ci` refuses a lock that
-# lacks any of them (a registry mirror may carry only some); `npm install --no-save` into .clients/
-# takes only this machine's binary, from the npm registry.
-opencode_version="1.18.33"
+# 5. opencode and Gemini CLI, the second and third real MCP clients of
+# tests/e2e/test_real_clients.py, pinned, outside package.json: each lists a binary package per
+# platform (opencode its build, Gemini CLI node-pty's), and `npm ci` refuses a lock that lacks any of
+# them (a registry mirror may carry only some); `npm install --no-save` into .clients/ takes only
+# this machine's, from the npm registry. One install for both: a second `npm install --no-save`
+# would remove the first's package as extraneous.
+clients_versions="opencode-ai@1.18.33 @google/gemini-cli@0.61.0"
 if [[ "$with_tests" -eq 1 && -f package.json ]]; then
-  if [[ -x .clients/node_modules/.bin/opencode && "$(cat .clients/.opencode-version 2>/dev/null)" == "$opencode_version" ]]; then
-    step "opencode $opencode_version: already in .clients"
+  if [[ -x .clients/node_modules/.bin/opencode && -x .clients/node_modules/.bin/gemini &&
+    "$(cat .clients/.versions 2>/dev/null)" == "$clients_versions" ]]; then
+    step "MCP clients ($clients_versions): already in .clients"
   else
-    step "installing opencode $opencode_version into .clients (npm install --no-save)"
+    step "installing $clients_versions into .clients (npm install --no-save)"
     mkdir -p .clients
-    quietly npm install --prefix .clients --no-save --no-package-lock "${npm_flags[@]}" "opencode-ai@$opencode_version"
-    echo "$opencode_version" >.clients/.opencode-version
+    # shellcheck disable=SC2086 # the list is words on purpose
+    quietly npm install --prefix .clients --no-save --no-package-lock "${npm_flags[@]}" $clients_versions
+    echo "$clients_versions" >.clients/.versions
   fi
 fi
 

@@ -15,14 +15,18 @@ verbatim, and the page's text and the page tool's result must arrive. Then the b
 another starts (a new provider: port, token, instance): the next client run sees the tools again
 and the new browser's selection.
 
-Clients: Codex 0.169.0 (npm `@openai/codex`: Responses API, SSE; pinned in package.json) and
-opencode 1.18.33 (npm `opencode-ai`: Chat Completions; pinned in scripts/setup.sh, installed into
-.clients/), both installed by `scripts/setup.sh --with-tests` (so in CI too) with their Linux
-binaries from the npm registry. The test is
-skipped, naming what is missing, when one is not installed. One browser serves both clients
-before the restart and one after. Measured on the 2-core VM: at load 10.6, Codex 5 to 8 s a run,
-opencode 21 to 32 s (its start is CPU-bound), the file 91 s; at load 14, opencode 45 to 61 s and
-the file 156 s; at load 7 to 9, Codex 3 to 5 s, opencode 8 to 10 s, the file 43 s.
+Clients: Codex 0.169.0 (npm `@openai/codex`: Responses API, SSE; pinned in package.json),
+opencode 1.18.33 (npm `opencode-ai`: Chat Completions) and Gemini CLI 0.61.0 (npm
+`@google/gemini-cli`: the Gemini API, `streamGenerateContent` SSE; `-m gemini-2.5-flash`, as model
+"auto" would first ask a routing classifier; its folder trusted with GEMINI_CLI_TRUST_WORKSPACE, as
+`--print-config gemini` tells a headless user), the last two pinned in scripts/setup.sh and
+installed into .clients/, all three by `scripts/setup.sh --with-tests` (so in CI too) with their
+Linux binaries from the npm registry. The test is parametrized by client (`-k gemini`) and skipped,
+naming what is missing, when the client is not installed; each client gets a browser, then another
+after the restart. Measured on the 2-core VM: at load 10.6, Codex 5 to 8 s a run, opencode 21 to 32
+s (its start is CPU-bound), the file 91 s; at load 14, opencode 45 to 61 s and the file 156 s; at
+load 7 to 9, Codex 3 to 5 s, opencode 8 to 10 s, the file 43 s (those with one browser for both
+clients). Gemini CLI at load 4 to 5: 6.5 to 7.5 s a run, its test 28 s.
 """
 
 from __future__ import annotations
@@ -59,6 +63,10 @@ ROOT = Path(__file__).resolve().parents[2]
 WEBCTX = Path(sys.executable).with_name("webctx")
 CODEX = ROOT / "node_modules" / ".bin" / "codex"
 OPENCODE = ROOT / ".clients" / "node_modules" / ".bin" / "opencode"
+GEMINI = ROOT / ".clients" / "node_modules" / ".bin" / "gemini"
+GEMINI_MODEL = "gemini-2.5-flash"
+"""Named with `-m`: the default, "auto", first asks a classifier model for a route (JSON the
+stand-in does not give), and Gemini CLI retries that for minutes."""
 CLIENT_RUN_LIMIT_S = 90.0
 """One headless client run, bridge start and five model turns included: seconds on an idle
 machine, generous for a loaded 2-core one."""
@@ -97,12 +105,13 @@ def page_text_arguments(results: list[str]) -> dict[str, Any] | None:
 
 def _structured(text: str) -> dict[str, Any] | None:
     # A client hands the model the tool result as text: the structuredContent's JSON itself, or an
-    # envelope (`{"content": […], "structuredContent": {…}}`, Codex) around it.
+    # envelope (`{"content": […], "structuredContent": {…}}`, Codex) around it, or the JSON between
+    # markers (`<untrusted_context>…</untrusted_context>`, Gemini CLI): the first JSON value counts.
     start = text.find("{")
     if start < 0:
         return None
     try:
-        value = json.loads(text[start:])
+        value, _ = json.JSONDecoder().raw_decode(text, start)
     except ValueError:
         return None
     if isinstance(value, dict) and isinstance(value.get("structuredContent"), dict):
@@ -120,7 +129,8 @@ def _structured(text: str) -> dict[str, Any] | None:
 
 def page_text_resource(results: list[str]) -> dict[str, Any] | None:
     """The client's resource-reading tool's arguments (Codex's and opencode's `read_mcp_resource`:
-    `server`, `uri`): the `…/text` resource the focused Page links in `current`."""
+    `server`, `uri`; Gemini CLI's takes `uri` and finds the server itself, ignoring `server`): the
+    `…/text` resource the focused Page links in `current`."""
     answer = _structured(results[0]) if results else None
     if answer is None:
         return None
@@ -249,6 +259,35 @@ def run_opencode(model: StandInModel, model_url: str, home: Path) -> subprocess.
     )
 
 
+def run_gemini(model: StandInModel, model_url: str, home: Path) -> subprocess.CompletedProcess[str]:
+    """`gemini -p` headless with the printed Gemini CLI config in ~/.gemini/settings.json and the
+    stand-in as its Gemini API endpoint (`GOOGLE_GEMINI_BASE_URL`, an API key auth)."""
+    gemini_home = home / ".gemini"
+    gemini_home.mkdir(parents=True, exist_ok=True)
+    settings = json.loads(printed_config("gemini"))
+    settings |= {  # only the stand-in's auth, and no update check or usage statistics
+        "security": {"auth": {"selectedType": "gemini-api-key"}},
+        "general": {"enableAutoUpdate": False, "enableAutoUpdateNotification": False},
+        "privacy": {"usageStatisticsEnabled": False},
+        "telemetry": {"enabled": False},
+    }
+    (gemini_home / "settings.json").write_text(json.dumps(settings, indent=2))
+    folder = home / "project"
+    folder.mkdir(exist_ok=True)
+    env = client_env(home) | {
+        "GEMINI_API_KEY": "stand-in",
+        "GOOGLE_GEMINI_BASE_URL": model_url.removesuffix("/v1"),  # it adds /v1beta/models/…
+        # What `--print-config gemini` tells a headless user: without a trusted folder `gemini -p`
+        # exits (55) before any MCP server starts.
+        "GEMINI_CLI_TRUST_WORKSPACE": "true",
+    }
+    model.start()
+    return subprocess.run(
+        [str(GEMINI), "-m", GEMINI_MODEL, "-p", "What have I selected?"], cwd=folder, env=env,
+        stdin=subprocess.DEVNULL, capture_output=True, text=True, timeout=CLIENT_RUN_LIMIT_S,
+    )
+
+
 def client_env(home: Path) -> dict[str, str]:
     """The client's environment: a temporary HOME, PATH, and what the bridge needs to find this
     test's browser (CONTEXT_PROVIDERS_DIR, XDG_*); nothing that names a real model service."""
@@ -277,31 +316,32 @@ def check_run(
     assert done.returncode == 0, detail
 
 
-@pytest.mark.timeout(360)
-async def test_real_clients_see_webctx_tools_first_and_get_the_selection_across_a_browser_restart(
-    browser: RunningBrowser, page_server: str, tmp_path: Path
+CLIENTS: dict[str, tuple[Path, ClientRun]] = {
+    "codex": (CODEX, run_codex), "opencode": (OPENCODE, run_opencode), "gemini": (GEMINI, run_gemini),
+}
+
+
+@pytest.mark.timeout(300)
+@pytest.mark.parametrize("client", list(CLIENTS))
+async def test_real_client_sees_webctx_tools_first_and_gets_the_selection_across_a_browser_restart(
+    client: str, browser: RunningBrowser, page_server: str, tmp_path: Path
 ) -> None:
-    """Codex and opencode, one after the other on the same browser (one launch serves both), then
-    again after the browser restarted."""
-    clients: dict[str, tuple[Path, ClientRun]] = {
-        "codex": (CODEX, run_codex), "opencode": (OPENCODE, run_opencode),
-    }
-    missing = [f"{name} ({path})" for name, (path, _) in clients.items() if not path.exists()]
-    if missing:
-        pytest.skip(f"not installed: {', '.join(missing)}; run ./scripts/setup.sh --with-tests")
+    """One client, run on a browser, then again after the browser restarted."""
+    path, runner = CLIENTS[client]
+    if not path.exists():
+        pytest.skip(f"{client} is not installed ({path}); run ./scripts/setup.sh --with-tests")
+    home = tmp_path / f"{client}-home"
     with stand_in_model(SCRIPT) as (model, url):
         selected = await select_passage(browser, page_server, "first")
-        for name, (_, runner) in clients.items():
-            started = time.monotonic()
-            done = runner(model, url, tmp_path / f"{name}-home")
-            print(f"{name} run 1: {time.monotonic() - started:.1f} s")
-            check_run(model, len(model.runs) - 1, done, selected, client=name)
+        started = time.monotonic()
+        done = runner(model, url, home)
+        print(f"{client} run 1: {time.monotonic() - started:.1f} s")
+        check_run(model, len(model.runs) - 1, done, selected, client=client)
 
         await browser.context.close()  # the browser quits: its provider (port, token) goes
         async with launched_browser(tmp_path / "udd-again") as again:
             selected_again = await select_passage(again, page_server, "second")
-            for name, (_, runner) in clients.items():
-                started = time.monotonic()
-                done = runner(model, url, tmp_path / f"{name}-home")
-                print(f"{name} run 2: {time.monotonic() - started:.1f} s")
-                check_run(model, len(model.runs) - 1, done, selected_again, client=name)
+            started = time.monotonic()
+            done = runner(model, url, home)
+            print(f"{client} run 2: {time.monotonic() - started:.1f} s")
+            check_run(model, len(model.runs) - 1, done, selected_again, client=client)
