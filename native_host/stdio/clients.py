@@ -13,8 +13,8 @@ LANG, LC_ALL, TERM, TMPDIR, TZ unless `env_vars` names more); Gemini CLI (`trust
 come from the client's documentation instead, their packages shipping no readable schema: GitHub
 Copilot CLI ("Add MCP servers for GitHub Copilot CLI": `~/.copilot/mcp-config.json`, `type:
 "local"`, `tools`, only PATH inherited) and fast-agent ("MCP servers": `mcp.servers.<name>` in
-`fastagent.config.yaml`, stdio by default). Codex and opencode are run with these snippets by
-tests/e2e/test_real_clients.py. One reader (`config_snippet`) serves every row; a new client is a
+`fastagent.config.yaml`, stdio by default). Codex, opencode and Gemini CLI are run with these
+snippets by tests/e2e/test_real_clients.py. One reader (`config_snippet`) serves every row; a new client is a
 new row.
 """
 

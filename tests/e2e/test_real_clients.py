@@ -26,7 +26,7 @@ naming what is missing, when the client is not installed; each client gets a bro
 after the restart. Measured on the 2-core VM: at load 10.6, Codex 5 to 8 s a run, opencode 21 to 32
 s (its start is CPU-bound), the file 91 s; at load 14, opencode 45 to 61 s and the file 156 s; at
 load 7 to 9, Codex 3 to 5 s, opencode 8 to 10 s, the file 43 s (those with one browser for both
-clients). Gemini CLI at load 4 to 5: 6.5 to 7.5 s a run, its test 28 s.
+clients). Gemini CLI at load 4 to 7: 6.3 to 7.5 s a run, its test 28 s.
 """
 
 from __future__ import annotations
