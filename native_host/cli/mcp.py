@@ -32,9 +32,10 @@ DESCRIPTION = f"""\
 Run a stdio MCP server that bridges to the browser provider. Any MCP client can launch it: it finds
 the provider like `webctx context` does (--pid, else the browser in front or last in front, else
 the only or most recently started one), connects with the descriptor's token and offers the
-provider's tools (`current`, `location`, and page tools where the provider has them) and the
-resource webctx://current. It survives the browser restarting; while no browser runs, calls answer
-with a clear error after a short wait for one to start.
+provider's tools (`current`, `location`, `read_page` for a page's text, and page tools where the
+provider has them) and resources (webctx://current and each open page's text). It survives the
+browser restarting; while no browser runs, calls answer with a clear error after a short wait for
+one to start.
 
 --print-config CLIENT prints the configuration snippet for one of: {", ".join(CLIENT_NAMES)}
 (on stdout), with what that client needs to use webctx headless and interactive (Codex waits for

@@ -1,6 +1,6 @@
 """`webctx read ID [--screenshot] [--out FILE]`: a page's readable text (Markdown) or a screenshot of
-its tab, read through the provider's MCP resources as a desktop host reads them (issue 16; SPEC §2
-"The page on demand").
+its tab, read through the provider's MCP resources as a desktop host reads them (docs/protocol.md
+"Page resources").
 
 ID is a Page id as `webctx context` prints it (`tab-3`), made into
 `webctx://<instance>/<id>/text|screenshot` with the chosen provider's instance (its descriptor), or
@@ -57,7 +57,7 @@ person at the terminal can do, in place of the provider's fix (READ_ERROR_FIXES,
 HELP = "print a page's readable text (Markdown), or save a screenshot of its tab (--screenshot --out FILE)"
 DESCRIPTION = """\
 Act as a desktop host: find the provider like `webctx context` does, connect over MCP with its
-bearer token and read one of the page's resources (issue 16): its readable text as Markdown,
+bearer token and read one of the page's resources: its readable text as Markdown,
 extracted in the page at read time (at most 256 KiB; a first line says when it was cut), or, with
 --screenshot, an image of the visible part of its tab (only when the user switched screenshots on
 in the webctx options page, and only of the active tab of a visible window).

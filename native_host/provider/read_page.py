@@ -7,11 +7,14 @@ tools/call read_page {id, kind?}
        a `webctx://…` link  → as it is (its kind, unless `kind` is given)
    └─ PageResources.read_resource (the same read, caps, exclusions, refusals and activity entry)
         ├─ text ──► TextContent (the Markdown, the truncation line first when cut)
-        │           + structuredContent {uri, page, kind, mimeType, truncated, bytes, source}
-        ├─ screenshot ──► ImageContent + structuredContent {uri, page, kind, mimeType, width, …}
+        │           + _meta {uri, page, kind, mimeType, truncated, bytes, source}
+        ├─ screenshot ──► ImageContent + _meta {uri, page, kind, mimeType, width, …}
         └─ MCPError ──► isError, text `<reason>: <what happened> <fix>` (page_resources.read_error),
                         structuredContent {error: {reason, uri}}
 ```
+
+The metadata goes in the result's `_meta`, not `structuredContent`: clients that prefer
+`structuredContent` (Codex) would hand their model the metadata and drop the text.
 
 The tool stays listed when the user switched page text or screenshots off: a read is then refused
 with `switched_off` like the resource, so the tool list does not change with a setting.
@@ -89,15 +92,15 @@ class ReadPage:
         parsed = parse_page_uri(uri)
         assert parsed is not None  # format_page_uri made it
         [contents] = read.contents
-        structured: dict[str, Any] = {"uri": uri, "page": parsed.page_id, "kind": parsed.kind}
-        structured["mimeType"] = contents.mime_type or MIME_TYPES[parsed.kind]
-        structured.update(contents.meta or {})
+        meta: dict[str, Any] = {"uri": uri, "page": parsed.page_id, "kind": parsed.kind}
+        meta["mimeType"] = contents.mime_type or MIME_TYPES[parsed.kind]
+        meta.update(contents.meta or {})
         block: types.TextContent | types.ImageContent
         if isinstance(contents, types.TextResourceContents):
             block = types.TextContent(text=contents.text)
         else:
-            block = types.ImageContent(data=contents.blob, mime_type=structured["mimeType"])
-        return types.CallToolResult(content=[block], structured_content=structured)
+            block = types.ImageContent(data=contents.blob, mime_type=meta["mimeType"])
+        return types.CallToolResult(content=[block], _meta=meta)
 
     async def run_anonymous(self, arguments: dict[str, Any]) -> types.CallToolResult:
         """`run` without a request context (the activity entry says "unknown client")."""

@@ -155,9 +155,9 @@ async def test_a_client_without_resources_reads_the_page_with_read_page_through_
             assert result.is_error is not True, result.content
             [block] = result.content
             assert isinstance(block, types.TextContent) and LEDE in block.text
-            assert result.structured_content is not None
-            assert result.structured_content["page"] == page["id"]
-            assert result.structured_content["truncated"] is False
+            assert result.structured_content is None and result.meta is not None
+            assert result.meta["page"] == page["id"]
+            assert result.meta["truncated"] is False
             refused = await client.call_tool("read_page", {"id": page["id"], "kind": "screenshot"})
             assert refused.is_error is True and isinstance(refused.content[0], types.TextContent)
             assert refused.content[0].text.startswith("switched_off: "), refused.content[0].text
