@@ -268,7 +268,9 @@ async def webctx_browser(
         "from pathlib import Path; from native_host.install.installer import install; "
         f"install('chromium', user_data_dir=Path({str(udd)!r}), launcher_dir=Path({str(udd)!r}))"
     )
-    subprocess.run([sys.executable, "-c", install], env=env, check=True, capture_output=True)
+    subprocess.run(
+        [sys.executable, "-c", install], env=env, check=True, capture_output=True, cwd=checkout.root
+    )
     command = browser_command(browser_executable(), udd, url, load_extension=checkout.root / "extension")
     command[-1:-1] = ["--enable-features=WebMCP", "--remote-debugging-port=0"]
     launched = time.time()
@@ -280,6 +282,7 @@ async def webctx_browser(
         stderr=subprocess.STDOUT,
         env=env,
         start_new_session=True,
+        cwd=checkout.root,  # `python -m` puts the working folder first on sys.path, before PYTHONPATH
     )
     try:
         async with asyncio.timeout(READY_S):
@@ -318,7 +321,9 @@ def bridge_command() -> list[str]:
 async def bridge_client(browser: WebctxBrowser) -> AsyncIterator[Client]:
     """An SDK client on `webctx mcp` (stdio) of the browser's checkout, finding that browser."""
     command = bridge_command()
-    params = StdioServerParameters(command=command[0], args=command[1:], env=browser.env)
+    params = StdioServerParameters(
+        command=command[0], args=command[1:], env=browser.env, cwd=browser.checkout.root
+    )
     async with Client(params, read_timeout_seconds=CALL_TIMEOUT_S) as client:
         yield client
 

@@ -139,6 +139,7 @@ async def bridge_spawns(browser: WebctxBrowser, spawns: int) -> dict[str, list[f
             stdout=subprocess.PIPE,
             stderr=subprocess.DEVNULL,
             env=browser.env,
+            cwd=browser.checkout.root,  # `-m` puts the working folder first on sys.path
         )
         assert process.stdin is not None and process.stdout is not None
         try:
