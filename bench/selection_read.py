@@ -2,7 +2,7 @@
 
 What it measures
 ----------------
-A page holds `--paragraphs` paragraphs (default 10,000) of about 60 characters each; with
+A page holds `--paragraphs` paragraphs (default 10,000) of `--text` (default 57 characters) each; with
 `--hidden-every K` every K-th of them is `sr-only`. The user clicks into it and presses Ctrl+A
 (real input through Playwright over CDP). Then the service worker runs, in the tab's isolated
 world (chrome.scripting), `__webctx.selection.read()` `--reads` times (default 20) and times each
@@ -17,7 +17,7 @@ archive`). The browser is launched as bench/typing_bench.py launches it (bench/b
 XDG_* and CONTEXT_PROVIDERS_DIR point into a temporary folder; only processes this script started
 are ended, by pid.
 
-    .venv/bin/python bench/selection_read.py [--paragraphs 10000] [--hidden-every 0] [--reads 20]
+    .venv/bin/python bench/selection_read.py [--paragraphs 10000] [--text T] [--hidden-every 0] [--reads 20]
                                              [--rounds 2] [--against main] [--json]
 """
 
@@ -57,10 +57,10 @@ READ_JS = """async (reads) => {
 PAGE = """<!doctype html><html lang=en><title>paragraphs</title>
 <style>.sr-only{position:absolute;width:1px;height:1px;overflow:hidden;clip:rect(0 0 0 0)}</style>
 <body><div id=all></div><script>
-const n = COUNT, every = EVERY, parts = [];
+const n = COUNT, every = EVERY, parts = [], TEXT = JSON_TEXT;
 for (let i = 0; i < n; i++) {
   const cls = every && i % every === every - 1 ? " class=sr-only" : "";
-  parts.push(`<p${cls}>Paragraph ${i}: the quick brown fox jumps over the lazy dog.</p>`);
+  parts.push(`<p${cls}>${TEXT}</p>`);
 }
 document.getElementById("all").innerHTML = parts.join("");
 </script></body></html>"""
@@ -117,6 +117,7 @@ async def measure(args: argparse.Namespace) -> dict[str, Any]:
 
     folder = Path(tempfile.mkdtemp())
     page = PAGE.replace("COUNT", str(args.paragraphs)).replace("EVERY", str(args.hidden_every))
+    page = page.replace("JSON_TEXT", json.dumps(args.text))
     (folder / "paragraphs.html").write_text(page)
     report: dict[str, Any] = {
         "paragraphs": args.paragraphs,
@@ -143,6 +144,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--paragraphs", type=int, default=10_000)
     parser.add_argument("--hidden-every", type=int, default=0, help="every K-th paragraph sr-only (0: none)")
+    parser.add_argument("--text", default="A paragraph: the quick brown fox jumps over the lazy dog.")
     parser.add_argument("--reads", type=int, default=20)
     parser.add_argument("--rounds", type=int, default=2, help="runs of each build, alternating")
     parser.add_argument("--against", default="main", help="the git revision to compare with")

@@ -127,3 +127,21 @@ async def test_a_selection_in_a_field_keeps_its_value_but_strips_tag_characters(
         host, shared, url, lambda t: text_of(t).startswith("typed"), "the field selection"
     )
     assert text_of(text) == "typed text", ascii(text_of(text))
+
+
+async def test_a_select_all_over_more_elements_than_a_read_judges_is_cut_there(
+    tab: Page, page_server: str, host: HostClient, shared: Shared
+) -> None:
+    # 8,000 one-letter paragraphs: a read judges at most 5,000 elements (content/visible_text.js)
+    # and reports no text it did not judge; the cut says so (`truncated`, the whole length).
+    url = await open_page(tab, page_server, "many")
+    box = await box_of(tab, element_js("v"))
+    await tab.mouse.click(box["x"] + 5, box["y"] + box["h"] / 2)
+    await tab.keyboard.press("Control+A")
+    text = await until_selected(
+        host, shared, url, lambda t: "Click anywhere." in text_of(t), "the select-all"
+    )
+    lines = text_of(text).split("\n")
+    assert 4000 < lines.count("x") < 5000, len(lines)
+    assert text["attributes"].get("truncated") is True, text["attributes"]
+    assert text["attributes"]["length"] > len(text_of(text)), text["attributes"]
