@@ -5,6 +5,8 @@
 // (`selectionStart/End`). A Selection is {key, text, before, after, length, field?}
 // (docs/protocol.md); `key` names this document's live Range (or a field's offsets, moved on
 // `input`), so the worker keeps one id per passage. report.js pushes and pulls it.
+// Over 400 lines: DOM, shadow-root and field selections share one key space and `current`; what
+// of a Range the user can see is content/visible_text.js, not here.
 
 (function webctxSelection() {
   const scope = /** @type {{__webctx?: WebctxNamespace}} */ (/** @type {unknown} */ (globalThis));
