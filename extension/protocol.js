@@ -145,6 +145,7 @@ export const STATUS_KEY = "status";
  * @property {number} length  the full length of the selected text in UTF-16 code units
  * @property {{key: number, kind: "input" | "textarea" | "contenteditable"}} [field]  the field
  *                            (textbox Group) holding the selection
+ * @property {boolean} [hidden]  text of hidden elements was left out of `text` (docs/protocol.md)
  */
 
 /**

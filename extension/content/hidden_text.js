@@ -4,7 +4,9 @@
 // style or layout: without this, text hidden by a stylesheet (a class with `display: none`,
 // `opacity: 0`, off-screen positioning, a 1 px font, text the colour of its background, the
 // "visually hidden" clip) reached the text a model reads. A classic script of the isolated world,
-// injected before content/page_text.js (PAGE_TEXT_FILES); it only sets `globalThis.webctxHidden`.
+// injected before content/page_text.js (PAGE_TEXT_FILES) and loaded by the manifest for the
+// selection's text (content/selection.js: `textJudge`); it only sets `globalThis.webctxHidden`
+// and does no work until asked.
 // Reads the live page (style, layout), never changes it; changes only the clone. The pure colour
 // rules are node-tested (extension/test/page_text.test.js), the rest in a real Chromium
 // (tests/e2e/test_page_text_extraction.py).
@@ -132,7 +134,7 @@
       const inner = seen.inner;
       let child = element.firstElementChild;
       let twin = counterpart.firstElementChild;
-      const closedDetails = element.localName === "details" && !(/** @type {HTMLDetailsElement} */ (element).open);
+      const closedDetails = isClosedDetails(element);
       if (closedDetails) drop.push(...ownText(counterpart));
       let summary = closedDetails;
       while (child && twin) {
@@ -302,5 +304,70 @@
     return [...element.childNodes].filter((node) => node.nodeType === Node.TEXT_NODE);
   }
 
-  /** @type {any} */ (globalThis).webctxHidden = Object.freeze({ pruneHidden, parseRgb, contrast, blendsIn });
+  /** @param {Element} element @returns {boolean} a closed `<details>`: only its first `<summary>` shows */
+  function isClosedDetails(element) {
+    return element.localName === "details" && !(/** @type {HTMLDetailsElement} */ (element).open);
+  }
+
+  /**
+   * A judge of single text nodes for one read of the live page (a selection's text and context,
+   * content/selection.js), by the rules of `look` and `pruneHidden` (closed `<details>`), each
+   * element judged with what its ancestors pass down (opacity, background, scroll offsets). Only
+   * the elements of the text nodes asked about and their ancestors are looked at, each once per
+   * judge (a cache): a selection of n nodes costs n `look`s at most, not n × depth. A text node
+   * in a shadow root is judged through its host (the host's styles are what it inherits).
+   * Make a new judge per read: the page's styles change between reads.
+   * @param {Document} doc
+   * @returns {{hidden: (node: Node) => boolean, checked: () => number}} `hidden`: whether the
+   *   user cannot see the text node; `checked`: the elements looked at so far
+   */
+  function textJudge(doc) {
+    const view = doc.defaultView;
+    /** @type {Map<Element, "subtree" | {ownTextHidden: boolean, inner: Context}>} */
+    const verdicts = new Map();
+    if (!view || !doc.body) return { hidden: () => false, checked: () => 0 };
+    const body = doc.body;
+    const ltr = view.getComputedStyle(doc.documentElement).direction !== "rtl";
+    /** @type {Context} */
+    const top = { background: canvas(body, view), opacity: 1, scrollX: view.scrollX, scrollY: view.scrollY };
+    /** @param {Node} node @returns {Element | null} its parent in the tree its styles come from */
+    const up = (node) => node.parentElement ?? (node.parentNode instanceof ShadowRoot ? node.parentNode.host : null);
+    /** @param {Element} element */
+    const verdict = (element) => {
+      /** @type {Element[]} */
+      const chain = [];
+      /** @type {Element | null} */
+      let at = element;
+      // Up to the body (where the page text's walk starts) or an element already judged.
+      while (at && !verdicts.has(at)) {
+        chain.push(at);
+        if (at === body) break;
+        at = up(at);
+      }
+      let parent = at && verdicts.has(at) ? at : null;
+      for (let i = chain.length - 1; i >= 0; i--) {
+        const child = /** @type {Element} */ (chain[i]);
+        const above = parent ? verdicts.get(parent) : undefined;
+        /** @type {"subtree" | {ownTextHidden: boolean, inner: Context}} */
+        let seen;
+        if (above === "subtree") seen = "subtree";
+        else if (parent && isClosedDetails(parent) && parent.querySelector(":scope > summary") !== child) seen = "subtree";
+        else seen = look(child, above ? above.inner : top, view, ltr);
+        verdicts.set(child, seen);
+        parent = child;
+      }
+      return /** @type {"subtree" | {ownTextHidden: boolean, inner: Context}} */ (verdicts.get(element));
+    };
+    /** @param {Node} node */
+    const hidden = (node) => {
+      const element = up(node);
+      if (!element) return false;
+      if (isClosedDetails(element)) return true; // its own text shows only in its summary
+      const seen = verdict(element);
+      return seen === "subtree" || seen.ownTextHidden;
+    };
+    return { hidden, checked: () => verdicts.size };
+  }
+
+  /** @type {any} */ (globalThis).webctxHidden = Object.freeze({ pruneHidden, textJudge, parseRgb, contrast, blendsIn });
 })();

@@ -4,6 +4,9 @@
 //                  the guard against double injection, and the stop hook for orphaned scripts
 //   secret_fields.js  which fields are secret (passwords, also when shown; card numbers and codes;
 //                  PINs; one-time codes): the one rule the parts below and page_text.js use
+//   text_clean.js, hidden_text.js  the page text's rules (invisible characters; what the page
+//                  hides), also loaded here for the selection: they define functions, nothing runs
+//   visible_text.js  what of a selected Range the user can see (docs/protocol.md)
 //   selection.js   the selection: DOM ranges (shadow roots, contenteditable), input/textarea offsets
 //   focus_hover.js the focused editable field, the hovered Link/Image, the latest pointer event
 //   user_input.js  this document's trusted input: whether the selection is the user's or the page's

@@ -5,12 +5,21 @@
 // (`selectionStart/End`). A Selection is {key, text, before, after, length, field?}
 // (docs/protocol.md); `key` names this document's live Range (or a field's offsets, moved on
 // `input`), so the worker keeps one id per passage. report.js pushes and pulls it.
+// Over 400 lines: DOM, shadow-root and field selections share one key space and `current`; what
+// of a Range the user can see is content/visible_text.js, not here.
 
 (function webctxSelection() {
   const scope = /** @type {{__webctx?: WebctxNamespace}} */ (/** @type {unknown} */ (globalThis));
   const ns = scope.__webctx;
   if (!ns || !ns.secret || ns.selection) return;
   const secret = ns.secret;
+  // content/text_clean.js, content/hidden_text.js, content/visible_text.js (loaded before this).
+  const clean = /** @type {{stripInvisible: (text: string) => string}} */ (/** @type {any} */ (globalThis).webctxTextClean);
+  const hiddenText = /** @type {{textJudge: (doc: Document) => Judge}} */ (/** @type {any} */ (globalThis).webctxHidden);
+  const visible = /** @type {{rangeText: (range: Range, maxChars: number, isPageText: (node: Node) => boolean, judge: Judge) => {text: string | null, hidden: boolean, complete: boolean}}} */ (
+    /** @type {any} */ (globalThis).webctxVisibleText
+  );
+  /** @typedef {{hidden: (node: Node) => boolean, checked: () => number}} Judge */
 
   /** @typedef {import("../protocol.js").Selection} Selection */
 
@@ -81,14 +90,22 @@
     current = { key, range, anchorNode, anchorOffset, field: null, backward: found?.backward ?? false };
     remember(key, range);
 
+    // Only what the user can see (docs/protocol.md "Only what the user can see"): text of hidden
+    // elements is left out, invisible characters are stripped; one judge (its cache) per read.
+    const judge = hiddenText.textJudge(document);
+    const seen = visible.rangeText(range, MAX_TEXT_CHARS, isPageText, judge);
+    const text = clean.stripInvisible(firstChars(seen.text ?? full, MAX_TEXT_CHARS));
+    if (text.length === 0) return forget();
     /** @type {Selection} */
     const result = {
       key,
-      text: firstChars(full, MAX_TEXT_CHARS),
-      before: lastChars(contextText(range, "before"), CONTEXT_CHARS),
-      after: firstChars(contextText(range, "after"), CONTEXT_CHARS),
-      length: full.length,
+      text,
+      before: lastChars(clean.stripInvisible(contextText(range, "before", judge)), CONTEXT_CHARS),
+      after: firstChars(clean.stripInvisible(contextText(range, "after", judge)), CONTEXT_CHARS),
+      // Cut (by a cap, or the checking bound): the whole selection's length, so `truncated` shows.
+      length: seen.complete && full.length <= MAX_TEXT_CHARS ? text.length : Math.max(full.length, text.length),
     };
+    if (seen.hidden) result.hidden = true;
     const host = editingHost(range.commonAncestorContainer);
     if (host) result.field = { key: fieldKey(host), kind: "contenteditable" };
     return result;
@@ -124,12 +141,16 @@
     fieldRanges.delete(key);
     fieldRanges.set(key, { field: new WeakRef(field), start, end, value });
     if (fieldRanges.size > MAX_RANGES) fieldRanges.delete(/** @type {number} */ (fieldRanges.keys().next().value));
+    // A value has no hidden parts (what the user typed or sees in the field), but it may hold
+    // invisible characters a page put there: stripped like any selection's (docs/protocol.md).
+    const text = clean.stripInvisible(firstChars(full, MAX_TEXT_CHARS));
+    if (text.length === 0) return forget();
     return {
       key,
-      text: firstChars(full, MAX_TEXT_CHARS),
-      before: lastChars(value.slice(0, start).replace(/\s+/g, " "), CONTEXT_CHARS),
-      after: firstChars(value.slice(end).replace(/\s+/g, " "), CONTEXT_CHARS),
-      length: full.length,
+      text,
+      before: lastChars(clean.stripInvisible(value.slice(Math.max(0, start - CONTEXT_CHARS * 4), start)).replace(/\s+/g, " "), CONTEXT_CHARS),
+      after: firstChars(clean.stripInvisible(value.slice(end, end + CONTEXT_CHARS * 4)).replace(/\s+/g, " "), CONTEXT_CHARS),
+      length: full.length > MAX_TEXT_CHARS ? full.length : text.length,
       field: { key: fieldKey(field), kind: field instanceof HTMLTextAreaElement ? "textarea" : "input" },
     };
   }
@@ -404,11 +425,13 @@
    * Up to ~CONTEXT_CHARS of page text before or after the range, whitespace collapsed. Walks text
    * nodes from the range's boundary container; a reasonable effort, not a layout-aware one. The
    * text of a secret field next to the selection is skipped (`isPageText`).
+   * Text of hidden elements (`judge`) is left out; each node judged counts in the walk's bound.
    * @param {Range} range
    * @param {"before" | "after"} side
+   * @param {Judge} judge
    * @returns {string}
    */
-  function contextText(range, side) {
+  function contextText(range, side, judge) {
     const forward = side === "after";
     const container = forward ? range.endContainer : range.startContainer;
     const offset = forward ? range.endOffset : range.startOffset;
@@ -425,22 +448,23 @@
     /** @type {Node} */
     let start;
     if (container instanceof Text) {
-      parts.push(forward ? container.data.slice(offset) : container.data.slice(0, offset));
+      if (!judge.hidden(container)) parts.push(forward ? container.data.slice(offset) : container.data.slice(0, offset));
       start = container;
     } else if (forward) {
       const child = container.childNodes[offset];
       start = child ?? lastDescendant(container);
-      if (child instanceof Text && isPageText(child)) parts.push(child.data);
+      if (child instanceof Text && isPageText(child) && !judge.hidden(child)) parts.push(child.data);
     } else {
       const child = container.childNodes[offset - 1];
       start = child ? lastDescendant(child) : container;
-      if (child && start instanceof Text && isPageText(start)) parts.push(start.data);
+      if (child && start instanceof Text && isPageText(start) && !judge.hidden(start)) parts.push(start.data);
     }
     walker.currentNode = start;
     let collected = parts.reduce((sum, part) => sum + part.length, 0);
     for (let n = 0; n < CONTEXT_MAX_NODES && collected < CONTEXT_CHARS * 4; n++) {
       const node = forward ? walker.nextNode() : walker.previousNode();
       if (!node) break;
+      if (judge.hidden(node)) continue;
       const data = /** @type {Text} */ (node).data;
       parts.push(data);
       collected += data.length;

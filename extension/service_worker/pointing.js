@@ -271,6 +271,7 @@ export function textElement(tabId, reported, ids, maxBytes = DEFAULT_MAX_SELECTI
     attributes.truncated = true;
     attributes.length = length;
   }
+  if (selection.hidden) attributes.hiddenOmitted = true;
   /** @type {Element} */
   const element = {
     id: ids.selectionId(tabId, documentId, selection.key),

@@ -78,7 +78,7 @@ const isKey = (n) => Number.isSafeInteger(n) && /** @type {number} */ (n) > 0;
  */
 export function parseSelection(value) {
   if (typeof value !== "object" || value === null) return null;
-  const { key, text, before, after, length, field } = /** @type {Record<string, unknown>} */ (value);
+  const { key, text, before, after, length, field, hidden } = /** @type {Record<string, unknown>} */ (value);
   if (!Number.isSafeInteger(key) || typeof text !== "string" || text.length === 0) return null;
   if (text.length > MAX_TEXT_CHARS) return null;
   /** @type {Selection} */
@@ -89,6 +89,7 @@ export function parseSelection(value) {
     after: str(after, MAX_CONTEXT_CHARS),
     length: Number.isSafeInteger(length) && /** @type {number} */ (length) >= text.length ? /** @type {number} */ (length) : text.length,
   };
+  if (hidden === true) out.hidden = true;
   const f = /** @type {Record<string, unknown> | null} */ (typeof field === "object" ? field : null);
   if (f && isKey(f.key) && FIELD_KINDS.has(/** @type {string} */ (f.kind))) {
     out.field = { key: /** @type {number} */ (f.key), kind: /** @type {any} */ (f.kind) };

@@ -56,6 +56,8 @@ test("content-script selections are checked for shape and size", () => {
     length: 2,
   });
   assert.equal(parseSelection({ key: 3, text: "hi", length: 1_000_000 })?.length, 1_000_000);
+  assert.equal(parseSelection({ key: 4, text: "hi", hidden: true })?.hidden, true);
+  assert.equal("hidden" in (parseSelection({ key: 4, text: "hi", hidden: "yes" }) ?? {}), false);
 });
 
 test("NATIVE_MESSAGE_TYPES is a plain array of double-quoted strings (read by a Python regex)", () => {

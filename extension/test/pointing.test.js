@@ -192,3 +192,11 @@ test("a frame whose parent is unknown sits in the Page; a forged loop of parents
   assert.equal(page.children[0].children[0].children[0].role, "Text");
   assert.equal(JSON.stringify(root).length > 0, true);
 });
+
+test("a selection whose hidden text the content script left out says so: attributes.hiddenOmitted", () => {
+  const root = tree({ 10: [{ frameId: 0, documentId: "top", report: report({ hasFocus: true, selection: sel("seen", { hidden: true }) }) }] });
+  const [text] = walk(root).filter((e) => e.role === "Text");
+  assert.deepEqual(text.attributes, { hiddenOmitted: true });
+  const plain = tree({ 10: [{ frameId: 0, documentId: "top", report: report({ hasFocus: true, selection: sel("seen") }) }] });
+  assert.equal(walk(plain).find((e) => e.role === "Text").attributes, undefined);
+});

@@ -60,7 +60,7 @@ def describe(element: Element) -> str:
     if texts:
         parts.append(f"“{shorten(' '.join(texts))}”")
     attributes = element.attributes or {}
-    for key in ("version", "author", "lang", "length", "truncated", "tabsOmitted"):
+    for key in ("version", "author", "lang", "length", "truncated", "hiddenOmitted", "tabsOmitted"):
         if key in attributes:
             parts.append(f"{key}={attributes[key]}")
     tools = attributes.get("tools")

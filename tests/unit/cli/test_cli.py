@@ -171,6 +171,19 @@ def test_the_tree_view_shows_roles_ids_states_and_short_text() -> None:
     assert shorten("word " * 40).endswith("…") and len(shorten("word " * 40)) <= 72
 
 
+def test_the_tree_view_says_a_selection_had_hidden_text_left_out() -> None:
+    text = Element.model_validate(
+        {
+            "id": "sel-1",
+            "role": "Text",
+            "selected": True,
+            "content": [{"type": "text", "text": "Click anywhere."}],
+            "attributes": {"hiddenOmitted": True},
+        }
+    )
+    assert render_tree(text) == "Text sel-1  [selected]  “Click anywhere.”  hiddenOmitted=True"
+
+
 def test_the_demo_prefers_the_first_installed_browser_in_the_table(tmp_path: Path) -> None:
     real = tmp_path / "real-chromium"
     real.write_text("#!/bin/sh\n")

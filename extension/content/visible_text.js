@@ -1,0 +1,119 @@
+// The text of a selection that the user can see (docs/protocol.md "Only what the user can see"):
+// the text nodes of a Range whose element is hidden (content/hidden_text.js `textJudge`, the same
+// rule as the page text) are left out, and invisible characters are stripped (content/text_clean.js
+// `stripInvisible`) by content/selection.js. A classic script of the isolated world, loaded by the
+// manifest before selection.js; it only sets `globalThis.webctxVisibleText` and does no work until
+// a selection is read. `joinPieces` is pure and node-tested (extension/test/visible_text.test.js).
+
+(function () {
+  "use strict";
+
+  /**
+   * Elements checked per read (each once; content/hidden_text.js). Past it the rest of the range
+   * is not looked at and not reported, as if cut by the text cap: a select-all of a huge page, or a
+   * page of one-letter elements, stays fast and never reports text nobody judged. 20,000 took
+   * 270 ms a read on 40,000 one-letter paragraphs (bench/selection_read.py); the worker shows
+   * 16 KiB of text by default, which 5,000 elements cover unless they average under 4 characters.
+   */
+  const MAX_CHECKED_ELEMENTS = 5000;
+  /** Elements whose text is not page text (their text is never shown as such). */
+  const NOT_TEXT = new Set(["SCRIPT", "STYLE", "NOSCRIPT", "TEMPLATE", "TEXTAREA"]);
+  /** Elements that start a new line: the built text breaks between them like the selection's. */
+  const BLOCKS = new Set(
+    "ADDRESS ARTICLE ASIDE BLOCKQUOTE BODY BR DD DETAILS DIV DL DT FIELDSET FIGCAPTION FIGURE FOOTER FORM H1 H2 H3 H4 H5 H6 HEADER HR LI MAIN NAV OL P PRE SECTION SUMMARY TABLE TD TH TR UL".split(" "),
+  );
+
+  /**
+   * @typedef {object} Piece  one text node's part inside the range
+   * @property {string} text
+   * @property {Element | null} block  its nearest block element (BLOCKS); a change starts a line
+   */
+
+  /**
+   * The pieces joined as a selection's text: white space collapsed to one space, a line break
+   * where the block changes (no spaces around it), no white space at either end. Pure.
+   * @param {Array<{text: string, block: unknown}>} pieces
+   * @returns {string}
+   */
+  function joinPieces(pieces) {
+    let out = "";
+    /** @type {unknown} */
+    let block;
+    let first = true;
+    for (const piece of pieces) {
+      const text = piece.text.replace(/\s+/g, " ");
+      if (!first && piece.block !== block && text.trim()) {
+        out = out.replace(/ $/, "") + "\n";
+        out += text.replace(/^ /, "");
+      } else if (out.endsWith(" ") || out.endsWith("\n") || out === "") out += text.replace(/^ /, "");
+      else out += text;
+      if (text.trim()) {
+        block = piece.block;
+        first = false;
+      }
+    }
+    return out.trim();
+  }
+
+  /** @param {Node} node @returns {Element | null} the nearest block element holding `node` */
+  function blockOf(node) {
+    for (let at = node.parentElement; at; at = at.parentElement) if (BLOCKS.has(at.tagName)) return at;
+    return null;
+  }
+
+  /**
+   * What of `range` the user can see. `hidden` is true when some text was left out; `complete` is
+   * false when the walk stopped at MAX_CHECKED_ELEMENTS or `maxChars` (the text is then a prefix).
+   * `text` is null when nothing is hidden and the walk was complete: the caller keeps the
+   * browser's own serialisation (Selection.toString(), with its line breaks) then.
+   * @param {Range} range
+   * @param {number} maxChars  stop once this much visible text is collected (UTF-16 code units)
+   * @param {(node: Node) => boolean} isPageText  false for text that is never reported (a secret field's)
+   * @param {{hidden: (node: Node) => boolean, checked: () => number}} judge  this read's
+   *   content/hidden_text.js `textJudge`
+   * @returns {{text: string | null, hidden: boolean, complete: boolean}}
+   */
+  function rangeText(range, maxChars, isPageText, judge) {
+    const root = range.commonAncestorContainer;
+    /** @type {Piece[]} */
+    const pieces = [];
+    let hidden = false;
+    let complete = true;
+    let collected = 0;
+    const walker = document.createTreeWalker(root, NodeFilter.SHOW_TEXT);
+    /** @type {Node | null} */
+    let node = root.nodeType === Node.TEXT_NODE ? root : walker.nextNode();
+    for (; node; node = root.nodeType === Node.TEXT_NODE ? null : walker.nextNode()) {
+      if (!range.intersectsNode(node)) {
+        // Text nodes come in document order: past the end, nothing more intersects.
+        if (range.comparePoint(node, 0) > 0) break;
+        continue;
+      }
+      const data = /** @type {Text} */ (node).data;
+      const start = node === range.startContainer ? range.startOffset : 0;
+      const end = node === range.endContainer ? range.endOffset : data.length;
+      const text = data.slice(start, end);
+      const parent = node.parentElement;
+      if (parent && NOT_TEXT.has(parent.tagName)) continue;
+      if (!isPageText(node)) continue;
+      if (!/\S/.test(text)) {
+        pieces.push({ text, block: blockOf(node) }); // layout white space: no element to judge
+        continue;
+      }
+      if (judge.checked() >= MAX_CHECKED_ELEMENTS || collected >= maxChars) {
+        complete = false;
+        break;
+      }
+      if (judge.hidden(node)) {
+        hidden = true;
+        continue;
+      }
+      pieces.push({ text, block: blockOf(node) });
+      collected += text.length;
+    }
+    if (!hidden && complete) return { text: null, hidden, complete };
+    return { text: joinPieces(pieces), hidden, complete };
+  }
+
+  /** @type {any} */ (globalThis).webctxVisibleText = Object.freeze({ rangeText, joinPieces, MAX_CHECKED_ELEMENTS });
+})();
