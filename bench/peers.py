@@ -67,6 +67,7 @@ from bench.peer_targets import (  # noqa: E402
     webctx_browser,
 )
 from bench.stats import Summary  # noqa: E402
+from tests.support.asgi import INITIALIZE  # noqa: E402
 
 BLOCK: Final = 10
 WARMUP: Final = 20
@@ -121,16 +122,6 @@ async def bridge_spawns(browser: WebctxBrowser, spawns: int) -> dict[str, list[f
     `initialize` answered, and → the first `tools/list` holding the page tool (ms)."""
     init_ms: list[float] = []
     tools_ms: list[float] = []
-    initialize = {
-        "jsonrpc": "2.0",
-        "id": 1,
-        "method": "initialize",
-        "params": {
-            "protocolVersion": "2025-11-25",
-            "capabilities": {},
-            "clientInfo": {"name": "peers-bench", "version": "1"},
-        },
-    }
     for _ in range(spawns):
         t0 = time.perf_counter()
         process = await asyncio.create_subprocess_exec(
@@ -143,7 +134,7 @@ async def bridge_spawns(browser: WebctxBrowser, spawns: int) -> dict[str, list[f
         )
         assert process.stdin is not None and process.stdout is not None
         try:
-            process.stdin.write(json.dumps(initialize).encode() + b"\n")
+            process.stdin.write(json.dumps(INITIALIZE).encode() + b"\n")
             await process.stdin.drain()
             await asyncio.wait_for(process.stdout.readline(), 30)
             init_ms.append((time.perf_counter() - t0) * 1e3)
