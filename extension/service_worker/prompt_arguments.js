@@ -66,6 +66,20 @@ export function revealText(text) {
 }
 
 /**
+ * A key as shown: revealText, and when it holds anything but printable ASCII (or a run of spaces)
+ * its code points beside it, each non-ASCII one and each space as `\u{…}`: "аmount" (Cyrillic а) reads "аmount (\u{430}mount)",
+ * so it cannot pass for the real "amount" next to it, whatever the script or font.
+ * @param {string} key
+ * @returns {string}
+ */
+export function shownKey(key) {
+  const shown = revealText(key);
+  if (shown === key && /^[\x20-\x7e]*$/.test(key)) return shown;
+  const escaped = [...key].map((c) => (/[\x21-\x7e]/.test(c) ? c : `\\u{${/** @type {number} */ (c.codePointAt(0)).toString(16)}}`)).join("");
+  return `${shown} (${escaped})`;
+}
+
+/**
  * `text` cut to `max` code points; `note` says how many were left out.
  * @param {string} text
  * @param {number} max
@@ -112,7 +126,7 @@ export function argumentsView(input) {
         problem = `The arguments have more than ${MAX_ARGUMENT_ROWS} keys and values: the prompt cannot show them all, so it does not offer Allow. Deny it, and ask the AI host for a call with fewer arguments.`;
         return false;
       }
-      const key = cutShown(revealText(String(rawKey)), MAX_KEY_CHARS);
+      const key = cutShown(shownKey(String(rawKey)), MAX_KEY_CHARS);
       /** @type {ArgumentRow} */
       const row = { depth, key: key.text, value: "" };
       const nested = typeof value === "object" && value !== null;
@@ -135,11 +149,33 @@ export function argumentsView(input) {
     return true;
   };
   try {
-    if (walk(root, 0)) return { rows, complete: true };
+    if (walk(root, 0)) {
+      if (!lookAlike(rows)) return { rows, complete: true };
+      problem = "Two of the arguments' keys look the same in the prompt, so it does not offer Allow: it cannot show which is which. Deny it, and ask the AI host for a call whose keys differ.";
+    }
   } catch {
     problem = "The arguments cannot be read, so the prompt does not offer Allow. Deny it.";
   }
   return { rows: [], complete: false, problem };
+}
+
+/**
+ * Whether two keys of one object would be shown as the same text (a key and its cut note): after
+ * shownKey only a key that spells out another's shown form, or keys cut alike, can do that.
+ * @param {ArgumentRow[]} rows  in walk order
+ * @returns {boolean}
+ */
+function lookAlike(rows) {
+  /** @type {Set<string>[]} the keys seen in each open object, by depth */
+  const open = [];
+  for (const row of rows) {
+    open.length = row.depth + 1;
+    const seen = (open[row.depth] ??= new Set());
+    const text = `${row.key}\n${row.note ?? ""}`;
+    if (seen.has(text)) return true;
+    seen.add(text);
+  }
+  return false;
 }
 
 /**
