@@ -75,8 +75,29 @@ export function revealText(text) {
 export function shownKey(key) {
   const shown = revealText(key);
   if (shown === key && /^[\x20-\x7e]*$/.test(key)) return shown;
-  const escaped = [...key].map((c) => (/[\x21-\x7e]/.test(c) ? c : `\\u{${/** @type {number} */ (c.codePointAt(0)).toString(16)}}`)).join("");
-  return `${shown} (${escaped})`;
+  return `${shown} (${escaped(key)})`;
+}
+
+/**
+ * `text` with every code point but printable ASCII other than a space written `\u{hex}`.
+ * @param {string} text
+ * @returns {string}
+ */
+function escaped(text) {
+  return [...text].map((c) => (/[\x21-\x7e]/.test(c) ? c : `\\u{${/** @type {number} */ (c.codePointAt(0)).toString(16)}}`)).join("");
+}
+
+/**
+ * The words of a string value that mix Latin letters with Cyrillic or Greek ones ("pаypal" with a
+ * Cyrillic а: it reads as "paypal"), escaped; none for words of one script ("café", "Москва").
+ * @param {string} text
+ * @returns {string[]}
+ */
+function mixedScriptWords(text) {
+  const words = text.match(/[\p{L}\p{M}]+/gu) ?? [];
+  return words
+    .filter((w) => /\p{Script=Latin}/u.test(w) && /[\p{Script=Cyrillic}\p{Script=Greek}]/u.test(w))
+    .map(escaped);
 }
 
 /**
@@ -135,6 +156,8 @@ export function argumentsView(input) {
         const shown = cutShown(scalarText(value), MAX_VALUE_CHARS);
         row.value = shown.text;
         if (shown.note) row.note = shown.note;
+        const mixed = typeof value === "string" ? mixedScriptWords(value).slice(0, 3) : [];
+        if (mixed.length > 0) row.note = `${row.note ? `${row.note}; ` : ""}mixed scripts: ${mixed.join(" ")}`;
       }
       if (key.note) row.note = row.note ? `key ${key.note}; value ${row.note}` : `key ${key.note}`;
       rows.push(row);

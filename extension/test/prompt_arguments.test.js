@@ -102,3 +102,8 @@ test("two keys of one object that would still be shown alike offer no Allow", ()
   // Alike keys in different objects are shown under different parents: allowed.
   assert.equal(argumentsView({ x: { a: 1 }, y: { a: 2 } }).complete, true);
 });
+
+test("a value whose words mix Latin with Cyrillic or Greek letters says so, escaped", () => {
+  const view = argumentsView({ to: "p\u0430ypal.com", city: "Москва", cafe: "café", o: "G\u03bfogle" });
+  assert.deepEqual(view.rows.map((r) => r.note), ["mixed scripts: p\\u{430}ypal", undefined, undefined, "mixed scripts: G\\u{3bf}ogle"]);
+});
