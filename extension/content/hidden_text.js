@@ -99,7 +99,8 @@
    * on the live page, which could observe it); each element is looked at once, so the work is
    * linear in the elements (the caller bounds them). A whole subtree goes when the element is not
    * rendered or shown (`display: none`, the `hidden` attribute, `content-visibility: hidden`), when
-   * its opacity (times its ancestors') is under MIN_OPACITY (`opacity: 0` here or above), when it
+   * its opacity (times its ancestors', and times any `filter: opacity(…)`) is under MIN_OPACITY
+   * (`opacity: 0` or `filter: opacity(0)` here or above), when it
    * is the content of a closed `<details>` (but its `<summary>`), when its box, positioned or
    * transformed, lies wholly before the page's start (off-screen positioning: the user cannot
    * scroll to a negative offset; a fixed box wholly outside the window), when it is a box of at most
@@ -108,7 +109,8 @@
    * goes (its children are looked at in turn) when it is `visibility: hidden` (a child may be
    * visible again), its font is at most MAX_HIDDEN_FONT_PX (a font-size 0 container is a layout
    * trick), it is indented off-screen (`text-indent: -9999px`, which its children inherit), or
-   * its colour blends into its background. A `transform: scale(0)` hides the subtree. Text
+   * the colour its glyphs are filled with (`-webkit-text-fill-color`, else `color`) blends into
+   * its background. A `transform: scale(0)` hides the subtree. Text
    * scrolled out of view, in a scrolling box or below the fold, stays: the user can scroll to it.
    * `aria-hidden` changes nothing.
    * @param {Element} live  a live element (the body)
@@ -172,7 +174,9 @@
     // in all (0.9 s on a 5,000-deep page); the walk carries what the ancestors decided instead.
     // content-visibility: auto (skipped until it nears the viewport) stays: the user scrolls to it.
     if (display === "none" || style.contentVisibility === "hidden") return "subtree";
-    const opacity = context.opacity * parseFloat(style.opacity);
+    // A `filter: opacity(…)` fades the element as `opacity` does (its children with it).
+    const filter = style.filter;
+    const opacity = context.opacity * parseFloat(style.opacity) * (filter === "none" ? 1 : filterOpacity(filter));
     if (opacity < MIN_OPACITY) return "subtree";
     const position = style.position;
     if (clippedAway(style, position)) return "subtree";
@@ -213,9 +217,38 @@
       (style.visibility !== "visible" ||
         parseFloat(style.fontSize) <= MAX_HIDDEN_FONT_PX ||
         parseFloat(style.textIndent) <= MIN_TEXT_INDENT_PX ||
-        blendsInCached(style.color, background)) &&
+        glyphsBlendIn(style, background)) &&
       hasOwnText(element);
     return { ownTextHidden, inner };
+  }
+
+  /**
+   * The product of a computed `filter`'s `opacity()` amounts (`opacity(0.05)`, `opacity(5%)`), 1
+   * when it has none.
+   * @param {string} filter
+   * @returns {number}
+   */
+  function filterOpacity(filter) {
+    let product = 1;
+    for (const match of filter.matchAll(/(?:^|[\s)])opacity\(\s*([\d.]+)(%?)\s*\)/g)) {
+      const amount = parseFloat(/** @type {string} */ (match[1])) / (match[2] ? 100 : 1);
+      product *= Math.min(amount, 1);
+    }
+    return product;
+  }
+
+  /**
+   * Whether the element's glyphs cannot be told from `background`: their fill
+   * (`-webkit-text-fill-color`, which is `color` unless set) blends in, and no visible
+   * `-webkit-text-stroke` outlines them.
+   * @param {CSSStyleDeclaration} style
+   * @param {Rgba | null} background
+   * @returns {boolean}
+   */
+  function glyphsBlendIn(style, background) {
+    if (!blendsInCached(style.getPropertyValue("-webkit-text-fill-color") || style.color, background)) return false;
+    if (!(parseFloat(style.getPropertyValue("-webkit-text-stroke-width")) > 0)) return true;
+    return blendsIn(parseRgb(style.getPropertyValue("-webkit-text-stroke-color")), background);
   }
 
   /** The last colour judged: most elements share their parent's colour and background. */
@@ -369,5 +402,5 @@
     return { hidden, checked: () => verdicts.size };
   }
 
-  /** @type {any} */ (globalThis).webctxHidden = Object.freeze({ pruneHidden, textJudge, parseRgb, contrast, blendsIn });
+  /** @type {any} */ (globalThis).webctxHidden = Object.freeze({ pruneHidden, textJudge, parseRgb, contrast, blendsIn, filterOpacity });
 })();

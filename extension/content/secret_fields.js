@@ -7,8 +7,8 @@
 //     remembered in a WeakSet, from `type` attribute changes and whenever it is read);
 //   - its computed `-webkit-text-security` is not `none` (masked PIN inputs, masked contenteditables);
 //   - its name, id, aria-label, placeholder or label reads as a card number, a CVC/CVV/security
-//     code, a PIN, a password, or a one-time/verification/SMS code (`secretHint`, whole words only,
-//     so "pineapple" or "spinner" is not a PIN).
+//     code, a PIN, a password, or a one-time/verification/SMS code, in English or a major European
+//     language (`secretHint`, whole words of any script only, so "pineapple" or "Spinat" is not a PIN).
 // A secret field's text is never read: not as the focused field's content, not as a selection in
 // it, not as context around another selection, not as page text.
 //
@@ -26,10 +26,12 @@
   /** `autocomplete` tokens that name a secret (HTML "autofill detail tokens"). */
   const SECRET_AUTOCOMPLETE = /^(?:current-password|new-password|one-time-code|cc-[a-z-]+)$/;
   /**
-   * Hints that read as a secret, over the words of a name/label (`hintWords`: lower case, one
-   * space between words). Each alternative is whole words, so "pin" is caught but "pineapple",
-   * "spinner" and "pinned" are not; "card" alone or "code" alone is not a secret (a gift card
-   * message, a zip or promo code).
+   * Hints that read as a secret, over the words of a name/label (`hintWords`: lower case, accents
+   * removed, one space between words). Each alternative is whole words, so "pin" is caught but
+   * "pineapple", "spinner", "Spinat" and "pinned" are not; "card" alone or "code" alone is not a
+   * secret (a gift card message, a zip or promo code). English, then the words of German, French,
+   * Spanish, Italian, Portuguese, Dutch, Polish, Swedish, Danish/Norwegian, Finnish, Czech and
+   * Turkish forms (docs/extension.md "Secret fields"); other languages are a known limit.
    */
   const SECRET_WORDS = new RegExp(
     "(?:^| )(?:" +
@@ -47,29 +49,78 @@
         "one ?time ?(?:code|password|passcode|pin|token)",
         "t?otp(?: ?code)?",
         "sms ?code",
-        "(?:2 ?fa|mfa|two ?factor) ?code",
+        "(?:2 ?fa|mfa|two ?factor)(?: ?code)?",
         "auth(?:entication)? ?code",
+        // German: Kartennummer, Kreditkarte, Prüfnummer/Prüfziffer, Sicherheitscode, TAN, …
+        "(?:(?:kredit|debit|bank)? ?karten ?(?:nummer|nr)|(?:kredit|debit) ?karte)",
+        "(?:karten ?)?pr(?:u|ue)f ?(?:nummer|ziffer|zahl|code)",
+        "(?:sicherheits|best(?:a|ae)tigungs|verifizierungs|authentifizierungs|einmal|zugangs) ?code",
+        "einmal ?(?:passwort|kennwort|pin)",
+        "(?:passwort|kennwort|geheimzahl|tan)",
+        // French: numéro de carte, cryptogramme, code de sécurité / de vérification, mot de passe
+        "(?:numero|no|n) (?:de (?:la )?)?carte(?: (?:bancaire|de credit))?",
+        "carte (?:bancaire|de credit)",
+        "cryptogramme(?: visuel)?",
+        "code (?:de (?:securite|verification|confirmation)|a usage unique)",
+        "mot de passe",
+        // Spanish: número de tarjeta, código de seguridad / de verificación, contraseña
+        "numero de (?:la )?tarjeta",
+        "tarjeta de (?:credito|debito)",
+        "codigo de (?:seguridad|verificacion|confirmacion)",
+        "contrasena",
+        // Italian: numero di carta, codice di sicurezza / di verifica
+        "numero (?:di|della) carta(?: di credito)?",
+        "carta di credito",
+        "codice (?:di (?:sicurezza|verifica|conferma)|otp)",
+        // Portuguese: número do cartão, código de segurança / de verificação, senha
+        "numero do cartao(?: de credito)?",
+        "cartao de credito",
+        "codigo de (?:seguranca|verificacao|confirmacao)",
+        "senha",
+        // Dutch: kaartnummer, creditcardnummer, beveiligingscode, verificatiecode, wachtwoord
+        "(?:credit ?card|kaart|bankpas) ?nummer",
+        "(?:beveiligings|verificatie|bevestigings|controle) ?code",
+        "wachtwoord",
+        // Polish: numer karty, kod bezpieczeństwa / weryfikacyjny, hasło
+        "numer karty",
+        "kod (?:bezpieczenstwa|weryfikacyjny|potwierdzajacy|sms|cvv|cvc)",
+        "has(?:ł|l)o",
+        // Swedish, Danish/Norwegian, Finnish, Czech, Turkish
+        "kort ?nummer",
+        "(?:sakerhets|verifierings|bekraftelse|engangs|sikkerheds|sikkerhets|bekraeftelses) ?kode?",
+        "(?:losenord|adgangskode|passord|salasana|heslo|sifre)",
+        "kortin numero",
+        "(?:turvakoodi|vahvistuskoodi)",
+        "cislo karty",
+        "(?:bezpecnostni|overovaci) kod",
+        "kart numaras[iı]",
+        "(?:guvenlik|dogrulama) kodu",
       ].join("|") +
       ")(?: |$)",
+    "u",
   );
   /** Label text longer than this is cut before it is matched (a label may hold a paragraph). */
   const MAX_HINT_CHARS = 256;
 
   /**
-   * The words of a name or label, for SECRET_WORDS: camelCase, letter/digit boundaries and every
-   * non-alphanumeric run split, lower-cased, one space between words. Pure.
-   * @param {string} text e.g. "cardNumber", "cc_num", "SMSCode", "cvv2"
-   * @returns {string} e.g. "card number", "cc num", "sms code", "cvv 2"
+   * The words of a name or label, for SECRET_WORDS: accents removed (NFD without its marks, so
+   * "Prüfnummer" is "prufnummer", "código" "codigo"), camelCase, letter/digit boundaries and every
+   * run of what is not a letter or digit of any script split, lower-cased, one space between
+   * words. Pure.
+   * @param {string} text e.g. "cardNumber", "cc_num", "SMSCode", "cvv2", "Numéro de carte"
+   * @returns {string} e.g. "card number", "cc num", "sms code", "cvv 2", "numero de carte"
    */
   function hintWords(text) {
     return text
       .slice(0, MAX_HINT_CHARS)
-      .replace(/([a-z])([A-Z])/g, "$1 $2")
-      .replace(/([A-Z]+)([A-Z][a-z])/g, "$1 $2")
-      .replace(/([A-Za-z])(\d)/g, "$1 $2")
-      .replace(/(\d)([A-Za-z])/g, "$1 $2")
+      .normalize("NFD")
+      .replace(/\p{M}+/gu, "")
+      .replace(/(\p{Ll})(\p{Lu})/gu, "$1 $2")
+      .replace(/(\p{Lu}+)(\p{Lu}\p{Ll})/gu, "$1 $2")
+      .replace(/(\p{L})(\p{Nd})/gu, "$1 $2")
+      .replace(/(\p{Nd})(\p{L})/gu, "$1 $2")
       .toLowerCase()
-      .replace(/[^a-z0-9]+/g, " ")
+      .replace(/[^\p{L}\p{Nd}]+/gu, " ")
       .trim();
   }
 

@@ -11,8 +11,12 @@
 
 /** Characters removed: C0 and C1 controls, the bidi marks, embeddings, overrides and isolates
  * (U+061C, U+200E/F, U+202A–202E, U+2066–2069), zero-width and invisible format characters
- * (U+200B–200D, U+2060–2065, U+206A–206F, U+FEFF, U+180E) and tag characters (U+E0000–E007F). */
-export const HIDDEN = /[\u0000-\u001f\u007f-\u009f\u061c\u180e\u200b-\u200f\u202a-\u202e\u2060-\u206f\ufeff\u{e0000}-\u{e007f}]/gu;
+ * (U+200B–200D, U+2060–2065, U+206A–206F, U+FEFF, U+180E), characters that draw nothing though
+ * they are letters or symbols (U+034F combining grapheme joiner, U+115F/U+1160/U+3164/U+FFA0
+ * Hangul fillers, U+17B4/U+17B5 Khmer inherent vowels, U+2800 braille blank) and tag characters
+ * (U+E0000–E007F). */
+export const HIDDEN =
+  /[\u0000-\u001f\u007f-\u009f\u034f\u061c\u115f\u1160\u17b4\u17b5\u180e\u200b-\u200f\u202a-\u202e\u2060-\u206f\u2800\u3164\ufeff\uffa0\u{e0000}-\u{e007f}]/gu;
 
 /** Line and paragraph breaks (they become one space): CR, LF, tab-like controls are in HIDDEN too,
  * but a break between two words must not glue them together. */

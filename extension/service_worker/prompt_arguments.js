@@ -66,6 +66,41 @@ export function revealText(text) {
 }
 
 /**
+ * A key as shown: revealText, and when it holds anything but printable ASCII (or a run of spaces)
+ * its code points beside it, each non-ASCII one and each space as `\u{…}`: "аmount" (Cyrillic а) reads "аmount (\u{430}mount)",
+ * so it cannot pass for the real "amount" next to it, whatever the script or font.
+ * @param {string} key
+ * @returns {string}
+ */
+export function shownKey(key) {
+  const shown = revealText(key);
+  if (shown === key && /^[\x20-\x7e]*$/.test(key)) return shown;
+  return `${shown} (${escaped(key)})`;
+}
+
+/**
+ * `text` with every code point but printable ASCII other than a space written `\u{hex}`.
+ * @param {string} text
+ * @returns {string}
+ */
+function escaped(text) {
+  return [...text].map((c) => (/[\x21-\x7e]/.test(c) ? c : `\\u{${/** @type {number} */ (c.codePointAt(0)).toString(16)}}`)).join("");
+}
+
+/**
+ * The words of a string value that mix Latin letters with Cyrillic or Greek ones ("pаypal" with a
+ * Cyrillic а: it reads as "paypal"), escaped; none for words of one script ("café", "Москва").
+ * @param {string} text
+ * @returns {string[]}
+ */
+function mixedScriptWords(text) {
+  const words = text.match(/[\p{L}\p{M}]+/gu) ?? [];
+  return words
+    .filter((w) => /\p{Script=Latin}/u.test(w) && /[\p{Script=Cyrillic}\p{Script=Greek}]/u.test(w))
+    .map(escaped);
+}
+
+/**
  * `text` cut to `max` code points; `note` says how many were left out.
  * @param {string} text
  * @param {number} max
@@ -112,7 +147,7 @@ export function argumentsView(input) {
         problem = `The arguments have more than ${MAX_ARGUMENT_ROWS} keys and values: the prompt cannot show them all, so it does not offer Allow. Deny it, and ask the AI host for a call with fewer arguments.`;
         return false;
       }
-      const key = cutShown(revealText(String(rawKey)), MAX_KEY_CHARS);
+      const key = cutShown(shownKey(String(rawKey)), MAX_KEY_CHARS);
       /** @type {ArgumentRow} */
       const row = { depth, key: key.text, value: "" };
       const nested = typeof value === "object" && value !== null;
@@ -121,6 +156,8 @@ export function argumentsView(input) {
         const shown = cutShown(scalarText(value), MAX_VALUE_CHARS);
         row.value = shown.text;
         if (shown.note) row.note = shown.note;
+        const mixed = typeof value === "string" ? mixedScriptWords(value).slice(0, 3) : [];
+        if (mixed.length > 0) row.note = `${row.note ? `${row.note}; ` : ""}mixed scripts: ${mixed.join(" ")}`;
       }
       if (key.note) row.note = row.note ? `key ${key.note}; value ${row.note}` : `key ${key.note}`;
       rows.push(row);
@@ -135,11 +172,33 @@ export function argumentsView(input) {
     return true;
   };
   try {
-    if (walk(root, 0)) return { rows, complete: true };
+    if (walk(root, 0)) {
+      if (!lookAlike(rows)) return { rows, complete: true };
+      problem = "Two of the arguments' keys look the same in the prompt, so it does not offer Allow: it cannot show which is which. Deny it, and ask the AI host for a call whose keys differ.";
+    }
   } catch {
     problem = "The arguments cannot be read, so the prompt does not offer Allow. Deny it.";
   }
   return { rows: [], complete: false, problem };
+}
+
+/**
+ * Whether two keys of one object would be shown as the same text (a key and its cut note): after
+ * shownKey only a key that spells out another's shown form, or keys cut alike, can do that.
+ * @param {ArgumentRow[]} rows  in walk order
+ * @returns {boolean}
+ */
+function lookAlike(rows) {
+  /** @type {Set<string>[]} the keys seen in each open object, by depth */
+  const open = [];
+  for (const row of rows) {
+    open.length = row.depth + 1;
+    const seen = (open[row.depth] ??= new Set());
+    const text = `${row.key}\n${row.note ?? ""}`;
+    if (seen.has(text)) return true;
+    seen.add(text);
+  }
+  return false;
 }
 
 /**

@@ -38,7 +38,7 @@ function injected(/** @type {string} */ file, /** @type {string} */ name) {
 }
 
 const { stripInvisible, escapeHtmlText } = injected("text_clean.js", "webctxTextClean");
-const { parseRgb, contrast, blendsIn } = injected("hidden_text.js", "webctxHidden");
+const { parseRgb, contrast, blendsIn, filterOpacity } = injected("hidden_text.js", "webctxHidden");
 
 /** ASCII written in Unicode tag characters (U+E0000 + the code), invisible in every browser. */
 const tags = (/** @type {string} */ text) => [...text].map((c) => String.fromCodePoint(0xe0000 + c.charCodeAt(0))).join("");
@@ -89,4 +89,32 @@ test("blendsIn: text the colour of its background, or nearly, or transparent; re
   assert.equal(blendsIn([255, 255, 255, 1], [0, 0, 0, 1]), false);
   assert.equal(blendsIn([255, 255, 255, 1], null), false, "unknown background (an image): kept");
   assert.equal(blendsIn(null, white), false, "unknown colour: kept");
+});
+
+test("stripInvisible drops letters and symbols that draw nothing, and the Arabic letter mark", () => {
+  for (const cp of [0x061c, 0x3164, 0x115f, 0x1160, 0xffa0, 0x180e, 0x2800, 0x034f, 0x17b4, 0x17b5]) {
+    assert.equal(stripInvisible(`x${String.fromCodePoint(cp)}y`), "xy", cp.toString(16));
+  }
+  assert.equal(stripInvisible(`Harbour${"\u2800".repeat(300)} news\u3164`), "Harbour news");
+});
+
+test("variation selectors stay only as an emoji/text presentation after a symbol that has one", () => {
+  for (const kept of ["❤️", "❤︎", "☺️ ok", "©️", "™️", "1️⃣", "#️⃣", "🏳️‍🌈", "👍🏽‍♂️"]) assert.equal(stripInvisible(kept), kept, kept);
+  assert.equal(stripInvisible("❤\uFE0F\uFE0F\uFE0F"), "❤\uFE0F"); // one presentation, not a run
+  assert.equal(stripInvisible("❤\uFE00"), "❤"); // not a presentation selector
+  for (const cp of [0xfe00, 0xfe05, 0xfe0e, 0xfe0f]) {
+    assert.equal(stripInvisible(`a${String.fromCodePoint(cp)}b`), "ab", cp.toString(16));
+    assert.equal(stripInvisible(`$${String.fromCodePoint(cp)} 1${String.fromCodePoint(cp)}`), "$ 1", cp.toString(16));
+  }
+  assert.equal(stripInvisible(`go${"\uFE0F\uFE0E".repeat(50)}od`), "good");
+});
+
+test("filterOpacity multiplies a computed filter's opacity() amounts; other filters are 1", () => {
+  assert.equal(filterOpacity("opacity(0)"), 0);
+  assert.equal(filterOpacity("blur(2px) opacity(0.05)"), 0.05);
+  assert.equal(filterOpacity("opacity(5%)"), 0.05);
+  assert.equal(filterOpacity("opacity(0.5) opacity(0.1)"), 0.05);
+  assert.equal(filterOpacity("opacity(2)"), 1);
+  assert.equal(filterOpacity("blur(2px) drop-shadow(rgb(0, 0, 0) 0px 0px 1px)"), 1);
+  assert.equal(filterOpacity("url(\"#f\")"), 1);
 });

@@ -74,3 +74,36 @@ test("long keys are cut and said; no arguments is said", () => {
   assert.equal(argumentsText(argumentsView({})), "(no arguments)");
   assert.equal(argumentsText(argumentsView(null)), "(no arguments)");
 });
+
+test("lookalike keys show their code points: a Cyrillic а or a Hangul filler is not a second amount", () => {
+  const view = argumentsView({ amount: 1, "\u0430mount": 2, "amount\u3164": 3, "a  b": 4 });
+  assert.equal(view.complete, true);
+  assert.deepEqual(
+    view.rows.map((r) => r.key),
+    ["amount", "\u0430mount (\\u{430}mount)", "amount[1 invisible character] (amount\\u{3164})", "a[2 spaces]b (a\\u{20}\\u{20}b)"],
+  );
+  assert.equal(new Set(view.rows.map((r) => r.key)).size, 4);
+});
+
+test("characters that draw nothing are counted as invisible, in values and keys", () => {
+  for (const blank of ["\u2800", "\u3164", "\u115f", "\u1160", "\uffa0", "\u180e", "\u034f", "\u17b4", "\u17b5"]) {
+    assert.equal(revealText(`a${blank}b`), "a[1 invisible character]b", blank.codePointAt(0)?.toString(16));
+  }
+  const view = argumentsView({ memo: `x${"\u2800".repeat(300)}y` });
+  assert.deepEqual(view.rows, [{ depth: 0, key: "memo", value: '"x[300 invisible characters]y"' }]);
+});
+
+test("two keys of one object that would still be shown alike offer no Allow", () => {
+  const view = argumentsView({ "a  b": 1, "a[2 spaces]b (a\\u{20}\\u{20}b)": 2 });
+  assert.equal(view.complete, false);
+  assert.match(view.problem ?? "", /look the same.*Deny it/);
+  const cut = argumentsView({ [`${"k".repeat(90)}1`]: 1, [`${"k".repeat(90)}2`]: 2 });
+  assert.equal(cut.complete, false);
+  // Alike keys in different objects are shown under different parents: allowed.
+  assert.equal(argumentsView({ x: { a: 1 }, y: { a: 2 } }).complete, true);
+});
+
+test("a value whose words mix Latin with Cyrillic or Greek letters says so, escaped", () => {
+  const view = argumentsView({ to: "p\u0430ypal.com", city: "Москва", cafe: "café", o: "G\u03bfogle" });
+  assert.deepEqual(view.rows.map((r) => r.note), ["mixed scripts: p\\u{430}ypal", undefined, undefined, "mixed scripts: G\\u{3bf}ogle"]);
+});

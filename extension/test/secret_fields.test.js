@@ -67,3 +67,53 @@ test("autocomplete tokens name a secret: passwords, one-time codes, every cc-* t
     assert.equal(secretAutocomplete(value), false, value);
   }
 });
+
+test("hintWords keeps letters of any script, removes accents and splits on non-letters", () => {
+  assert.equal(hintWords("Bestätigungscode:"), "bestatigungscode");
+  assert.equal(hintWords("Numéro de carte"), "numero de carte");
+  assert.equal(hintWords("kartenNummer"), "karten nummer");
+  assert.equal(hintWords("Hasło*"), "hasło");
+  assert.equal(hintWords("Číslo karty"), "cislo karty");
+  assert.equal(hintWords("2FA"), "2 fa");
+});
+
+test("card numbers, security codes, PINs and one-time codes in other languages are secret", () => {
+  for (const hint of [
+    // German
+    "Kartennummer", "Kreditkartennummer", "Karten-Nr.", "Kreditkarte", "Prüfnummer", "Prüfziffer",
+    "Kartenprüfnummer", "Pruefziffer", "Sicherheitscode", "Bestätigungscode", "Bestaetigungscode",
+    "TAN", "mTAN", "TAN-Nummer", "PIN-Code", "Geheimzahl", "Passwort", "Einmalpasswort",
+    // French
+    "Numéro de carte", "numero de la carte bancaire", "N° de carte", "Cryptogramme visuel",
+    "Code de sécurité", "Code de vérification", "code PIN", "Mot de passe",
+    // Spanish
+    "Número de tarjeta", "Código de seguridad", "Código de verificación", "Contraseña",
+    // Italian
+    "Numero di carta", "Numero della carta di credito", "Codice di sicurezza", "Codice di verifica",
+    // Portuguese
+    "Número do cartão", "Código de segurança", "Código de verificação", "Senha",
+    // Dutch
+    "Kaartnummer", "Creditcardnummer", "Beveiligingscode", "Verificatiecode", "Wachtwoord",
+    // Polish
+    "Numer karty", "Kod bezpieczeństwa", "Kod weryfikacyjny", "Hasło",
+    // Nordic, Finnish, Czech, Turkish
+    "Kortnummer", "Säkerhetskod", "Verifieringskod", "Engangskode", "Lösenord", "Kortin numero",
+    "Číslo karty", "Kart numarası", "Doğrulama kodu",
+    // Acronyms alone
+    "2FA", "OTP", "MFA", "2fa",
+  ]) {
+    assert.equal(secretHint(hint), true, hint);
+  }
+});
+
+test("ordinary fields in other languages stay shared", () => {
+  for (const hint of [
+    "Kartenansicht", "Spinat", "opt-in", "Opt in", "Postleitzahl", "Kartenzahlung", "Tante", "Tanzkurs",
+    "Sicherheitsfrage", "Bestellnummer", "Telefonnummer", "Code postal", "Carte cadeau", "Code promo",
+    "Numéro de téléphone", "Número de pedido", "Código postal", "Codice fiscale", "Numero civico",
+    "Postcode", "Huisnummer", "Kod pocztowy", "Numer telefonu", "Kartta", "Optionen", "Optimal",
+    "Mfanzi", "Stanza",
+  ]) {
+    assert.equal(secretHint(hint), false, hint);
+  }
+});

@@ -16,11 +16,14 @@ import re
 from typing import Final
 
 HIDDEN: Final = re.compile(
-    "[\x00-\x1f\x7f-\x9f\u061c\u180e\u200b-\u200f\u202a-\u202e\u2060-\u206f\ufeff\U000e0000-\U000e007f]"
+    "[\x00-\x1f\x7f-\x9f\u034f\u061c\u115f\u1160\u17b4\u17b5\u180e\u200b-\u200f\u202a-\u202e"
+    "\u2060-\u206f\u2800\u3164\ufeff\uffa0\U000e0000-\U000e007f]"
 )
 """Characters never shown: C0 (tab and line feed included: callers turn breaks into spaces or line
 feeds first), DEL, C1, bidi controls (U+061C, U+200E/F, U+202A-202E, U+2066-2069), zero-width and
-invisible format characters (U+200B-200D, U+2060-2065, U+206A-206F, U+FEFF, U+180E), tags."""
+invisible format characters (U+200B-200D, U+2060-2065, U+206A-206F, U+FEFF, U+180E), letters and
+symbols that draw nothing (U+034F, Hangul fillers U+115F/U+1160/U+3164/U+FFA0, U+17B4/U+17B5,
+U+2800 braille blank; the same set as extension/service_worker/display_text.js), tags."""
 
 BREAKS: Final = re.compile("[\t\n\v\f\r\x85\u2028\u2029]+")
 """A run of line or paragraph breaks (tabs too): one space in a line."""

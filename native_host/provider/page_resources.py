@@ -38,6 +38,7 @@ from pydantic import ValidationError
 
 from native_host.errors import DeadlineExceeded, ExtensionError, ProviderUnavailable, TooDeep
 from native_host.protocol.client_info import client_of, cut
+from native_host.protocol.display_text import display_line
 from native_host.protocol.native import (
     CURRENT_DEADLINE_MS,
     PAGE_SCREENSHOT_DEADLINE_MS,
@@ -182,12 +183,15 @@ def links(reply: Any, instance: str) -> tuple[list[_Link], dict[str, str]]:
     for page, visible in _pages(root):
         group = groups[0] if page.get("focused") is True else groups[1] if visible else groups[2]
         title = page.get("title")
-        title = title if isinstance(title, str) else ""
+        # A page wrote its title: no bidi override, line break or invisible character reaches a
+        # client's list, as for page tools' titles (protocol/display_text.py).
+        title = display_line(title).strip() if isinstance(title, str) else ""
         for block, parsed in page_links(page):
             if parsed.instance != instance:
                 continue
             name = block.get("name")
-            name = name if isinstance(name, str) and name else parsed.page_id
+            name = display_line(name).strip() if isinstance(name, str) else ""
+            name = name or parsed.page_id
             group.append(_Link(block["uri"], name, title, parsed.kind))
             titles[parsed.page_id] = title
     return [*groups[0], *groups[1], *groups[2]][:MAX_LISTED], titles
@@ -369,7 +373,7 @@ class PageResources:
             if parsed.kind == TEXT:
                 text = PageTextResult.model_validate(reply)
                 if text.title:
-                    self._titles[parsed.page_id] = text.title
+                    self._titles[parsed.page_id] = display_line(text.title).strip()
                 notice = truncation_notice(TEXT_MAX_BYTES, text.bytes) if text.truncated else ""
                 meta = {META_TRUNCATED: text.truncated, META_BYTES: text.bytes, META_SOURCE: text.source}
                 contents: types.TextResourceContents | types.BlobResourceContents

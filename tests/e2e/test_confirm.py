@@ -298,6 +298,29 @@ async def test_padding_cannot_hide_the_recipient_or_the_amount(
     assert result.structured_content == {"paid": 9999, "to": "ATTACKER-IBAN"}, text_of(result)
 
 
+async def test_lookalike_keys_and_blank_braille_are_shown_for_what_they_are(
+    tb: ToolsBrowser, prompts: Prompts, shop: Page, page_server: str
+) -> None:
+    """A client sends `\\u0430mount` (a Cyrillic a) and `amount` + U+3164 beside the real `amount`, and a
+    memo of 300 braille blanks, a recipient with a Cyrillic a: each lookalike key shows its code
+    points, the blanks are counted, the recipient's mixed scripts are said."""
+    names = await _names(tb, page_server)
+    arguments = {"amount": 5, "\u0430mount": 9999, "amount\u3164": 9998,
+                 "memo": "x" + "\u2800" * 300 + "y", "to": "p\u0430ypal-IBAN"}
+    call = asyncio.create_task(_call(tb, names["pay"], arguments))  # type: ignore[arg-type]
+    prompt = await prompts.next()
+    shown = await prompt.locator("#arguments").inner_text()
+    assert "\u0430mount (\\u{430}mount): 9999" in shown, shown
+    assert "amount[1 invisible character] (amount\\u{3164}): 9998" in shown, shown
+    assert '"x[300 invisible characters]y"' in shown and "\u2800" not in shown, shown
+    assert "mixed scripts: p\\u{430}ypal" in shown, shown  # a Cyrillic a (U+0430) in the recipient
+    keys = await prompt.locator("#arguments li").evaluate_all("(lis) => lis.map((li) => li.dataset.key)")
+    assert len(set(keys)) == len(keys) == 5, keys
+    await _press(prompt, "deny")
+    result = await call
+    assert result.is_error and "declined by the user" in text_of(result), text_of(result)
+
+
 async def test_arguments_too_many_to_show_offer_no_allow(
     tb: ToolsBrowser, prompts: Prompts, shop: Page, page_server: str
 ) -> None:

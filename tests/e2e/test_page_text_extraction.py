@@ -401,6 +401,7 @@ async def test_text_the_page_hides_is_not_in_the_page_text(running: RunningBrows
     assert not leaked, leaked
     assert not has_tag_characters(markdown) and "TAGGED" not in markdown
     assert "Tagged line here ends. Zerowidth softhyphen team 👩‍💻 done." in markdown
+    assert "Blank braille and a heart \u2764\ufe0f stay." in markdown, markdown
     # Text that shows markup stays text; code keeps its literal characters.
     assert "&lt;img src=x onerror=alert(1)&gt; as text, and AT&amp;T too." in markdown
     assert "<img" not in markdown

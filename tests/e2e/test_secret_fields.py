@@ -137,6 +137,10 @@ async def test_an_autofilled_password_revealed_before_it_was_focused_stays_secre
         ("pin", "4242"),  # by aria-label
         ("sms", "908172"),  # by placeholder
         ("maskedinput", "masked-77"),  # -webkit-text-security: disc, no telling name
+        ("kn", "4111111111111111"),  # <label>Kartennummer, a neutral name
+        ("bc", "553311"),  # <label>Bestätigungscode
+        ("twofa", "771204"),  # placeholder "2FA" alone
+        ("numcarte", "4000056655665556"),  # aria-label "Numéro de carte"
     ],
 )
 async def test_secret_inputs_share_no_content_and_no_selection(
@@ -146,7 +150,7 @@ async def test_secret_inputs_share_no_content_and_no_selection(
     assert_secret(await shared_after_typing(tab, host, shared, element_id, typed), typed)
 
 
-@pytest.mark.parametrize("element_id", ["pineapple", "spinner"])
+@pytest.mark.parametrize("element_id", ["pineapple", "spinner", "kartenansicht", "spinat", "optin"])
 async def test_fields_whose_names_only_contain_a_secret_word_are_shared(
     tab: Page, page_server: str, host: HostClient, shared: Shared, element_id: str
 ) -> None:

@@ -45,3 +45,9 @@ def test_a_page_tools_description_and_title_reach_clients_without_controls() -> 
     assert tool.description is not None
     assert tool.description.endswith("] Pay.\na[2Jbcdefgh")
     assert tool.description.startswith("[Page tool of “Shop x” (https://shop.example);")
+
+
+def test_letters_and_symbols_that_draw_nothing_are_removed_as_the_extension_does() -> None:
+    blanks = "\u034f\u115f\u1160\u17b4\u17b5\u180e\u2800\u3164\uffa0"
+    assert display_line(f"Shop{blanks}\u2800\u2800 now") == "Shop now"
+    assert display_block(f"a{blanks}\nb") == "a\nb"

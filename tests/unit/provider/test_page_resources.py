@@ -394,3 +394,30 @@ async def test_an_extension_without_page_read_says_to_update_it() -> None:
     assert error.value.code == INTERNAL_ERROR
     assert error.value.message.startswith(
         "read_failed: Unknown message type page.read. Update the webctx extension")
+
+
+HOSTILE_TITLE = "Shop \u202eevil\u202c \u2028line2\u200b\x1b[2J"
+"""A page's `<title>Shop &#x202E;evil&#x202C; &#x2028;line2…</title>`: a bidi override that
+reverses what follows, a line separator that forges a second line, invisible and control characters."""
+
+
+@pytest.mark.parametrize("mode", MODES)
+async def test_listed_names_titles_and_descriptions_carry_no_bidi_control_or_break_of_the_page(
+    spawn: Callable[[], Any], mode: Mode
+) -> None:
+    host, instance, descriptor = await started(spawn)
+    hostile = page("tab-7", links(instance, "tab-7", "text"), focused=True, title=HOSTILE_TITLE)
+    hostile["content"][0]["name"] = HOSTILE_TITLE  # the worker names a link after its page
+    await push(host, tree([{"id": "win-1", "role": "Window", "focused": True, "children": [hostile]}]))
+    uri = format_page_uri(instance, "tab-7", "text")
+    async with asyncio.timeout(WAIT_S), mcp_client(descriptor, mode) as client:
+        await wait_until_listed(client, lambda rs: [r.uri for r in rs] == [uri])
+        [listed] = (await client.list_resources()).resources
+        assert (listed.name, listed.title) == ("Shop evil  line2[2J", "Shop evil  line2[2J")
+        assert listed.description and "“Shop evil  line2[2J”" in listed.description
+        # The title a read answers with is what the activity entry of a later read shows.
+        await read_answered(client, host, uri, {"type": "result", "result": {
+            "kind": "text", "markdown": MARKDOWN, "truncated": False, "bytes": len(MARKDOWN),
+            "source": "readability", "title": "Read \u202eevil\u2029", "url": "https://example.org/tab-7"}})
+    await wait_until(lambda: len(host.activity) == 1, what="one activity event")
+    assert host.activity[0]["entry"]["elements"][0]["title"] == "Read evil"
