@@ -19,8 +19,8 @@ Every message is one WebSocket message of compact UTF-8 JSON (`encode`), at most
 MAX_TREE_MESSAGE_BYTES, or MAX_MESSAGE_BYTES for a reply to `tools.call` or `page.read`. Each side
 parses what it receives with one TypeAdapter over the union it may receive
 (`parse_follower_message`, `parse_provider_request`); a message that does not parse is dropped.
-Models keep unknown fields (a newer peer may add some; SPEC §2). Field order is the order on the
-wire: the bytes are those of the hand-off before it had models (a request's own fields come
+Models keep unknown fields (a newer peer may add some; docs/design.md "The tree"). Field order is
+the order on the wire: the bytes are those of the hand-off before it had models (a request's own fields come
 before `type`, `id` and `deadlineMs`).
 """
 

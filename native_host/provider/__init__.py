@@ -8,7 +8,7 @@ Modules: start and lifecycle `early_hello`, `hello`, `app`, `serving`, `daemon_t
 port `framing`, `correlator`, `bridge`, `tree_cache`; MCP `endpoint`, `connections`,
 `request_slots` (what one client may hold), `builtin_tools`, `read_page` (a page's text as a tool),
 `security`, `log_budget`, `refusal_log`, `error_bodies`, `sse_escape`, `page_tools`, `page_schemas`,
-`page_resources` (page text and screenshots, issue 16), `list_changed`, `activity` (who read what);
+`page_resources` (page text and screenshots), `list_changed`, `activity` (who read what);
 the descriptor `descriptor_files`, `publisher`; bench only `bench_ping`. Subpackages: `profiles`
 (several profiles, one provider), `platform` (OS windows).
 """

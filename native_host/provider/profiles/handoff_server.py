@@ -1,5 +1,5 @@
 """The provider's side of the hand-off: the loopback WebSocket that follower hosts connect to
-(SPEC §3 "Several profiles, one provider"; the messages: protocol/handoff.py). Just over 400
+(docs/design.md "Discovery: the descriptor"; the messages: protocol/handoff.py). Just over 400
 lines: the limits a hostile follower meets live in handoff_limits.py; what is left here is the
 follower connection and the server that calls them.
 
@@ -123,7 +123,7 @@ class FollowerConnection:
     def set_tree(self, message: FollowerTree, size: int = 0) -> None:
         """A `tree` from the follower (`size`: its message's bytes): kept when complete, of the
         right shape (checked once here, as an answers.Element), nested no deeper than
-        MAX_JSON_DEPTH (issue 13 item 5) and within the followers' TreeBudget, else forgotten (its
+        MAX_JSON_DEPTH and within the followers' TreeBudget, else forgotten (its
         `current` is asked again; over the budget it is left out of `current` instead)."""
         self._windows = None
         root = message.root

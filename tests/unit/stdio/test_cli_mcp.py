@@ -1,5 +1,5 @@
 """`webctx mcp`: the documented Codex step on a clean HOME, and the real stdio process with no provider
-(issue #8). Each client's snippet: test_client_configs.py."""
+Each client's snippet: test_client_configs.py."""
 
 from __future__ import annotations
 
