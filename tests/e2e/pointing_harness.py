@@ -11,7 +11,8 @@ top (chromium-recipe.md §3: inner height = outer height - 87), so the viewport'
 from __future__ import annotations
 
 import asyncio
-from collections.abc import AsyncIterator
+import time
+from collections.abc import AsyncIterator, Callable
 from typing import Any
 
 import pytest
@@ -75,6 +76,25 @@ async def ask(host: HostClient, shared: Shared) -> dict[str, Any]:
     await asyncio.sleep(0.06)
     result = await host.current(shared[1].pid)
     return result.raw
+
+
+async def ask_until(
+    host: HostClient,
+    shared: Shared,
+    check: Callable[[dict[str, Any]], bool],
+    what: str,
+    limit_s: float = 10.0,
+) -> dict[str, Any]:
+    """Ask `current` (as `ask`) until `check(answer)` holds; the answer. Fails after `limit_s`
+    seconds with the last answer."""
+    deadline = time.monotonic() + limit_s
+    while True:
+        answer = await ask(host, shared)
+        if check(answer):
+            return answer
+        if time.monotonic() > deadline:
+            pytest.fail(f"{what}: not within {limit_s} s; last answer {answer}")
+        await asyncio.sleep(0.1)
 
 
 async def locate(host: HostClient, element_id: str) -> dict[str, Any]:

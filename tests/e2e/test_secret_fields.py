@@ -19,7 +19,7 @@ from playwright.async_api import Page
 
 from native_host.host import HostClient
 from tests.e2e.gestures import click_into, double_click_word, element_js, select_between
-from tests.e2e.pointing_harness import Shared, ask, our_page, pointing_fixtures
+from tests.e2e.pointing_harness import Shared, ask, ask_until, our_page, pointing_fixtures
 from tests.e2e.tree import find_all, selected_texts
 
 pytestmark = pytest.mark.asyncio(loop_scope="module")
@@ -177,7 +177,9 @@ async def test_a_masked_contenteditable_is_not_the_context_of_a_selection_next_t
     await type_into(tab, "nextto", "-typed-Xyzzy")
     for element_id, side in (("near-before", "after"), ("near-after", "before")):
         await double_click_word(tab, element_js(element_id), 0, 8)  # "Ordinary"
-        answer = await ask(host, shared)
+        answer = await ask_until(
+            host, shared, lambda a: len(selected_texts(a)) == 1, f"the double-clicked word in #{element_id}"
+        )
         [text] = selected_texts(answer)
         assert text["content"][0]["text"] == "Ordinary"
         context = text["attributes"]
