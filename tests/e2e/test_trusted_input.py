@@ -11,6 +11,7 @@ tests/e2e/pointing_harness.py.
 from __future__ import annotations
 
 import asyncio
+import functools
 import time
 from collections.abc import Callable
 from typing import Any
@@ -28,7 +29,7 @@ from tests.e2e.gestures import (
     select_in_field,
     text_rect,
 )
-from tests.e2e.pointing_harness import Shared, ask, locate, our_page, pointing_fixtures
+from tests.e2e.pointing_harness import Shared, ask, ask_until, locate, our_page, pointing_fixtures
 from tests.e2e.tree import find_all
 
 pytestmark = pytest.mark.asyncio(loop_scope="module")
@@ -56,18 +57,8 @@ def hovered(answer: dict[str, Any]) -> list[dict[str, Any]]:
     return find_all(answer["root"], lambda e: bool(e.get("hovered")))
 
 
-async def until(
-    host: HostClient, shared: Shared, check: Callable[[dict[str, Any]], bool], what: str
-) -> dict[str, Any]:
-    """Ask `current` until `check(answer)` holds; the answer. Fails after WAIT_S with the last one."""
-    deadline = time.monotonic() + WAIT_S
-    while True:
-        answer = await ask(host, shared)
-        if check(answer):
-            return answer
-        if time.monotonic() > deadline:
-            pytest.fail(f"{what}: not within {WAIT_S} s; last answer {answer}")
-        await asyncio.sleep(0.1)
+until = functools.partial(ask_until, limit_s=WAIT_S)
+"""Ask `current` until `check(answer)` holds (pointing_harness.ask_until); fails after WAIT_S."""
 
 
 async def never(host: HostClient, shared: Shared, check: Callable[[dict[str, Any]], bool], what: str) -> None:
