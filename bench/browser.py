@@ -191,7 +191,7 @@ def walk(element: Mapping[str, Any]) -> Iterator[Mapping[str, Any]]:
 
 def tree_ready(raw: Mapping[str, Any], tabs: int) -> str | None:
     """None when the tree accounts for `tabs` tabs (listed, or counted in a Window's
-    `tabsOmitted` above the per-window budget, SPEC §2), every listed one loaded with our page, and
+    `tabsOmitted` above the per-window budget, design.md §2), every listed one loaded with our page, and
     the selected passage in the focused one; else what is still missing."""
     root = raw.get("root") or {}
     pages = [e for e in walk(root) if e.get("role") == "Page"]

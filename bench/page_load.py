@@ -21,7 +21,7 @@ query string of its own (no cache). The figures are the page's own Navigation Ti
 p99 (bench/stats.py; with 7 loads the p99 is the slowest) per browser, and the ratios of the
 medians. Beside them, **CPU per load**: the CPU time all of a browser's processes used from just
 before the navigation to the load event (psutil), which a busy machine does not inflate the way it
-inflates wall-clock times. Targets (issue 17 item 5): **webctx DOMContentLoaded <= 1.10 x none**,
+inflates wall-clock times. Targets: **webctx DOMContentLoaded <= 1.10 x none**,
 and **webctx load <= 1.10 x control** (on such a page any extension delays load by itself).
 
 HOME, XDG_* and CONTEXT_PROVIDERS_DIR point into a temporary folder; only processes this script

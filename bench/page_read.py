@@ -1,4 +1,4 @@
-"""`resources/read` of a page's text and screenshot (issue 16), and what the links cost `current`.
+"""`resources/read` of a page's text and screenshot, and what the links cost `current`.
 
 Over 400 lines: one bench with two phases that share the browser, its set-up and the printing.
 

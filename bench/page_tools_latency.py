@@ -1,4 +1,4 @@
-"""Latency of a page-tool call and of `tools/list`, next to the floor of the MCP stack (SPEC §5).
+"""Latency of a page-tool call and of `tools/list`, next to the floor of the MCP stack (design.md §5).
 
 What it measures (times in ms; median and p99 by nearest rank over `--calls` calls after 20 warm-up)
 -----------------------------------------------------------------------------------------------

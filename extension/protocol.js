@@ -9,7 +9,7 @@
 /** Provider protocol version (the concepts page, "Versions"). */
 export const PROTOCOL_VERSION = "0.2.0";
 
-/** The native messaging host's name, as written in its host manifest (SPEC §6). */
+/** The native messaging host's name, as written in its host manifest (design.md §6). */
 export const NATIVE_HOST_NAME = "webctx.native_host";
 
 export const HELLO = "hello";
@@ -78,11 +78,11 @@ export const ERROR_CODES = Object.freeze({
   deadlineExceeded: "deadline_exceeded",
   /** The worker failed while answering; the message says why, never page content. */
   internal: "internal_error",
-  /** `location`: this instance never issued the id (SPEC §1.2). */
+  /** `location`: this instance never issued the id (design.md §1.2). */
   unknownId: "unknown_id",
-  /** `location`: the id does not match ^[A-Za-z0-9_-]{1,128}$ (SPEC §1.2). */
+  /** `location`: the id does not match ^[A-Za-z0-9_-]{1,128}$ (design.md §1.2). */
   invalidId: "invalid_id",
-  /** The tab of a page-tool call closed or navigated, or the tool is gone (SPEC §5). */
+  /** The tab of a page-tool call closed or navigated, or the tool is gone (design.md §5). */
   pageGone: "page_gone",
   /** A `tools.call` named a Page id this worker never minted, or one that is not shown. */
   unknownPage: "unknown_page",
@@ -106,7 +106,7 @@ export const STATUS_KEY = "status";
 // Shapes (JSDoc only).
 
 /**
- * One element of the tree (SPEC §2). States are written only where they differ from the default.
+ * One element of the tree (design.md §2). States are written only where they differ from the default.
  * @typedef {object} Element
  * @property {string} id          matches ^[A-Za-z0-9_-]{1,128}$
  * @property {string} role        "Application" | "Window" | "Page" | "Text" | …
@@ -124,12 +124,12 @@ export const STATUS_KEY = "status";
 
 /**
  * An MCP content block: text (a Text element's words), or a resource_link (a Page's readable text
- * and screenshot, issue 16: read with `resources/read`).
+ * and screenshot: read with `resources/read`).
  * @typedef {{type: "text", text: string} | ResourceLink} ContentBlock
  */
 
 /**
- * An MCP resource_link content block (SPEC §2 "The page on demand"; docs/protocol.md).
+ * An MCP resource_link content block (design.md §2 "The page on demand"; docs/protocol.md).
  * @typedef {{type: "resource_link", uri: string, name: string, mimeType: string}} ResourceLink
  */
 
@@ -149,7 +149,7 @@ export const STATUS_KEY = "status";
  */
 
 /**
- * The focused editable field of a frame: a textbox Group (SPEC §2).
+ * The focused editable field of a frame: a textbox Group (design.md §2).
  * @typedef {object} FieldFacts
  * @property {number} key       the content script's key for the field element
  * @property {"input" | "textarea" | "contenteditable"} kind
@@ -164,7 +164,7 @@ export const STATUS_KEY = "status";
  */
 
 /**
- * The innermost Link or Image under the pointer (SPEC §2 hover).
+ * The innermost Link or Image under the pointer (design.md §2 hover).
  * @typedef {object} HoverFacts
  * @property {number} key
  * @property {"Link" | "Image"} role

@@ -1,4 +1,4 @@
-"""What the browser runs: `python -m native_host chrome-extension://<id>/` (SPEC §4).
+"""What the browser runs: `python -m native_host chrome-extension://<id>/` (design.md §4).
 
 First claim stdout for frames: fd 1 is duplicated to a private fd that only `framing.py` writes,
 and fd 1 itself is pointed at fd 2, so nothing else (a stray `print`, C code, uvicorn) can put
@@ -39,7 +39,7 @@ def _rotating_log_file(path: os.PathLike[str]) -> logging.Handler:
     is not a regular one; checked here once, at open), and bridge.py logs one line per request,
     in the `location` hot path (bench/README.md "Where location's time goes"). Raises OSError
     when it cannot open `path`. Its files, rolled-over ones included, are 0600 and never opened
-    through a symlink (log_files.PrivateRotatingFileHandler; issue 13)."""
+    through a symlink (log_files.PrivateRotatingFileHandler)."""
     from native_host.log_files import PrivateRotatingFileHandler
 
     regular = not os.path.exists(path) or os.path.isfile(path)
@@ -77,7 +77,7 @@ def setup_logging() -> None:
     stderr_handler.setFormatter(logging.Formatter("webctx native host: %(levelname)s %(name)s: %(message)s"))
     root.addHandler(stderr_handler)
     try:
-        folder = private_log_folder()  # 0700 whatever the umask (issue 13)
+        folder = private_log_folder()  # 0700 whatever the umask
         file_handler = _rotating_log_file(folder / LOG_FILE_NAME)
     except OSError as exc:
         logging.getLogger(__name__).warning("cannot open the log file (%s); logging to stderr only", exc)
@@ -90,7 +90,7 @@ def setup_logging() -> None:
     logging.getLogger("native_host").setLevel(logging.DEBUG)
     logging.getLogger("mcp").setLevel(logging.WARNING)
     # websockets (the hand-off) logs two INFO lines per connection, refused ones included: a
-    # token-less flood would rotate the log away (issue 13); the guard's refusals are counted
+    # token-less flood would rotate the log away; the guard's refusals are counted
     # in provider/refusal_log.py instead.
     logging.getLogger("websockets").setLevel(logging.WARNING)
     # The format names no source file, line, thread or multiprocessing process: skip finding them
@@ -106,7 +106,7 @@ NOT_FROM_BROWSER: Final = (
     "This is the webctx native messaging host, which the browser starts and talks to over a pipe; "
     "run `webctx` (e.g. `webctx demo` or `webctx --help`) instead."
 )
-"""What `python -m native_host` says when a person runs it (SPEC §4: only the browser does)."""
+"""What `python -m native_host` says when a person runs it (design.md §4: only the browser does)."""
 
 NOT_FROM_BROWSER_EXIT: Final = 2
 """Exit status for a person running the host by hand (a usage error, like argparse's)."""

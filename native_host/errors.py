@@ -9,7 +9,7 @@ WebctxError              .code: stable snake_case string, the same one the wire 
 ├─ ExtensionError        the extension answered a request with an `error` frame
 ├─ TooDeep               the extension's `current` tree nests deeper than MAX_JSON_DEPTH → isError
 ├─ ProviderUnavailable   host client: no usable provider, or it did not answer in time
-├─ ProviderRejected      host client: a descriptor or answer failed a SPEC §7 check (.reason)
+├─ ProviderRejected      host client: a descriptor or answer failed a design.md §7 check (.reason)
 ├─ BrowserNotFound       no Chromium-family browser installed (.fix names the packages)
 └─ InstallError          .browser, .path, .fix
 ```
@@ -37,26 +37,26 @@ class WebctxError(Exception):
 
 
 class FrameError(WebctxError):
-    """A native-messaging frame was malformed (SPEC §4): it is logged (type/size only) and dropped."""
+    """A native-messaging frame was malformed (design.md §4): it is logged (type/size only) and dropped."""
 
     code = "bad_frame"
 
 
 class ProvidersFolderError(WebctxError):
-    """The providers folder is unsafe (symlink, another user's, group/world accessible; SPEC §3).
+    """The providers folder is unsafe (symlink, another user's, group/world accessible; design.md §3).
     Nothing is written."""
 
     code = "unsafe_providers_folder"
 
 
 class DeadlineExceeded(WebctxError):
-    """A request over the native port got no reply within its deadline (SPEC §4)."""
+    """A request over the native port got no reply within its deadline (design.md §4)."""
 
     code = "deadline_exceeded"
 
 
 class PageGone(WebctxError):
-    """The tab was closed or navigated while a request about it was running (SPEC §5)."""
+    """The tab was closed or navigated while a request about it was running (design.md §5)."""
 
     code = "page_gone"
 
@@ -69,7 +69,7 @@ class ExtensionError(WebctxError):
 
 class TooDeep(WebctxError):
     """A tree the extension (or another profile's host) answered nests JSON deeper than
-    `protocol.native.MAX_JSON_DEPTH` levels: not passed on (issue 13 item 5)."""
+    `protocol.native.MAX_JSON_DEPTH` levels: not passed on."""
 
     code = "too_deep"
 
@@ -81,7 +81,7 @@ class ProviderUnavailable(WebctxError):
 
 
 class ProviderRejected(WebctxError):
-    """Host client: a descriptor or an answer failed one of the SPEC §7 checks; `.reason` says which."""
+    """Host client: a descriptor or an answer failed one of the design.md §7 checks; `.reason` says which."""
 
     code = "provider_rejected"
 

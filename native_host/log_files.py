@@ -1,4 +1,4 @@
-"""Our log folder and log files, private whatever the umask (issue 13, "Also" c).
+"""Our log folder and log files, private whatever the umask ("Also" c).
 
 Every log folder and file webctx creates goes through here: the native host's `native-host.log`
 (`__main__.py`), the CLI's `cli.log` (`cli/main.py`), the bridge's `mcp.log` (`cli/mcp.py`) and

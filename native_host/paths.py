@@ -1,7 +1,7 @@
-"""Where webctx keeps things: the providers folder (SPEC §3), logs, installed launchers.
+"""Where webctx keeps things: the providers folder (design.md §3), logs, installed launchers.
 
 Folders come from `platformdirs` except the providers folder, whose location the provider
-protocol fixes per OS (SPEC §3 table). `CONTEXT_PROVIDERS_DIR` overrides it (tests use it).
+protocol fixes per OS (design.md §3 table). `CONTEXT_PROVIDERS_DIR` overrides it (tests use it).
 """
 
 from __future__ import annotations
@@ -17,7 +17,7 @@ REPO_ROOT = Path(__file__).resolve().parent.parent
 
 
 def providers_dir() -> Path:
-    """The per-user providers folder (SPEC §3), not created here.
+    """The per-user providers folder (design.md §3), not created here.
 
     Linux: `$XDG_RUNTIME_DIR/context-providers/`, else `~/.local/state/context-providers/`;
     macOS: `~/Library/Application Support/ContextProviders/`; Windows:

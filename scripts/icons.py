@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Rasterize the extension's toolbar icons (issue 18 item 1): extension/popup/icons/*.svg → PNGs.
+"""Rasterize the extension's toolbar icons: extension/popup/icons/*.svg → PNGs.
 
     python3 scripts/icons.py           write icon{,-off,-broken}-{16,32,48,128}.png next to the SVGs
     python3 scripts/icons.py --check   exit 1 when a checked-in PNG differs from what this makes

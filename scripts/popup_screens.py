@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Regenerate the popup's screenshots (issue 18, "Done when") and their list in docs/extension.md.
+"""Regenerate the popup's screenshots ("Done when") and their list in docs/extension.md.
 
     .venv/bin/python scripts/popup_screens.py
 

@@ -30,7 +30,7 @@ check() {
 
 check ruff .venv/bin/ruff check native_host tests scripts bench
 check mypy .venv/bin/mypy
-# The macOS and Windows code paths, type-checked here (issue 15): guards are `sys.platform` checks,
+# The macOS and Windows code paths, type-checked here: guards are `sys.platform` checks,
 # which mypy evaluates for the platform it is told, so a POSIX-only call outside one fails here.
 # A cache per platform keeps each run incremental.
 check mypy-darwin .venv/bin/mypy --platform darwin --cache-dir .mypy_cache/darwin native_host
@@ -39,7 +39,7 @@ check layering .venv/bin/python scripts/layering.py
 check tsc npx --no-install tsc -p tsconfig.json
 check node-test node --test extension/test/
 # A stale descriptor under a PID 1 that does not reap (a container's): the SIGKILLed native host
-# stays a zombie, which must count as dead (protocol/processes.py, issue 19). pytest runs as PID 1 of
+# stays a zombie, which must count as dead (protocol/processes.py). pytest runs as PID 1 of
 # a new PID namespace, so the orphans it inherits are never reaped. Needs root (unshare --pid).
 if [[ $# -eq 0 ]] && unshare --pid --fork --mount-proc true >/dev/null 2>&1; then
   check no-reaper unshare --pid --fork --mount-proc .venv/bin/pytest -q -p no:cacheprovider \

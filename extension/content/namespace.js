@@ -42,7 +42,7 @@
  * @property {(target: Document | Window, type: string, handler: (event: any) => void, options?: boolean | AddEventListenerOptions) => void} listen
  *   addEventListener on this document or its window that survives `document.open()`, which
  *   erases every listener on both, in every world (HTML "document open steps"; the TinyMCE /
- *   CKEditor 4 editor frames, issue 17): re-added when the document is re-opened; removed at stop
+ *   CKEditor 4 editor frames): re-added when the document is re-opened; removed at stop
  * @property {(hook: () => void) => void} onReopen  run `hook` after `document.open()` replaced this
  *   document's contents (for what is not a listener: an observer of the old root element)
  * @property {{ms: number, runs: number, maxMs: number}} cost  time spent in the timed handlers
@@ -204,7 +204,7 @@
   };
   // `document.open()` keeps the Document and the Window (so this namespace lives on) but erases
   // their listeners, ours included; the parts' listeners would be dead from then on, and the
-  // frame would never push again (issue 17). It also replaces the document's children, which a
+  // frame would never push again. It also replaces the document's children, which a
   // MutationObserver on the document itself sees (observers are not listeners: they survive).
   // Only the document's own children are watched, so this costs nothing while the page runs.
   const reopened = () => {

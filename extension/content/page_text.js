@@ -1,4 +1,4 @@
-// The page's readable text as Markdown (issue 16; SPEC §2 "The page on demand"; design:
+// The page's readable text as Markdown (design.md §2 "The page on demand"; design:
 // docs/extension.md "The page's text"). A classic script of the isolated world, top frame only,
 // injected on demand by the worker, after the files it uses, in this order (PAGE_TEXT_FILES):
 //
@@ -181,7 +181,7 @@
    * Remove every text field from the clone, and the value attribute of the checkboxes and radio
    * buttons left (kept only so GFM task lists show "[x]"). Nothing the user typed, and no default
    * value (a hidden CSRF token, a prefilled card number) reaches the text. Covers the fields
-   * SPEC §2 never reports (password, autocomplete cc-* and one-time-code) and every other field.
+   * design.md §2 never reports (password, autocomplete cc-* and one-time-code) and every other field.
    * @param {Document} doc
    */
   function stripFields(doc) {

@@ -46,7 +46,7 @@
   /** @type {ReturnType<typeof setTimeout> | 0} */
   let fieldTimer = 0;
 
-  /** When the selection last changed, ms since the epoch (picks among frames, SPEC §2). */
+  /** When the selection last changed, ms since the epoch (picks among frames, design.md §2). */
   let selectionAt = 0;
   /** @type {string} */
   let lastPushed = "";
@@ -79,7 +79,7 @@
     };
     if (parentToken) out.parentToken = parentToken;
     if (lang) out.lang = lang.slice(0, 64);
-    // Chromium's PDF viewer: the top document is a shell around the viewer (SPEC §2: a Document
+    // Chromium's PDF viewer: the top document is a shell around the viewer (design.md §2: a Document
     // with subrole pdf; its text selection lives in the viewer's own frame, out of our reach).
     if (document.contentType === "application/pdf") out.pdf = true;
     return out;

@@ -25,7 +25,7 @@
 
   /** Pre-cap so a giant selection never crosses the message channel whole (docs/protocol.md). */
   const MAX_TEXT_CHARS = 65536;
-  /** `before` / `after` length, in UTF-16 code units (SPEC §2). */
+  /** `before` / `after` length, in UTF-16 code units (design.md §2). */
   const CONTEXT_CHARS = 200;
   /** How far the context walk may go, so a sparse document cannot make it slow. */
   const CONTEXT_MAX_NODES = 200;

@@ -1,4 +1,4 @@
-// The UTF-8 cap on text (SPEC §2 "Small content", "valid Unicode"): one rule in one place for the
+// The UTF-8 cap on text (design.md §2 "Small content", "valid Unicode"): one rule in one place for the
 // two worlds that cut text. It is both a classic script and an ES module (no import or export; it
 // only sets `globalThis.webctxUtf8`):
 //   - the service worker's service_worker/text_limits.js imports it for that effect and re-exports

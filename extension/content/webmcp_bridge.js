@@ -1,4 +1,4 @@
-// webctx content script, part 3 (see namespace.js for the map): the page's WebMCP tools (SPEC §5).
+// webctx content script, part 3 (see namespace.js for the map): the page's WebMCP tools (design.md §5).
 //
 //   native WebMCP (document.modelContext visible here, Chromium --enable-features=WebMCP):
 //     toolchange ──► getTools() ──► tools.report ──► worker
@@ -379,7 +379,7 @@
     frameCount = now;
   });
   // From DOMContentLoaded on: these scripts start at document_start (manifest.json: a later start
-  // holds back the load event, issue 17 item 5), and a subtree observer during the parse makes
+  // holds back the load event), and a subtree observer during the parse makes
   // the parser queue a record for every node (the main-world polyfill waits for the same reason).
   // A frame the parser adds cannot be removed before then unless a page script removes it.
   const watchFrames = () => {

@@ -1,5 +1,5 @@
 // webctx, the page's main world, top frame, document_start: keep the text of a page tool's error
-// under native WebMCP (SPEC §5 "execute throws → isError with its message").
+// under native WebMCP (design.md §5 "execute throws → isError with its message").
 //
 // Chromium's executeTool() rejects with a generic UnknownError whatever the tool threw
 // (research/webmcp.md §1.5), so the isolated-world bridge cannot see "out of stock". Here the

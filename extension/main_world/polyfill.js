@@ -1,4 +1,4 @@
-// webctx WebMCP polyfill: the page's main world, document_start, every frame (SPEC §5).
+// webctx WebMCP polyfill: the page's main world, document_start, every frame (design.md §5).
 //
 //   document.modelContext (only where the browser has none; invisible where it has the real thing)
 //     registerTool(tool, {signal, exposedTo}) → Promise   validation and errors as Chromium 156
@@ -1108,7 +1108,7 @@
     if (changedAny) void changed();
   }
 
-  // When to look (issue 17 item 5): a document-wide childList/subtree observer installed at
+  // When to look: a document-wide childList/subtree observer installed at
   // document_start makes the parser queue a record for every node it inserts, and Chromium walks
   // each node's ancestors for registered observers: on a 200,000-element page that alone doubled
   // the time to DOMContentLoaded. So nothing observes the document while it is parsed: the forms

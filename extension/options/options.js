@@ -20,7 +20,7 @@ const saved = /** @type {HTMLElement} */ (document.getElementById("saved"));
 const sitesErrors = /** @type {HTMLElement} */ (document.getElementById("excluded-errors"));
 
 /**
- * Check the site list and show its errors inline, under the box (issue 18 item 4).
+ * Check the site list and show its errors inline, under the box.
  * @returns {string[] | undefined}  the sites, or undefined when an entry is wrong (nothing is saved then)
  */
 function checkSites() {

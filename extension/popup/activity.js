@@ -1,4 +1,4 @@
-// The popup's "Who read it" (issue 18 item 3): the last reads of desktop hosts, newest first, in
+// The popup's "Who read it": the last reads of desktop hosts, newest first, in
 // words: "Claude Code 2.1 read the selection in 'Tidal…' 2 min ago". Pure `describeRead` and
 // `ago` (unit-tested; `webctx activity` says the same: native_host/cli/activity.py) and
 // `renderActivity` (DOM). Entries come from the worker (service_worker/activity.js).

@@ -1,8 +1,8 @@
 // webctx popup (an extension page, ES module): the entry. One module per section, each owning its
 // <section> in popup.html:
 //
-//   status_section.js  the provider switch, the state in words, the fixing command (issue 18 item 5)
-//   site_section.js    "This site": Don't share this site / Share this site again (issue 18 item 4)
+//   status_section.js  the provider switch, the state in words, the fixing command
+//   site_section.js    "This site": Don't share this site / Share this site again
 //   (#shared-now-section, #activity-section: what is shared now, who read it: issue 18 items 2, 3)
 //
 //   chrome.storage.local "settings" ──► every section ──(change)──► writeSettings ──► main.js applies it
@@ -16,7 +16,7 @@ import { onSettingsChanged, onStatusChanged, readSettings, readStatus } from "..
 import { normalizeSettings } from "../service_worker/settings.js";
 import { renderSite, wireSite } from "./site_section.js";
 import { renderStatus, wireStatus } from "./status_section.js";
-import "./transparency.js"; // "Shared now" and "Who read it" (issue 18): their own sections
+import "./transparency.js"; // "Shared now" and "Who read it": their own sections
 
 /** @typedef {import("../protocol.js").ConnectionStatus} ConnectionStatus */
 /** @typedef {import("../service_worker/settings.js").Settings} Settings */

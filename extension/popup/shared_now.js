@@ -1,4 +1,4 @@
-// The popup's "Shared now" (issue 18 item 2): what a desktop host would get from `current` for
+// The popup's "Shared now": what a desktop host would get from `current` for
 // this window right now, each part with its element kind, and what is never shared. Pure
 // `sharedRows` (unit-tested) and `renderSharedNow` (DOM); the tree comes from the worker
 // (service_worker/popup_transparency.js), the very build `current` answers from.
@@ -132,7 +132,7 @@ export function sharedRows(root, windowElementId) {
 }
 
 /**
- * "Never shared" in words (SPEC §2 "Never reported").
+ * "Never shared" in words (design.md §2 "Never reported").
  * @param {{excludedSites: number, incognito: boolean}} never
  * @returns {string}
  */

@@ -1,4 +1,4 @@
-// The popup's "This site" section (issue 18 item 4): "Don't share this site" adds the active page's
+// The popup's "This site" section: "Don't share this site" adds the active page's
 // host to the excluded sites at once; "Share this site again" removes every rule that excludes it.
 // The settings live in chrome.storage.local, so the choice survives a browser restart, and the
 // service worker applies it on storage.onChanged: the page leaves `current` and the page tools at

@@ -1,5 +1,5 @@
-// The popup's status section (issue 18 item 5): the provider switch and the state in words, with
-// the fixing command when it is broken, and (issue 16) whether page text and screenshots may be read.
+// The popup's status section: the provider switch and the state in words, with
+// the fixing command when it is broken, and whether page text and screenshots may be read.
 // Pure wording in service_worker/settings.js describeStatus and describePageReads.
 
 import { writeSettings } from "../service_worker/browser_api.js";

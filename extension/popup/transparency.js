@@ -1,4 +1,4 @@
-// The popup's transparency sections (issue 18 items 2, 3): one Port "transparency" to the worker
+// The popup's transparency sections: one Port "transparency" to the worker
 // (service_worker/popup_transparency.js), which sends the tree `current` would answer now and the
 // last reads, now, every 500 ms and after each read; shared_now.js and activity.js render them.
 // popup.html holds the containers (#shared-now, #never-shared, #activity).

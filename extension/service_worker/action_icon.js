@@ -1,4 +1,4 @@
-// The toolbar icon tells the provider's state at a glance (issue 18 item 1), pure: a StatusView
+// The toolbar icon tells the provider's state at a glance, pure: a StatusView
 // (settings.js describeStatus) → which icon set, which badge, which tooltip. main.js applies it
 // through browser_api.js `setActionLook` whenever the status or the switch changes.
 //

@@ -1,4 +1,4 @@
-// Who read it (issue 18 item 3): the native host's `activity` events, kept for the popup, and the
+// Who read it: the native host's `activity` events, kept for the popup, and the
 // toolbar badge's short flash after each read.
 //
 //   native host ── activity {entry} ──► native_port.js onActivity ──► ActivityFeed.add (checked,

@@ -1,4 +1,4 @@
-// The confirmation prompt in the worker (SPEC §5 "User control"; settings.js confirmConsequential):
+// The confirmation prompt in the worker (design.md §5 "User control"; settings.js confirmConsequential):
 // wires confirm_gate.js (pure) to the browser. page_tool_router.js calls confirmCall() before it
 // runs a page tool; main.js hands `tools.cancel` to cancelConfirmation() first.
 //

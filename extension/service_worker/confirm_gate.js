@@ -1,4 +1,4 @@
-// Confirmation of consequential page tools (SPEC §5 "User control"): the pending prompts and how
+// Confirmation of consequential page tools (design.md §5 "User control"): the pending prompts and how
 // each one ends. Pure: the window and the clock come in as `GateDeps`, so node tests drive it.
 //
 //   tools.call ──► ask(request) ──► deps.open(key, view) ──► confirm/confirm.html?key=…

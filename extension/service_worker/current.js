@@ -1,4 +1,4 @@
-// `current`: the Application element built from what the worker holds (SPEC §2, docs/protocol.md
+// `current`: the Application element built from what the worker holds (design.md §2, docs/protocol.md
 // "The tree", "Pushed tree").
 //
 //   host `current` (it has no complete pushed tree) ──► answer()      active tabs that need it pulled
@@ -63,7 +63,7 @@ export class Current {
   /**
    * The Application element (docs/protocol.md "The tree"), and whether one of this profile's
    * windows has the browser's focus now (for the native host that merges several profiles' trees,
-   * SPEC §3): `current` from the host, which asks only when it has no complete pushed tree. A pull
+   * design.md §3): `current` from the host, which asks only when it has no complete pushed tree. A pull
    * may bring frame reports the last push lacked: the pushed tree follows.
    * @returns {Promise<{root: Element, windowFocused: boolean}>}
    */
@@ -87,7 +87,7 @@ export class Current {
     if (built.complete) return { complete: true, root: built.root, windowFocused: built.windowFocused };
     // Only tabs that finished loading: a chrome.scripting.executeScript into a loading document
     // holds back its load event until the injection's result is sent, and Chromium renders the
-    // whole page first (on a 200,000-element page the load event came ~400 ms later, issue 17
+    // whole page first (on a 200,000-element page the load event came ~400 ms later
     // item 5: bench/page_load.py). The tab's status "complete" (after the load event) is a tab
     // update, which schedules this push again.
     void this.#deps.selections.pullUnseen(built.loadedTabIds).then((pulled) => pulled && this.#deps.schedulePush(), () => undefined);
@@ -134,7 +134,7 @@ export class Current {
     frames = sharedFrames(frames, this.#deps.settings());
     const pages = pageTools.exposedPages(shown);
     const snapshot = { browser, windows: shown, lastFocusedWindowId: lastFocused.id, selections: new Map(), frames, pageTools: pages };
-    // SPEC §2: incognito is opt-in; issue 16: the Pages' resource_links follow the two switches.
+    // design.md §2: incognito is opt-in; issue 16: the Pages' resource_links follow the two switches.
     const options = { includeIncognito: settings.incognito, pageText: settings.pageText, screenshots: settings.screenshots };
     const root = buildTree(snapshot, ids, options);
     void this.#deps.noteStatus({ pagesWithTools: countPagesWithTools(root) }); // the popup shows it
@@ -143,7 +143,7 @@ export class Current {
 }
 
 /**
- * The windows `current` may show, each with the tabs it may show (SPEC §2 "Never reported"):
+ * The windows `current` may show, each with the tabs it may show (design.md §2 "Never reported"):
  * incognito windows only with the user's opt-in, and no tab of an excluded site (by its address
  * or its top document's origin: exclusion.js tabExcluded) nor, unless switched on, a local file.
  * @param {ListedWindow[]} windows  the tab model's normal windows

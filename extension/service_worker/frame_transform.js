@@ -1,4 +1,4 @@
-// Pure: the map through a CSS-transformed <iframe> (issue 17; docs/protocol.md "location",
+// Pure: the map through a CSS-transformed <iframe> (docs/protocol.md "location",
 // CSS-transformed iframes). location.js `levelMove` uses it for each level of a climb.
 //
 //   content/locate.js   the iframe's bounding box, its layout size and content inset, the computed
@@ -112,7 +112,7 @@ function parseScale(value) {
  * chain's transforms (outermost first); the move follows from the iframe's bounding box, whose
  * top-left is the top-left of the transformed border box's corners. Exact for any 2D transform
  * (scale, translate, rotate, skew, flips, nested); a rect through a rotation or skew becomes its
- * bounding box (SPEC §1.2 rects are axis-aligned). Null where the model does not hold (a
+ * bounding box (design.md §1.2 rects are axis-aligned). Null where the model does not hold (a
  * perspective, a value not understood, or the bounding box it predicts is not the one measured,
  * e.g. a motion path): the caller then places everything at the iframe's bounding box.
  * @param {FrameTransform} t

@@ -1,4 +1,4 @@
-// Element ids for one native-host instance (SPEC §2.1, docs/protocol.md "The tree").
+// Element ids for one native-host instance (design.md §2, docs/protocol.md "The tree").
 //
 // Pure: no chrome.* here, so node tests import it. The registry lives in the worker's memory:
 // the worker stays alive while the native port is connected (Chromium ≥ 105), and a new port

@@ -1,4 +1,4 @@
-// Pure geometry for the `location` tool (SPEC §1.2, docs/protocol.md "location").
+// Pure geometry for the `location` tool (design.md §1.2, docs/protocol.md "location").
 //
 //   content script (the element's frame)      rects in that frame's viewport, CSS px; its depth
 //   each parent frame's content script         its <iframe>'s content-box offset and its viewport
@@ -47,7 +47,7 @@ import { frameMap, mapRect } from "./frame_transform.js";
 const MERGE_GAP = 1;
 
 /**
- * Merge rectangle fragments into one rect per line (SPEC §1.2: "one rect per line, adjacent
+ * Merge rectangle fragments into one rect per line (design.md §1.2: "one rect per line, adjacent
  * fragments on a line merged"). Fragments are on the same line when their vertical extents
  * overlap by at least half the smaller height. Empty rects (w or h ≤ 0) are dropped. The result is
  * sorted top to bottom, then left to right. Units are whatever the input uses.
@@ -290,7 +290,7 @@ export function goneAnswer() {
 }
 
 /**
- * Build the SPEC §1.2 answer for an element of a page.
+ * Build the design.md §1.2 answer for an element of a page.
  * @param {Measured} measured
  * @param {{zoom: number, tabShown: boolean}} tab  tabShown: the active tab of a non-minimized window
  * @returns {LocationAnswer}
@@ -340,7 +340,7 @@ export function nearViewport(rects, viewport) {
 }
 
 /**
- * `avoid` (SPEC §1.2: "so a host's popover does not cover it"): the bounding box of the parts of
+ * `avoid` (design.md §1.2: "so a host's popover does not cover it"): the bounding box of the parts of
  * `rects` inside `shown` (the viewport as far as every iframe on the way shows it); when no rect
  * is shown, the bounding box of `rects` (the element is offscreen: nothing to avoid on screen,
  * but a host still learns its extent). Null when there are no rects. CSS px.

@@ -1,4 +1,4 @@
-// Answers `location` requests from the native host (SPEC §1.2, docs/protocol.md "location").
+// Answers `location` requests from the native host (design.md §1.2, docs/protocol.md "location").
 //
 //   id ──ids.resolve──► window: chrome.windows bounds (already points)
 //                       tab / selection / frame / field / hover:
@@ -30,7 +30,7 @@ import { ERROR_CODES, LOCATION_FRAME, LOCATION_GET } from "../protocol.js";
 /** How long a measurement may take, including its climb through the frames (ms). */
 export const MEASURE_TIMEOUT_MS = 1000;
 
-/** Element ids (SPEC §2). */
+/** Element ids (design.md §2). */
 const ID_PATTERN = /^[A-Za-z0-9_-]{1,128}$/;
 
 /**

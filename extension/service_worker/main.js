@@ -145,7 +145,7 @@ const ready = (async () => {
 let shownStatus;
 /** The look last applied and the browser's error ("" when shown), for the debug hook. @type {import("./debug_hooks.js").ShownLook | undefined} */
 let shownLook;
-/** The toolbar icon, badge and tooltip follow the status and the switch (action_icon.js, issue 18 item 1). */
+/** The toolbar icon, badge and tooltip follow the status and the switch (action_icon.js). */
 function showActionLook() {
   const state = actionLook(describeStatus(shownStatus, settings.enabled));
   const look = readFlashing ? { ...state, badge: READ_BADGE_TEXT } : state;
@@ -158,7 +158,7 @@ const pageTools = new PageToolRouter({
   ids,
   ready,
   channels,
-  // The options page's choices apply live: read at every exposure (SPEC §5 "User control").
+  // The options page's choices apply live: read at every exposure (design.md §5 "User control").
   policy: () => ({
     exposePageTools: settings.exposePageTools,
     isExcluded: (doc) => isExcluded(doc, settings),
@@ -181,7 +181,7 @@ const current = new Current({
 });
 
 /**
- * The provider switch (SPEC §3): on → connect the native port (hello, descriptor, MCP port);
+ * The provider switch (design.md §3): on → connect the native port (hello, descriptor, MCP port);
  * off → close it, and the native host removes its descriptor and closes its port as it exits.
  * @param {import("./browser_identity.js").BrowserIdentity} browser
  */
@@ -199,7 +199,7 @@ const pageReader = new PageReader({ ids, settings: () => settings });
 api.onRuntimeMessage(routeRuntimeMessage);
 api.onContentPort(PAGE_CHANNEL_NAME, (pagePort) => {
   if (pagePort.sender.incognito && !settings.incognito) {
-    pagePort.disconnect(); // SPEC §2
+    pagePort.disconnect(); // design.md §2
     return;
   }
   channels.adopt(pagePort);
@@ -218,7 +218,7 @@ api.onSettingsChanged((stored) => {
   });
 });
 // Tabs open before this extension was installed, updated, reloaded, enabled or the browser started
-// have no content scripts, or orphaned ones (SPEC §2). onInstalled/onStartup miss "enabled", so
+// have no content scripts, or orphaned ones (design.md §2). onInstalled/onStartup miss "enabled", so
 // decide by chrome.storage.session instead: the browser clears it in exactly those cases, and keeps
 // it across a mere worker restart, when the content scripts are still alive.
 void ready.then(() => injectOncePerExtensionRun());

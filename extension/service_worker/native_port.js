@@ -1,4 +1,4 @@
-// The native messaging port to webctx.native_host (SPEC §4, docs/protocol.md).
+// The native messaging port to webctx.native_host (design.md §4, docs/protocol.md).
 //
 // connect → hello (w-<n>) → result {instance, protocol, version} → "connected" (with
 // `versionMismatch` when the two sides' versions differ: `versionMismatch`); host requests go to `onRequest`;
@@ -37,7 +37,7 @@ const FIXES = [
 
 /**
  * The command that fixes a dropped port: `webctx install` when the browser cannot find or may not
- * start the host, else `webctx doctor`, which checks every link of the chain (SPEC §6).
+ * start the host, else `webctx doctor`, which checks every link of the chain (design.md §6).
  * @param {string} error chrome.runtime.lastError.message
  * @param {string} browserName
  * @returns {string}
@@ -82,7 +82,7 @@ function compareRelease(a, b) {
 }
 
 /**
- * Whether this extension and the native host that answered hello disagree (issue 17 item 6): the
+ * Whether this extension and the native host that answered hello disagree: the
  * protocol's major.minor differ, or both webctx versions are known and differ (extension and host
  * ship together, one release). The same rule and words as native_host/protocol/version.py
  * `version_mismatch`, which the host logs and `webctx doctor` reports.
@@ -172,7 +172,7 @@ export class NativePort {
   }
 
   /**
-   * The user switched the provider off (SPEC §3): close the port and stay closed until `start`.
+   * The user switched the provider off (design.md §3): close the port and stay closed until `start`.
    * The native host sees stdin EOF, removes its descriptor and closes its MCP port.
    */
   stop() {

@@ -1,4 +1,4 @@
-// `page.read` (issue 16, SPEC §2 "The page on demand"; docs/protocol.md "Page resources (worker
+// `page.read` (design.md §2 "The page on demand"; docs/protocol.md "Page resources (worker
 // side)"): a Page's readable text or a screenshot of its visible part, read when a desktop host
 // reads the Page's resource_link (tree.js `pageLinks`), never before. Just over 400 lines: the
 // checks, their refusal sentences and the two reads are one contract; the image work is in screenshot.js.
@@ -151,7 +151,7 @@ export class PageReader {
     let raw;
     try {
       // Inject the scripts (136 KB) only into a document that does not have them yet: a second
-      // read of the same document saves a third of the browser's time (bench/README.md, issue 16).
+      // read of the same document saves a third of the browser's time (bench/README.md).
       // The isolated world is the extension's own: a page cannot define webctxPageText there.
       raw = await this.#read.runInTopFrame(tabId, extractText, { maxBytes: cap });
       if (isMissing(raw)) {
@@ -308,7 +308,7 @@ function isMissing(raw) {
  */
 
 /**
- * Why `page.read` of `kind` may not read `tab` now, or null when it may (SPEC §2 "Never
+ * Why `page.read` of `kind` may not read `tab` now, or null when it may (design.md §2 "Never
  * reported", "The page on demand"; design16 error codes). In this order: the user's switch, what
  * is never shared (incognito without the opt-in, an excluded site, a browser-internal page), then
  * for a screenshot whether the tab is on screen: the active tab of a normal window that is not

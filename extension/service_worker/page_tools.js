@@ -1,4 +1,4 @@
-// Page tools in the worker (SPEC §5, docs/protocol.md "Page tools").
+// Page tools in the worker (design.md §5, docs/protocol.md "Page tools").
 //
 //   content script ── tools.report {tools, omitted} ──► PageToolStore.report()   (shape/size checked)
 //   windows + tabs + ids + names ──► exposedTools() ──► tools.changed {tools} to the native host
@@ -26,8 +26,8 @@ export const MAX_PAGE_SCHEMA_CHARS = 1024 * 1024;
 export const TOOL_NAME_PATTERN = /^[A-Za-z0-9_.-]{1,128}$/;
 /** How often the worker compares window states (and focus) in headless Chromium, in ms: there
  * minimizing fires no event at all (no windows.onBoundsChanged/onFocusChanged, and the page stays
- * "visible"; restoring fires onFocusChanged), so this poll is what meets SPEC §5's "within 100 ms"
- * for page tools and SPEC §4's 50 ms freshness for the pushed tree (tree_push.js: a change seen
+ * "visible"; restoring fires onFocusChanged), so this poll is what meets design.md §5's "within 100 ms"
+ * for page tools and design.md §4's 50 ms freshness for the pushed tree (tree_push.js: a change seen
  * here is pushed within a poll period plus one build). One chrome.windows.getAll without tabs per
  * tick, while the native port is connected. */
 export const WINDOW_STATE_POLL_MS = 25;
@@ -327,7 +327,7 @@ export class PageToolStore {
 
   /**
    * The exposed tools: those of the active tab of each non-minimized, non-incognito normal window.
-   * `policy` is the user's choice (SPEC §5 "User control"): `exposePageTools: false` exposes
+   * `policy` is the user's choice (design.md §5 "User control"): `exposePageTools: false` exposes
    * nothing, `isExcluded` drops the pages of excluded sites (by the top document's address and
    * origin) and the tools a page says are an excluded frame's.
    * @param {import("./tree.js").WindowInfo[]} windows

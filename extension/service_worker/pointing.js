@@ -1,4 +1,4 @@
-// Where what the user points at goes in a Page (SPEC §2): frame Groups, the selected Text, the
+// Where what the user points at goes in a Page (design.md §2): frame Groups, the selected Text, the
 // focused field's textbox Group, the hovered Link/Image. Pure: it reads the FrameReports the
 // content scripts of one tab sent (selections.js) and mints ids through the registry.
 //
@@ -57,7 +57,7 @@ import {
 /**
  * Pick, among a tab's frames: the focused frame (a subframe with `hasFocus` wins over the top
  * document, whose hasFocus is also true then; else a frame whose focus is an editable field);
- * the selection "in the frame that has focus, else the most recently changed" (SPEC §2); the
+ * the selection "in the frame that has focus, else the most recently changed" (design.md §2); the
  * most recent hover.
  * @param {StoredFrame[]} frames
  * @returns {TabPointing}

@@ -1,4 +1,4 @@
-// The popup's "Shared now" and "Who read it" (issue 18 items 2, 3): what a desktop host would get
+// The popup's "Shared now" and "Who read it": what a desktop host would get
 // from `current` right now, and the last reads, kept up to date while the popup is open.
 //
 //   popup/popup.js ── chrome.runtime.connect({name: "transparency"}) ── {windowId} ──► serveTransparency
@@ -16,7 +16,7 @@ import * as api from "./browser_api.js";
 export const TRANSPARENCY_REFRESH_MS = 500;
 
 /**
- * What `current` leaves out whatever the page (SPEC §2 "Never reported"), for the popup to say.
+ * What `current` leaves out whatever the page (design.md §2 "Never reported"), for the popup to say.
  * @typedef {object} NeverShared
  * @property {number} excludedSites  how many entries the excluded-sites list has
  * @property {boolean} incognito     whether incognito windows are shared (the user's opt-in)

@@ -1,4 +1,4 @@
-// The screenshot's parts for `page.read` (issue 16; page_read.js): the pacing of
+// The screenshot's parts for `page.read` (page_read.js): the pacing of
 // chrome.tabs.captureVisibleTab under the browser's quota, and the capture scaled in the worker
 // (createImageBitmap + OffscreenCanvas, no page involved) to at most 1600 px on its longest side,
 // as PNG (JPEG when the PNG would be over 1.5 MiB), in base64. No chrome.* here: the capture

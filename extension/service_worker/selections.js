@@ -7,7 +7,7 @@
 // PUSH_SETTLED_MS — with one chrome.scripting.executeScript over all frames (it also gives each
 // frame's documentId). A tab quiet for longer has pushed its final value (the trailing push
 // follows the last change by the throttle, 20 ms), so the answer reflects changes made ≥ 50 ms
-// before the request (SPEC §4) without a round trip to the page on every `current`. A frame
+// before the request (design.md §4) without a round trip to the page on every `current`. A frame
 // whose last push left its focused field's text out (`pending`: the user types in a large field,
 // content/report.js) keeps its tab pulled until the text follows.
 //

@@ -1,4 +1,4 @@
-// The user's settings (SPEC §3 "switched off", §2 "Never reported", §5 "User control"), kept in
+// The user's settings (design.md §3 "switched off", §2 "Never reported", §5 "User control"), kept in
 // chrome.storage.local under SETTINGS_KEY by the popup and the options page, and applied live by
 // main.js through chrome.storage.onChanged. Pure helpers here; storage calls in browser_api.js (browser_api/storage.js).
 
@@ -13,8 +13,8 @@ export const SETTINGS_KEY = "settings";
  * @property {boolean} incognito             report incognito windows too (needs "Allow in Incognito")
  * @property {boolean} confirmConsequential  page tools marked `consequentialHint` ask the user before they run (confirm.js)
  * @property {boolean} pageText              a Page links its readable text, and `page.read` extracts it when a
- *   desktop host reads that link (issue 16; page_read.js); on by default: the host asks for one page, on demand
- * @property {boolean} screenshots           the active tab links a screenshot of its visible part (issue 16);
+ *   desktop host reads that link (page_read.js); on by default: the host asks for one page, on demand
+ * @property {boolean} screenshots           the active tab links a screenshot of its visible part;
  *   off by default: a screenshot holds everything on screen, also what the user did not select
  * @property {boolean} localFiles            file:// pages (and blank documents they make) are shared like
  *   a web site; off by default: a local file is often private (a tax return, a bank statement)
@@ -58,7 +58,7 @@ export function normalizeSettings(raw) {
 }
 
 /**
- * The popup's line on what a desktop host may read of a page on demand (issue 16): the two
+ * The popup's line on what a desktop host may read of a page on demand: the two
  * switches of the options page, in words.
  * @param {Settings} settings
  * @returns {string} "" while the provider is off (nothing is shared at all then)
@@ -80,7 +80,7 @@ const HOST_NAME = /^(?!-)[a-z0-9-]{1,63}(?<!-)(\.(?!-)[a-z0-9-]{1,63}(?<!-))*$/;
  */
 
 /**
- * Check a user's excluded-sites list (issue 18 item 4): one entry per line (or separated by commas
+ * Check a user's excluded-sites list: one entry per line (or separated by commas
  * or spaces). An entry is a host name (`mail.example.com`), a host name after `*.`
  * (`*.example.com`: the same as `example.com`, the site and its subdomains) or a URL (reduced to
  * its host); a port, a path and a trailing dot are dropped, case is folded, non-ASCII names become
@@ -199,7 +199,7 @@ export function shareSiteAgain(excludedSites, host) {
 }
 
 /**
- * What the popup's "This site" section says and offers for the active page (pure; issue 18 item 4).
+ * What the popup's "This site" section says and offers for the active page (pure).
  * @param {string} host  from siteOf ("" when the page is not a web site)
  * @param {boolean} incognito  the page is in an incognito window
  * @param {Settings} settings
@@ -290,7 +290,7 @@ export function excludedHost(doc) {
  * @property {string} label   the state in words
  * @property {string} detail  the endpoint when connected, the error otherwise
  * @property {string} fix     the command that fixes it ("" when none)
- * @property {string} versions  "Version mismatch: …" with the side to update, or "" (issue 17 item 6)
+ * @property {string} versions  "Version mismatch: …" with the side to update, or ""
  */
 
 /**
@@ -318,7 +318,7 @@ export function describeStatus(status, enabled) {
         parts.push(`${status.pagesWithTools} ${status.pagesWithTools === 1 ? "page" : "pages"} with tools`);
       }
       const label = status.viaProvider ? "Provider on: connected through this browser's provider" : "Provider on: connected";
-      // A version mismatch (issue 17 item 6): still connected (the host serves); `versions` says
+      // A version mismatch: still connected (the host serves); `versions` says
       // which side to update, with its fix, and turns the toolbar icon red (action_icon.js).
       const versions = status.versionMismatch ? `Version mismatch: ${status.versionMismatch.message}` : "";
       return { state: "connected", tone: "ok", label, detail: parts.join(" · "), fix: "", versions };
@@ -356,7 +356,7 @@ export function describeStatus(status, enabled) {
 }
 
 /**
- * How many Pages in a `current` tree list page tools (`attributes.tools`, SPEC §2), for the popup.
+ * How many Pages in a `current` tree list page tools (`attributes.tools`, design.md §2), for the popup.
  * @param {import("../protocol.js").Element} root the Application element
  * @returns {number}
  */

@@ -1,8 +1,8 @@
-// Text limits and capping: how long a piece of text in the tree may be, and how it is cut (SPEC §2
+// Text limits and capping: how long a piece of text in the tree may be, and how it is cut (design.md §2
 // "Small content", "valid Unicode"). A leaf among the service worker's modules, so tree.js,
 // pointing.js, page_tools.js and selections.js all take the same caps and the same cutting from
 // here. The UTF-8 cut itself lives in content/utf8_cap.js (a file that is both a classic script and
-// a module), because the page-text extraction (content/page_text.js, issue 16) cuts with it in the
+// a module), because the page-text extraction (content/page_text.js) cuts with it in the
 // page; this module imports it for its effect and re-exports `capUtf8`.
 //
 //   wellFormed   lone surrogates → U+FFFD (every string the tree shows goes through it)
@@ -18,9 +18,9 @@ const utf8 = /** @type {{capUtf8: (text: string, maxBytes: number) => string, js
   /** @type {any} */ (globalThis).webctxUtf8
 );
 
-/** Cap on a selection's text, in bytes of UTF-8 (SPEC §2 "Small content"). */
+/** Cap on a selection's text, in bytes of UTF-8 (design.md §2 "Small content"). */
 export const DEFAULT_MAX_SELECTION_BYTES = 16 * 1024;
-/** Cap on `before` / `after`, in UTF-16 code units (SPEC §2: "up to ~200 characters"). */
+/** Cap on `before` / `after`, in UTF-16 code units (design.md §2: "up to ~200 characters"). */
 export const MAX_CONTEXT_CHARS = 200;
 /** Caps on a tab's title and url, in UTF-16 code units: a data: URL can be megabytes long. */
 export const MAX_TITLE_CHARS = 1024;
@@ -29,7 +29,7 @@ export const MAX_URL_CHARS = 4096;
 export const MAX_LANG_CHARS = 64;
 
 /**
- * Replace lone surrogates with U+FFFD so the text is valid Unicode (SPEC §2).
+ * Replace lone surrogates with U+FFFD so the text is valid Unicode (design.md §2).
  * @param {string} text
  * @returns {string}
  */

@@ -1,4 +1,4 @@
-// Exposed MCP names for page tools (SPEC §5 "Exposure").
+// Exposed MCP names for page tools (design.md §5 "Exposure").
 //
 // Pure: no chrome.* here, so node tests import it. A page tool `toolName` on Page `tab-<n>`
 // becomes `p<n>_<clean>`, where every character outside [A-Za-z0-9_] is `_`; at most 48
@@ -7,7 +7,7 @@
 // original name). Names are remembered per (tab, original name) for the whole instance, so a
 // reload, or a tool that comes and goes, keeps its exposed name.
 
-/** Longest exposed name (SPEC §5: Claude Code prefixes `mcp__<server>__` and caps at 64). */
+/** Longest exposed name (design.md §5: Claude Code prefixes `mcp__<server>__` and caps at 64). */
 export const MAX_EXPOSED_NAME_CHARS = 48;
 /** Length of the hash suffix's digits. */
 export const HASH_CHARS = 6;

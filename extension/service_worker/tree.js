@@ -1,4 +1,4 @@
-// Builds the Application element that answers `current` (SPEC §2, docs/protocol.md "The tree").
+// Builds the Application element that answers `current` (design.md §2, docs/protocol.md "The tree").
 //
 // Pure: it takes a snapshot of windows, tabs and selections plus the id registry, and returns
 // plain JSON. No chrome.* here, so node tests cover every rule: focus path, visible, budgets,
@@ -15,12 +15,12 @@
 import { latestHover, pickPointing, pointingChildren, textElement } from "./pointing.js";
 import { DEFAULT_MAX_SELECTION_BYTES, MAX_LANG_CHARS, MAX_TITLE_CHARS, MAX_URL_CHARS, firstChars, wellFormed } from "./text_limits.js";
 
-/** Tabs listed per window before the rest are counted in `tabsOmitted` (SPEC §2). */
+/** Tabs listed per window before the rest are counted in `tabsOmitted` (design.md §2). */
 export const DEFAULT_MAX_TABS_PER_WINDOW = 100;
 
 /**
  * URL prefixes of browser-internal pages: their title and url are listed, their content never
- * (SPEC §2 "Never reported"). `about:blank` is the exception: it is an ordinary empty document
+ * (design.md §2 "Never reported"). `about:blank` is the exception: it is an ordinary empty document
  * (and the document of many script-built iframes).
  */
 export const INTERNAL_URL_PREFIXES = [
@@ -72,16 +72,16 @@ export const INTERNAL_URL_PREFIXES = [
  * @property {Map<number, StoredFrame[]>} [frames]  every frame's report, by browser tab id; where
  *                                                  a tab has these, `selections` is not read
  * @property {Map<number, {names: string[], omitted: number}>} [pageTools]  exposed page-tool names
- *   by browser tab id (SPEC §2 `attributes.tools`, §5)
+ *   by browser tab id (design.md §2 `attributes.tools`, §5)
  */
 
 /**
  * @typedef {object} TreeOptions
  * @property {number} [maxTabsPerWindow]
  * @property {number} [maxSelectionBytes]
- * @property {boolean} [includeIncognito]   the user opted in (SPEC §2); off by default
- * @property {boolean} [pageText]      Pages link their readable text (settings.pageText, issue 16)
- * @property {boolean} [screenshots]   active tabs link a screenshot (settings.screenshots, issue 16)
+ * @property {boolean} [includeIncognito]   the user opted in (design.md §2); off by default
+ * @property {boolean} [pageText]      Pages link their readable text (settings.pageText)
+ * @property {boolean} [screenshots]   active tabs link a screenshot (settings.screenshots)
  */
 
 /**
@@ -94,7 +94,7 @@ export const INTERNAL_URL_PREFIXES = [
 export function buildTree(snapshot, ids, options = {}) {
   const maxTabs = Math.max(1, options.maxTabsPerWindow ?? DEFAULT_MAX_TABS_PER_WINDOW);
   const maxBytes = options.maxSelectionBytes ?? DEFAULT_MAX_SELECTION_BYTES;
-  // At most one hovered element in the whole tree (SPEC §2): the newest hover among the tabs on
+  // At most one hovered element in the whole tree (design.md §2): the newest hover among the tabs on
   // screen (a hidden tab never hears the pointer leave, so its hover is stale).
   const shownTabs = new Set(
     snapshot.windows
@@ -204,11 +204,11 @@ function pageElement(tab, win, snapshot, ids, maxBytes, showHover) {
   return page;
 }
 
-/** The schemes of pages whose text and screenshot can be read (issue 16): the web, and local files. */
+/** The schemes of pages whose text and screenshot can be read: the web, and local files. */
 const LINKABLE_URL = /^(https?|file):/i;
 
 /**
- * The resource_links of a Page (issue 16, SPEC §2 "The page on demand"; docs/protocol.md "Page
+ * The resource_links of a Page (design.md §2 "The page on demand"; docs/protocol.md "Page
  * resources (worker side)"): its readable text when `pageText` is on, a screenshot of its visible
  * part when `screenshots` is on and it is its window's active tab; none for a browser-internal
  * page. Nothing is read here: a desktop host reads a link with `resources/read`, which the native

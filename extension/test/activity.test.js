@@ -1,4 +1,4 @@
-// node --test: "Who read it" and "Shared now" (issue 18): the worker's feed (service_worker/activity.js),
+// node --test: "Who read it" and "Shared now": the worker's feed (service_worker/activity.js),
 // the badge flash, and the popup's pure wording (popup/activity.js, popup/shared_now.js).
 import assert from "node:assert/strict";
 import test from "node:test";

@@ -21,7 +21,7 @@ test("content scripts add document and window listeners only through ns.listen",
   assert.deepEqual(direct, []);
 });
 
-test("every content script starts at document_start (issue 17 item 5)", () => {
+test("every content script starts at document_start", () => {
   // A document_end or document_idle injection holds back the page's load event while Chromium
   // lays out and paints a big page first (docs/extension.md "When the content scripts start").
   const manifest = JSON.parse(readFileSync(new URL("../manifest.json", import.meta.url), "utf8"));

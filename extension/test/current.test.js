@@ -129,7 +129,7 @@ test("pushedTree waits for a tab that must be pulled, and pulls the unseen ones 
   assert.deepEqual(calls, ["seed", "seed", "pushedComplete 10", "pullUnseen 10", "schedulePush"]);
 });
 
-test("pushedTree pulls a tab in the background only once it has loaded (issue 17 item 5)", async () => {
+test("pushedTree pulls a tab in the background only once it has loaded", async () => {
   // An executeScript pull into a loading document holds back its load event (docs/extension.md
   // "When the content scripts start"); the tab's "complete" update schedules the push again.
   const { current, calls, tabs } = currentWith({ complete: false });

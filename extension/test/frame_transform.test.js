@@ -1,5 +1,5 @@
 // node --test: `location` through CSS-transformed iframes (service_worker/frame_transform.js
-// elementLinear, frameMap; location.js levelMove, climb; issue 17 item 4). Numbers are CSS px.
+// elementLinear, frameMap; location.js levelMove, climb). Numbers are CSS px.
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { climb, isFrameTransform } from "../service_worker/location.js";

@@ -1,4 +1,4 @@
-// node --test: the per-instance id registry (SPEC §2.1).
+// node --test: the per-instance id registry (design.md §2).
 import assert from "node:assert/strict";
 import test from "node:test";
 

@@ -83,7 +83,7 @@ test("NATIVE_MESSAGE_TYPES is a plain array of double-quoted strings (read by a 
   ]);
 });
 
-test("a version mismatch with the native host names both sides and the older one to update (issue 17)", () => {
+test("a version mismatch with the native host names both sides and the older one to update", () => {
   const ours = { version: "0.1.0", protocol: "0.2.0" };
   assert.equal(versionMismatch(ours, { version: "0.1.0", protocol: "0.2.0" }), undefined);
   assert.equal(versionMismatch(ours, { version: "0.1.0", protocol: "0.2.9" }), undefined); // a patch

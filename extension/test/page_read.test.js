@@ -1,4 +1,4 @@
-// node --test: `page.read` on the worker side (service_worker/page_read.js, screenshot.js; issue 16): which pages
+// node --test: `page.read` on the worker side (service_worker/page_read.js, screenshot.js): which pages
 // may be read and why not (the codes), the text's caps, the screenshot's scale, pacing and retry,
 // base64 in chunks, over fakes of the browser's calls.
 import assert from "node:assert/strict";

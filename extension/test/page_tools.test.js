@@ -1,4 +1,4 @@
-// node --test: the worker's page-tool checks and exposure rules (SPEC §5).
+// node --test: the worker's page-tool checks and exposure rules (design.md §5).
 import assert from "node:assert/strict";
 import test from "node:test";
 

@@ -1,5 +1,5 @@
 // node --test: where selections, the focused field and the hover go in a Page (pointing.js via
-// buildTree; SPEC §2 focus path, frame Groups, textbox Groups, one hover).
+// buildTree; design.md §2 focus path, frame Groups, textbox Groups, one hover).
 import assert from "node:assert/strict";
 import test from "node:test";
 

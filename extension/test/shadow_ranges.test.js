@@ -1,6 +1,6 @@
 // node --test: which shadow roots a selection's range spans (content/selection.js spannedHosts),
 // the step that finds the roots to hand to getComposedRanges after a real gesture in a shadow root
-// (issue 17). The content script is a classic script; its pure helpers are lifted out of the source.
+//. The content script is a classic script; its pure helpers are lifted out of the source.
 import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
 import test from "node:test";

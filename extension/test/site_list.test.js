@@ -1,5 +1,5 @@
 // The excluded-sites list: validation for the options page, one-click exclude for the popup
-// (settings.js; issue 18 item 4).
+// (settings.js).
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import {

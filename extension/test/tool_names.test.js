@@ -1,4 +1,4 @@
-// node --test: exposed names of page tools (SPEC §5 "Exposure").
+// node --test: exposed names of page tools (design.md §5 "Exposure").
 import assert from "node:assert/strict";
 import test from "node:test";
 

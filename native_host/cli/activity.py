@@ -1,4 +1,4 @@
-"""`webctx activity`: which desktop hosts read what from the provider, newest first (issue 18).
+"""`webctx activity`: which desktop hosts read what from the provider, newest first.
 
 Reads the provider's unlisted MCP resource `webctx://activity` (provider/activity.py) over the
 endpoint with its bearer token, like every other command; the popup shows the same list in the

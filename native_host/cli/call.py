@@ -1,5 +1,5 @@
 """`webctx call NAME [JSON]`: call one MCP tool of the front (or given) provider and print the result
-(SPEC §1, §5, §6, §7)."""
+(design.md §1, §5, §6, §7)."""
 
 from __future__ import annotations
 
@@ -20,7 +20,7 @@ from native_host.protocol.native import PAGE_TOOL_DEADLINE_MS
 
 DEFAULT_CALL_TIMEOUT_S: Final = PAGE_TOOL_DEADLINE_MS / 1000 + 5
 """`webctx call`'s default time limit, in seconds: a page tool may run for the provider's whole
-page-tool deadline (60 s, SPEC §5), after which the provider answers `isError` itself; the extra
+page-tool deadline (60 s, design.md §5), after which the provider answers `isError` itself; the extra
 5 s let that answer arrive instead of our own timeout."""
 
 EXAMPLE: Final = """webctx call location '{"id": "sel-1"}'"""

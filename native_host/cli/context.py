@@ -1,4 +1,4 @@
-"""`webctx context`: ask the front (or given) provider what the user has open and points at (SPEC §7)."""
+"""`webctx context`: ask the front (or given) provider what the user has open and points at (design.md §7)."""
 
 from __future__ import annotations
 
@@ -47,6 +47,6 @@ def run(args: argparse.Namespace) -> Result:
     """Fetch `current` once. Raises ProviderUnavailable / ProviderRejected (caught in main)."""
     result = current_sync(args.pid, mode="legacy" if args.legacy else "auto", timeout_s=args.timeout)
     d = result.descriptor
-    # The whole instance: `webctx locate ID --instance <it>` compares it exactly (SPEC §7).
+    # The whole instance: `webctx locate ID --instance <it>` compares it exactly (design.md §7).
     header = f"{d.name} {d.version} (pid {d.pid}, instance {d.instance})"
     return Result(text=header + "\n" + render_tree(result.answer.root), data=result.raw)

@@ -1,4 +1,4 @@
-"""`webctx demo`: run the whole chain on this machine and print what a desktop host sees (SPEC §6)."""
+"""`webctx demo`: run the whole chain on this machine and print what a desktop host sees (design.md §6)."""
 
 from __future__ import annotations
 
@@ -21,7 +21,7 @@ from native_host.protocol.answers import Element
 from native_host.protocol.resources import TEXT_MIME_TYPE, parse_page_uri
 
 PAGE_TEXT_LINES: Final = 5
-"""How many lines of the demo page's text (read through `resources/read`, issue 16) the demo prints."""
+"""How many lines of the demo page's text (read through `resources/read`) the demo prints."""
 
 PAGE_TEXT_LINE_CHARS: Final = 100
 """Each of those lines is cut to this many characters."""
@@ -118,7 +118,7 @@ def run(args: argparse.Namespace) -> Result:
 
 
 def _page_tool_line(demo: DemoBrowser, tools: list[types.Tool]) -> str:
-    """"\n<name> → <result>" for the demo page's own tool (SPEC §6: the demo calls the page's tools),
+    """"\n<name> → <result>" for the demo page's own tool (design.md §6: the demo calls the page's tools),
     the reason when the call failed, "" when the page offered no tool (a browser without WebMCP
     and the polyfill switched off)."""
     try:
@@ -137,7 +137,7 @@ def _page_tool_line(demo: DemoBrowser, tools: list[types.Tool]) -> str:
 def _page_text_lines(demo: DemoBrowser, root: Element) -> str:
     """"\nPage text (resources/read <uri>):" and the first PAGE_TEXT_LINES non-blank lines of the
     demo page's Markdown, each cut to PAGE_TEXT_LINE_CHARS, read through the page's text resource
-    as a desktop host would (the `resource_link` its Page carries in `current`; issue 16). Best
+    as a desktop host would (the `resource_link` its Page carries in `current`). Best
     effort, like the page tool: "" when the Page has no text link (page text switched off, an
     extension without issue 16) or the read fails."""
     uri = next(

@@ -1,4 +1,4 @@
-"""`webctx install`: write the native messaging host manifest and its launcher (SPEC §6)."""
+"""`webctx install`: write the native messaging host manifest and its launcher (design.md §6)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""`webctx locate ID`: where an element of the front (or given) provider is on screen (SPEC §1.2, §7)."""
+"""`webctx locate ID`: where an element of the front (or given) provider is on screen (design.md §1.2, §7)."""
 
 from __future__ import annotations
 

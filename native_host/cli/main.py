@@ -1,4 +1,4 @@
-"""`webctx`: the command line (SPEC §6, §7). One module per command; errors are caught here, once.
+"""`webctx`: the command line (design.md §6, §7). One module per command; errors are caught here, once.
 
 Every command module has `add_parser(subparsers)` (which sets `run` as the handler) and
 `run(args) -> Result`. A `WebctxError` prints its sentence (and `.fix`, when it adds something) to
@@ -113,7 +113,7 @@ def setup_logging(verbose: int) -> None:
     console._webctx = True  # type: ignore[attr-defined]
     root.addHandler(console)
     try:
-        # folder 0700, file 0600 whatever the umask, rotated files too (issue 13)
+        # folder 0700, file 0600 whatever the umask, rotated files too
         file_handler = rotating_log_file(LOG_FILE_NAME, max_bytes=1 << 20, backup_count=3)
     except OSError:
         return  # no log file is better than no CLI

@@ -6,7 +6,7 @@ prints the JSON (Codex: TOML, fast-agent: YAML) to paste into that client's conf
 (`stdio.clients.CLIENTS`) on stdout, and on stderr where the file lives, what else the client asks
 of the user (a trusted folder, an auth method) and the client's own `… mcp add` command.
 `webctx mcp --check` says whether the bridge, started in this environment (and with this --pid),
-would reach a browser (`stdio.check`): exit 0 when it would, 1 when not (issue 14).
+would reach a browser (`stdio.check`): exit 0 when it would, 1 when not.
 """
 
 from __future__ import annotations
@@ -108,7 +108,7 @@ def _log_to_file() -> None:
     for noisy in ("mcp", "httpx2", "httpcore", "anyio"):
         logging.getLogger(noisy).setLevel(logging.INFO)
     try:
-        # folder 0700, file 0600 whatever the umask, rotated files too (issue 13)
+        # folder 0700, file 0600 whatever the umask, rotated files too
         file_handler = rotating_log_file(LOG_FILE_NAME, max_bytes=1 << 20, backup_count=3)
     except OSError:
         return

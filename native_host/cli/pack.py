@@ -1,4 +1,4 @@
-"""`webctx pack`: build the extension's release zips (Chromium stores, unsigned Firefox) (issue 15)."""
+"""`webctx pack`: build the extension's release zips (Chromium stores, unsigned Firefox)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""`webctx providers`: every descriptor in the providers folder, usable or why not (SPEC §3, §7)."""
+"""`webctx providers`: every descriptor in the providers folder, usable or why not (design.md §3, §7)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""A context tree (SPEC §2), a tool list and a tool result (SPEC §5) as readable text for the terminal."""
+"""A context tree (design.md §2), a tool list and a tool result (§5) as readable text for the terminal."""
 
 from __future__ import annotations
 
@@ -90,7 +90,7 @@ page tool's starts with the provider's "[Page tool of “title” (origin); …]
 
 
 def describe_tool(tool: types.Tool) -> str:
-    """A `tools/list` entry as a line: name, then for a page tool (SPEC §5 "Exposure", from its
+    """A `tools/list` entry as a line: name, then for a page tool (design.md §5 "Exposure", from its
     `_meta`) `page=<pageId>`, `origin=`, `frame=` (a tool of an embedded frame), then `read-only`
     or `may act` (the `readOnlyHint`) and `asks first` (consequential: Allow/Deny); then the
     description, shortened, on a second line indented by 4."""

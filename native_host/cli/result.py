@@ -20,7 +20,7 @@ _UNSAFE_IN_JSON: Final = re.compile("[\x7f-\x9f\u061c\u200e\u200f\u202a-\u202e\u
 def terminal_safe(text: str) -> str:
     """`text` with every character of _UNSAFE shown as an escape (`\\x1b`, `\\u202e`): page text,
     page-tool descriptions and results, and client names reach the terminal through the provider,
-    and an ESC sequence in them would clear the screen or forge lines (issue 13)."""
+    and an ESC sequence in them would clear the screen or forge lines."""
     return _UNSAFE.sub(_escape, text)
 
 

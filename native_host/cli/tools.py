@@ -1,4 +1,5 @@
-"""`webctx tools`: list the front (or given) provider's MCP tools, page tools included (SPEC §5, §6, §7)."""
+"""`webctx tools`: list the front (or given) provider's MCP tools, page tools included
+(design.md §5, §6, §7)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""`webctx uninstall`: remove exactly what `webctx install` wrote (SPEC §6)."""
+"""`webctx uninstall`: remove exactly what `webctx install` wrote (design.md §6)."""
 
 from __future__ import annotations
 

@@ -4,7 +4,7 @@ tree_checks.py (`current`'s shape and ids), state_checks.py (roles, states) and 
 
 Every check reads only the `Evidence` the runner collected, treats every value the provider wrote
 as untrusted JSON, and returns an `Outcome`; none raises on a garbage answer (tests feed them
-random JSON). Sources are the concepts page ("Concepts: <section>") and SPEC §1-§3; each
+random JSON). Sources are the concepts page ("Concepts: <section>") and design.md §1-§3; each
 docstring names its own.
 """
 
@@ -30,7 +30,7 @@ from native_host.protocol.version import protocol_supported
 # builds its own answers, so a change there cannot quietly change what "conforms" means.
 
 EXTENSION_ID: Final = "dev.context-providers/context"
-"""The provider protocol's MCP extension identifier (SPEC §1 "Server capabilities")."""
+"""The provider protocol's MCP extension identifier (design.md §1 "Server capabilities")."""
 
 PROTOCOL_PATTERN: Final = re.compile(r"[0-9]+\.[0-9]+\.[0-9]+")
 """A protocol version: three dot-separated numbers, matched in full (Concepts: Versions)."""
@@ -60,14 +60,14 @@ def descriptor_field(ev: Evidence, name: str) -> Any:
 
 
 # ---------------------------------------------------------------------------------------------
-# Descriptor (Concepts: Discovery, Security, Versions; SPEC §3)
+# Descriptor (Concepts: Discovery, Security, Versions; design.md §3)
 
 _DESCRIPTOR_STRINGS: Final = ("protocol", "bundleId", "name", "version", "instance", "endpoint", "token")
 
 
 def descriptor_fields(ev: Evidence) -> Outcome:
     """protocol, bundleId, name, version, instance, endpoint, token are non-empty strings; pid is a
-    positive integer; listenerPid, when present, too (Concepts: Discovery; SPEC §3)."""
+    positive integer; listenerPid, when present, too (Concepts: Discovery; design.md §3)."""
     if ev.descriptor_error is not None:
         return failed(f"the descriptor cannot be read: {ev.descriptor_error}")
     d = ev.descriptor
@@ -111,7 +111,7 @@ def descriptor_protocol_supported(ev: Evidence) -> Outcome:
 
 
 def descriptor_mode_0600(ev: Evidence) -> Outcome:
-    """The descriptor file has permissions 0600 (Concepts: Security; SPEC §3)."""
+    """The descriptor file has permissions 0600 (Concepts: Security; design.md §3)."""
     if ev.file_mode is None:
         return skipped("the descriptor file could not be inspected")
     mode = ev.file_mode & 0o777
@@ -122,7 +122,7 @@ def descriptor_mode_0600(ev: Evidence) -> Outcome:
 
 def descriptor_folder_0700(ev: Evidence) -> Outcome:
     """The providers folder has permissions 0700, is no symlink and is the user's own (Concepts:
-    Security; SPEC §3)."""
+    Security; design.md §3)."""
     if ev.folder_is_symlink:
         return failed("the providers folder is a symlink")
     if ev.folder_mode is None:
@@ -193,7 +193,8 @@ def descriptor_listener_loopback(ev: Evidence) -> Outcome:
 
 
 def descriptor_listener_process(ev: Evidence) -> Outcome:
-    """The process listening on the port is `pid` or a descendant of it (Concepts: Discovery; SPEC §3)."""
+    """The process listening on the port is `pid` or a descendant of it
+    (Concepts: Discovery; design.md §3)."""
     if ev.listeners is None:
         return skipped("the endpoint has no port on 127.0.0.1 to look at")
     if not ev.listeners:
@@ -215,7 +216,7 @@ def descriptor_endpoint_as_given(ev: Evidence) -> Outcome:
 
 
 # ---------------------------------------------------------------------------------------------
-# Security (Concepts: Security; SPEC §1 "Request checks")
+# Security (Concepts: Security; design.md §1 "Request checks")
 
 
 def _probe(ev: Evidence, name: str, expected: int | None) -> tuple[bool, str] | None:
@@ -230,7 +231,7 @@ def _probe(ev: Evidence, name: str, expected: int | None) -> tuple[bool, str] | 
 
 def security_origin_403(ev: Evidence) -> Outcome:
     """A request with an `Origin` header is refused with 403, even with the right token (Concepts:
-    Security; SPEC §1)."""
+    Security; design.md §1)."""
     seen = _probe(ev, "origin", 403)
     if seen is None:
         return skipped("not probed (no usable endpoint and token)")
@@ -238,7 +239,7 @@ def security_origin_403(ev: Evidence) -> Outcome:
 
 
 def security_bearer_401(ev: Evidence) -> Outcome:
-    """No token, a wrong token, or the token in the query string → 401 (Concepts: Security; SPEC §1)."""
+    """No token, a wrong token, or the token in the query string → 401 (Concepts: Security; design.md §1)."""
     seen = [_probe(ev, name, 401) for name in ("no_token", "wrong_token", "query_token")]
     results = [s for s in seen if s is not None]
     if not results:
@@ -251,7 +252,7 @@ def security_bearer_401(ev: Evidence) -> Outcome:
 
 def security_host_refused(ev: Evidence) -> Outcome:
     """A request whose `Host` is not the loopback address is refused, even with the right token
-    (SPEC §1: 421, a DNS-rebinding guard; any 4xx passes)."""
+    (design.md §1: 421, a DNS-rebinding guard; any 4xx passes)."""
     seen = _probe(ev, "bad_host", None)
     if seen is None:
         return skipped("not probed (no usable endpoint and token)")
@@ -259,7 +260,7 @@ def security_host_refused(ev: Evidence) -> Outcome:
 
 
 # ---------------------------------------------------------------------------------------------
-# MCP (SPEC §1)
+# MCP (design.md §1)
 
 
 def _era_outcome(ev: Evidence, mode: str, what: str, wanted: str | None) -> Outcome:
@@ -277,18 +278,18 @@ def _era_outcome(ev: Evidence, mode: str, what: str, wanted: str | None) -> Outc
 
 
 def mcp_era_2025(ev: Evidence) -> Outcome:
-    """The handshake era (`initialize`, MCP up to 2025-11-25) works (SPEC §1)."""
+    """The handshake era (`initialize`, MCP up to 2025-11-25) works (design.md §1)."""
     return _era_outcome(ev, "legacy", "initialize", None)
 
 
 def mcp_era_2026(ev: Evidence) -> Outcome:
-    """The stateless era (`server/discover`, MCP 2026-07-28) works (SPEC §1)."""
+    """The stateless era (`server/discover`, MCP 2026-07-28) works (design.md §1)."""
     return _era_outcome(ev, "auto", "server/discover", ERA_2026)
 
 
 def mcp_extension_declared(ev: Evidence) -> Outcome:
     """`capabilities.extensions["dev.context-providers/context"].protocol` is declared in every era
-    and equals the descriptor's protocol (Concepts: Versions; SPEC §1)."""
+    and equals the descriptor's protocol (Concepts: Versions; design.md §1)."""
     connected = [era for era in ev.eras if era.error is None]
     if not connected:
         return skipped(ev.mcp_skipped or "no MCP connection")
@@ -308,7 +309,7 @@ def mcp_extension_declared(ev: Evidence) -> Outcome:
 
 
 def mcp_current_listed(ev: Evidence) -> Outcome:
-    """`tools/list` offers `current` in every era (Concepts: Elements; SPEC §1)."""
+    """`tools/list` offers `current` in every era (Concepts: Elements; design.md §1)."""
     connected = [era for era in ev.eras if era.error is None]
     if not connected:
         return skipped(ev.mcp_skipped or "no MCP connection")

@@ -21,10 +21,10 @@ DEFAULT_BUDGET_MS: Final = 250.0
 """Latency budget for each MCP call, in milliseconds (`timing.budget`)."""
 
 ERA_2025: Final = "2025-11-25"
-"""The handshake-era MCP version the kit asks for with `initialize` (SPEC §1)."""
+"""The handshake-era MCP version the kit asks for with `initialize` (design.md §1)."""
 
 ERA_2026: Final = "2026-07-28"
-"""The stateless-era MCP version the kit expects `server/discover` to land on (SPEC §1)."""
+"""The stateless-era MCP version the kit expects `server/discover` to land on (design.md §1)."""
 
 
 @dataclass(frozen=True)

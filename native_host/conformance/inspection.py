@@ -26,7 +26,7 @@ from native_host.protocol.processes import process_alive
 def inspect_files(ev: Evidence, path: Path) -> None:
     """Fill `ev` from the descriptor file `path` and its folder: modes (`st_mode & 0o7777`), owner
     and symlink-ness (POSIX only: on Windows, where ACLs govern access, the mode rules are skipped),
-    then the descriptor's JSON (or why it cannot be read) (SPEC §3)."""
+    then the descriptor's JSON (or why it cannot be read) (design.md §3)."""
     folder = path.parent
     with contextlib.suppress(OSError):
         ev.folder_is_symlink = stat.S_ISLNK(os.lstat(folder).st_mode)

@@ -2,7 +2,7 @@
 for every id `current` issued, and errors for an unknown, a malformed and a foreign id. Plain
 functions `Evidence -> Outcome` over untrusted JSON, like checks.py: none raises on a garbage
 answer; each skips when `location` is not offered. Sources: the concepts page
-("Concepts: Locations", "Concepts: Ids and instances") and SPEC §1.2; each docstring names its own.
+("Concepts: Locations", "Concepts: Ids and instances") and design.md §1.2; each docstring names its own.
 """
 
 from __future__ import annotations
@@ -15,7 +15,7 @@ from native_host.conformance.evidence import Call, Evidence, Outcome, failed, pa
 # Like checks.py, the kit keeps its own copies of the protocol's constants (see there).
 
 LOCATION_STATES: Final = frozenset(("visible", "offscreen", "gone"))
-"""The `state` of a location answer (Concepts: Locations; SPEC §1.2)."""
+"""The `state` of a location answer (Concepts: Locations; design.md §1.2)."""
 
 EDGES: Final = frozenset(("top", "bottom", "left", "right"))
 """The `edge` a location answer may name (Concepts: Locations)."""
@@ -66,7 +66,7 @@ def _location_problem(answer: Any) -> str | None:
 
 def location_shape(ev: Evidence) -> Outcome:
     """Every id from `current` answers `{state, rects, window?, avoid?, edge?}` with state visible,
-    offscreen or gone (Concepts: Locations; SPEC §1.2). Skipped when `location` is not offered."""
+    offscreen or gone (Concepts: Locations; design.md §1.2). Skipped when `location` is not offered."""
     calls = _location_calls(ev, "issued")
     if isinstance(calls, Outcome):
         return calls
@@ -107,12 +107,12 @@ def _must_be_error(ev: Evidence, probe: str, what: str) -> Outcome:
 
 
 def location_unknown_id(ev: Evidence) -> Outcome:
-    """An id the provider never issued is an error (Concepts: Locations; SPEC §1.2 `unknown_id`)."""
+    """An id the provider never issued is an error (Concepts: Locations; design.md §1.2 `unknown_id`)."""
     return _must_be_error(ev, "unknown", "an unknown id")
 
 
 def location_malformed_id(ev: Evidence) -> Outcome:
-    """A malformed id (not matching the id pattern) is an error (SPEC §1.2 `invalid_id`)."""
+    """A malformed id (not matching the id pattern) is an error (design.md §1.2 `invalid_id`)."""
     return _must_be_error(ev, "malformed", "a malformed id")
 
 

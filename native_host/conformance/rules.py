@@ -33,7 +33,7 @@ RULES: Final[tuple[Rule, ...]] = (
     # -- descriptor ------------------------------------------------------------------------------
     Rule(
         "descriptor.fields",
-        "Concepts: Discovery; SPEC §3",
+        "Concepts: Discovery; design.md §3",
         "The descriptor is a JSON object with protocol, bundleId, name, version, instance, endpoint "
         "and token as non-empty strings and pid (and listenerPid, if given) as positive integers.",
         checks.descriptor_fields,
@@ -53,13 +53,13 @@ RULES: Final[tuple[Rule, ...]] = (
     ),
     Rule(
         "descriptor.mode_0600",
-        "Concepts: Security; SPEC §3",
+        "Concepts: Security; design.md §3",
         "The descriptor file has permissions 0600, so other users cannot read the token.",
         checks.descriptor_mode_0600,
     ),
     Rule(
         "descriptor.folder_0700",
-        "Concepts: Security; SPEC §3",
+        "Concepts: Security; design.md §3",
         "The providers folder has permissions 0700, is not a symlink and belongs to the user.",
         checks.descriptor_folder_0700,
     ),
@@ -77,7 +77,7 @@ RULES: Final[tuple[Rule, ...]] = (
     ),
     Rule(
         "descriptor.endpoint_loopback",
-        "Concepts: Discovery, Security; SPEC §1",
+        "Concepts: Discovery, Security; design.md §1",
         "The endpoint is http://127.0.0.1:<port><path>: loopback address, no host name.",
         checks.descriptor_endpoint_loopback,
     ),
@@ -89,7 +89,7 @@ RULES: Final[tuple[Rule, ...]] = (
     ),
     Rule(
         "descriptor.listener_process",
-        "Concepts: Discovery; SPEC §3",
+        "Concepts: Discovery; design.md §3",
         "The process listening on the port is the one the descriptor names, or a descendant of it.",
         checks.descriptor_listener_process,
     ),
@@ -102,20 +102,20 @@ RULES: Final[tuple[Rule, ...]] = (
     # -- security --------------------------------------------------------------------------------
     Rule(
         "security.origin_403",
-        "Concepts: Security; SPEC §1",
+        "Concepts: Security; design.md §1",
         "Any request with an Origin header is refused with 403, before the token is looked at.",
         checks.security_origin_403,
     ),
     Rule(
         "security.bearer_401",
-        "Concepts: Security; SPEC §1",
+        "Concepts: Security; design.md §1",
         "A request without the token, with a wrong token, or with the token only in the query "
         "string is refused with 401.",
         checks.security_bearer_401,
     ),
     Rule(
         "security.host_refused",
-        "SPEC §1",
+        "design.md §1",
         "A request whose Host header is not 127.0.0.1:<port> or localhost:<port> is refused "
         "(421; any 4xx passes), a guard against DNS rebinding.",
         checks.security_host_refused,
@@ -123,39 +123,39 @@ RULES: Final[tuple[Rule, ...]] = (
     # -- MCP -------------------------------------------------------------------------------------
     Rule(
         "mcp.era_2025",
-        "SPEC §1",
+        "design.md §1",
         "An MCP client of the handshake era (initialize, 2025-11-25) can connect.",
         checks.mcp_era_2025,
     ),
     Rule(
         "mcp.era_2026",
-        "SPEC §1",
+        "design.md §1",
         "An MCP client of the stateless era (server/discover) lands on 2026-07-28.",
         checks.mcp_era_2026,
     ),
     Rule(
         "mcp.extension_declared",
-        "Concepts: Versions; SPEC §1",
+        "Concepts: Versions; design.md §1",
         'capabilities.extensions["dev.context-providers/context"].protocol is declared in both eras '
         "and equals the descriptor's protocol.",
         checks.mcp_extension_declared,
     ),
     Rule(
         "mcp.current_listed",
-        "Concepts: Elements; SPEC §1",
+        "Concepts: Elements; design.md §1",
         "tools/list offers the `current` tool in both eras.",
         checks.mcp_current_listed,
     ),
     # -- current ---------------------------------------------------------------------------------
     Rule(
         "current.answers",
-        "SPEC §1.1",
+        "design.md §1.1",
         "Calling `current` gives a JSON object (structuredContent), not an error.",
         tree_checks.current_answers,
     ),
     Rule(
         "current.fields",
-        "Concepts: Elements; SPEC §1.1",
+        "Concepts: Elements; design.md §1.1",
         "The answer has exactly three fields: protocol, instance, root.",
         tree_checks.current_fields,
     ),
@@ -173,7 +173,7 @@ RULES: Final[tuple[Rule, ...]] = (
     ),
     Rule(
         "current.elements",
-        "Concepts: Elements; SPEC §2",
+        "Concepts: Elements; design.md §2",
         "Every element is an object with a string id and role; subrole, title and url are strings, "
         "the states booleans, children and content lists, attributes an object.",
         tree_checks.current_elements,
@@ -186,7 +186,7 @@ RULES: Final[tuple[Rule, ...]] = (
     ),
     Rule(
         "current.id_format",
-        "Concepts: Ids and instances; SPEC §2",
+        "Concepts: Ids and instances; design.md §2",
         "Every id matches ^[A-Za-z0-9_-]{1,128}$.",
         tree_checks.current_id_format,
     ),
@@ -231,14 +231,14 @@ RULES: Final[tuple[Rule, ...]] = (
     ),
     Rule(
         "current.default_states",
-        "Concepts: States; SPEC §2",
+        "Concepts: States; design.md §2",
         "States are omitted when they hold their default (false; visible = the parent's). A warning only.",
         state_checks.current_default_states,
     ),
     # -- location --------------------------------------------------------------------------------
     Rule(
         "location.shape",
-        "Concepts: Locations; SPEC §1.2",
+        "Concepts: Locations; design.md §1.2",
         "When `location` is offered, every id from `current` answers {state, rects, window?, avoid?, "
         "edge?}; state is visible, offscreen or gone, and rects is empty when gone.",
         location_checks.location_shape,
@@ -251,13 +251,13 @@ RULES: Final[tuple[Rule, ...]] = (
     ),
     Rule(
         "location.unknown_id",
-        "Concepts: Locations; SPEC §1.2",
+        "Concepts: Locations; design.md §1.2",
         "An id the provider never issued is an error (isError), not a location.",
         location_checks.location_unknown_id,
     ),
     Rule(
         "location.malformed_id",
-        "SPEC §1.2",
+        "design.md §1.2",
         "A malformed id is an error (isError), not a location.",
         location_checks.location_malformed_id,
     ),

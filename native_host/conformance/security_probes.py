@@ -39,7 +39,7 @@ async def probe_security(descriptor: Descriptor, timeout_s: float) -> dict[str, 
     """POST an `initialize` to `descriptor.endpoint` in the five ways above, each with a timeout of
     `timeout_s` seconds; return `{probe name: HTTP status}`, or a sentence for a request that
     failed (connection refused, timeout). Never raises for the provider's behaviour (Concepts:
-    Security; SPEC §1 "Request checks")."""
+    Security; design.md §1 "Request checks")."""
     port = endpoint_port(descriptor.endpoint)
     good = f"Bearer {descriptor.token}"
     base = {"Content-Type": "application/json", "Accept": "application/json, text/event-stream"}

@@ -2,7 +2,7 @@
 roles among the thirteen, one unbroken focus path, at most one innermost hover, inherited
 `visible`, defaults left out. Plain functions `Evidence -> Outcome` over untrusted JSON, like
 checks.py: none raises on a garbage answer. Sources: the concepts page ("Concepts: Elements",
-"Concepts: States") and SPEC §2; each docstring names its own.
+"Concepts: States") and design.md §2; each docstring names its own.
 """
 
 from __future__ import annotations
@@ -128,7 +128,7 @@ def current_visible(ev: Evidence) -> Outcome:
 
 def current_default_states(ev: Evidence) -> Outcome:
     """States are omitted when they hold their default: `selected`/`focused`/`hovered` false,
-    `visible` equal to the parent's (Concepts: States; SPEC §2). A warning, not a fail."""
+    `visible` equal to the parent's (Concepts: States; design.md §2). A warning, not a fail."""
     trees = roots(ev)
     if not trees:
         return skipped("no `current` answer with a root to check")

@@ -3,7 +3,7 @@ element's fields, the single Application, id format, uniqueness and stability, c
 Plain functions `Evidence -> Outcome` over untrusted JSON, like checks.py: none raises on a garbage
 answer. The roles and the four states are checked in state_checks.py, `location` in
 location_checks.py; all three walk the tree with trees.py. Sources: the concepts page
-("Concepts: <section>") and SPEC §1.1, §2; each docstring names its own.
+("Concepts: <section>") and design.md §1.1, §2; each docstring names its own.
 """
 
 from __future__ import annotations
@@ -30,12 +30,12 @@ _CONTENT_BLOCK: Final[TypeAdapter[types.ContentBlock]] = TypeAdapter(types.Conte
 
 
 # ---------------------------------------------------------------------------------------------
-# The answer (Concepts: Elements, Discovery, Versions; SPEC §1.1)
+# The answer (Concepts: Elements, Discovery, Versions; design.md §1.1)
 
 
 def current_answers(ev: Evidence) -> Outcome:
     """Every `current` call answers with a JSON object (structuredContent, or a text block of
-    JSON), not an error (SPEC §1.1)."""
+    JSON), not an error (design.md §1.1)."""
     if not ev.currents:
         return skipped(ev.mcp_skipped or "`current` was not called")
     for i, call in enumerate(ev.currents, 1):
@@ -49,7 +49,7 @@ def current_answers(ev: Evidence) -> Outcome:
 
 
 def current_fields(ev: Evidence) -> Outcome:
-    """The answer has exactly `protocol`, `instance` and `root` (Concepts: Elements; SPEC §1.1)."""
+    """The answer has exactly `protocol`, `instance` and `root` (Concepts: Elements; design.md §1.1)."""
     objects = answers(ev)
     if not objects:
         return skipped("no `current` answer")
@@ -110,12 +110,12 @@ def _element_problems(root: Any) -> list[str]:
 
 def current_elements(ev: Evidence) -> Outcome:
     """Every element is an object with a string `id` and `role`; `subrole`, `title`, `url` are
-    strings, the four states booleans, `children`/`content` lists, `attributes` an object (SPEC §2)."""
+    strings, the four states booleans, `children`/`content` lists, `attributes` an object (design.md §2)."""
     return over_trees(ev, _element_problems)
 
 
 # ---------------------------------------------------------------------------------------------
-# The tree, its ids and content (Concepts: Elements, Ids and instances; SPEC §2)
+# The tree, its ids and content (Concepts: Elements, Ids and instances; design.md §2)
 
 
 def current_single_application(ev: Evidence) -> Outcome:
@@ -135,7 +135,7 @@ def current_single_application(ev: Evidence) -> Outcome:
 
 
 def current_id_format(ev: Evidence) -> Outcome:
-    """Every id is 1 to 128 letters, digits, `-` or `_` (Concepts: Ids and instances; SPEC §2)."""
+    """Every id is 1 to 128 letters, digits, `-` or `_` (Concepts: Ids and instances; design.md §2)."""
 
     def problems(root: Any) -> list[str]:
         bad = [

@@ -19,7 +19,7 @@ from native_host.conformance.evidence import Evidence, Outcome, failed, passed, 
 # Like checks.py, the kit keeps its own copies of the protocol's constants (see there).
 
 ID_PATTERN: Final = re.compile(r"[A-Za-z0-9_-]{1,128}")
-"""Element ids, matched with `fullmatch` (Concepts: Ids and instances; SPEC §2). No `^…$`: with
+"""Element ids, matched with `fullmatch` (Concepts: Ids and instances; design.md §2). No `^…$`: with
 Python's `re`, `$` also matches before a trailing newline, so `"sel-1\\n"` would pass."""
 
 STATES: Final = ("selected", "focused", "visible", "hovered")

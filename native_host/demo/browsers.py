@@ -1,5 +1,5 @@
 """Which browser `webctx demo` starts: the first installed one of install/programs.py's table (one
-table per OS, shared with `webctx install`'s "found" detection, issue 15), and the rules that keep
+table per OS, shared with `webctx install`'s "found" detection), and the rules that keep
 Firefox-family browsers out."""
 
 from __future__ import annotations

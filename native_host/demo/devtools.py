@@ -1,4 +1,4 @@
-"""Load the extension into a browser over the DevTools pipe (`--remote-debugging-pipe`), issue 15 item 1.
+"""Load the extension into a browser over the DevTools pipe (`--remote-debugging-pipe`).
 
 Google-branded Chrome ignores `--load-extension` since version 137; every Chromium-family browser
 started with `--remote-debugging-pipe --enable-unsafe-extension-debugging` instead answers

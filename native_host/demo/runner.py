@@ -1,4 +1,4 @@
-"""`webctx demo`: start a real browser with the extension, then read it back as a desktop host (SPEC §6).
+"""`webctx demo`: start a real browser with the extension, then read it back as a desktop host (design.md §6).
 
     find_browser()                   install/programs.py table (demo/browsers.py), or --browser PATH
     temporary profile (mkdtemp)      Default/Preferences: developer mode on (recipe §9.1)
@@ -108,7 +108,7 @@ def browser_command(
 ) -> list[str]:
     """The browser command line: headless (new), a throwaway profile, and the DevTools pipe on which
     the demo loads the extension (devtools.py; no `--load-extension`, which Google Chrome ignores
-    since version 137, issue 15). With `load_extension` (Windows, where `subprocess` cannot pass
+    since version 137). With `load_extension` (Windows, where `subprocess` cannot pass
     fds 3 and 4 to the browser), `--load-extension` instead of the pipe: Edge, Brave and Chromium
     still honour it. `--no-sandbox` only when running as root (Chromium refuses to start as root
     otherwise)."""
@@ -236,7 +236,7 @@ class DemoBrowser:
         )
 
     def locate(self, element_id: str) -> str:
-        """One line saying where `element_id` is on screen (SPEC §1.2), in points; best effort:
+        """One line saying where `element_id` is on screen (design.md §1.2), in points; best effort:
         the reason when the provider cannot say."""
         try:
             answer = _run(self.client.location(element_id))
@@ -262,7 +262,7 @@ class DemoBrowser:
 
     def call_page_tool(self, tools: list[types.Tool]) -> tuple[str, types.CallToolResult] | None:
         """Call the demo page's own tool (DEMO_TOOL, no arguments) as a desktop host would: find it
-        in `tools` by its `_meta.toolName` (SPEC §5: the exposed name is `p<n>_…`) and return its
+        in `tools` by its `_meta.toolName` (design.md §5: the exposed name is `p<n>_…`) and return its
         exposed name and result; None when the page's tool is not among `tools`. Raises WebctxError
         when the call fails (the provider's words)."""
         name = _demo_tool_name(tools)
@@ -314,7 +314,7 @@ def _stop_browser(demo: DemoBrowser) -> None:
 
 def _wait_gone(processes: list[psutil.Process], *, timeout_s: float) -> list[psutil.Process]:
     """Wait up to `timeout_s` seconds (polling every 50 ms) until none of `processes` is alive;
-    return those still alive. A zombie is gone (`protocol.processes.process_alive`, SPEC §3): the
+    return those still alive. A zombie is gone (`protocol.processes.process_alive`, design.md §3): the
     browser's children end up orphans, and under a PID 1 that does not reap (a container's)
     `psutil.wait_procs` would wait out its whole timeout on each of them."""
     deadline = time.monotonic() + timeout_s

@@ -11,15 +11,15 @@ provider the way a real host would::
     choose_provider(pid)        --pid, else the front app (X11), else the only usable provider
     open_session(descriptor)    MCP over Streamable HTTP: bearer token, no Origin, time limits
       └─ ProviderSession.current()   answer's instance/protocol must equal the descriptor's
-      └─ ProviderSession.location()  where an element is (SPEC §1.2)
-      └─ ProviderSession.read_resource()  a page's text or screenshot (issue 16)
+      └─ ProviderSession.location()  where an element is (design.md §1.2)
+      └─ ProviderSession.read_resource()  a page's text or screenshot
     IdBook                      (provider pid, instance) for every id seen; a restart forgets ids
 
 Modules, each one concern:
 
     processes.py          OS facts: expected bundle id, listeners on a port, descendants, front app
     descriptor_files.py   the host's verdict on the providers folder and each descriptor file
-    checks.py             check_descriptor (the SPEC §7 checks in order), loopback_port
+    checks.py             check_descriptor (the design.md §7 checks in order), loopback_port
     discovery.py          ProviderInfo, discover, choose_provider
     ids.py                IdOwner, IdBook, iter_elements
     session.py            open_session, ProviderSession, check_answer, CurrentResult, time limits

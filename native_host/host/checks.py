@@ -1,5 +1,5 @@
-"""May a host use this descriptor? The SPEC §7 checks, in order (concepts page, "Discovery" and
-"Security"; SPEC §3, §7).
+"""May a host use this descriptor? The design.md §7 checks, in order (concepts page, "Discovery" and
+"Security"; design.md §3, §7).
 
 ```
 check_descriptor(descriptor)   protocol 0.2 · process alive · bundle id matches · 127.0.0.1 endpoint ·
@@ -37,7 +37,7 @@ _LOOPBACK: Final = "127.0.0.1"
 
 
 def check_descriptor(descriptor: Descriptor, *, identify: BundleIdLookup = expected_bundle_id) -> None:
-    """Raise ProviderRejected (`.reason` below) unless a host may use `descriptor` (SPEC §7).
+    """Raise ProviderRejected (`.reason` below) unless a host may use `descriptor` (design.md §7).
 
     Checks, in order: `unsupported_protocol` (major.minor ≠ 0.2), `process_gone` (`pid` not
     running), `bundle_id_mismatch` (`identify(process)` differs from `bundleId` or cannot tell),

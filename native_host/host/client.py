@@ -1,4 +1,4 @@
-"""One object for a desktop host that keeps running, and blocking helpers for the CLI (SPEC §7).
+"""One object for a desktop host that keeps running, and blocking helpers for the CLI (design.md §7).
 
 ```
 HostClient                 discover → choose → open_session, one IdBook for every answer
@@ -47,7 +47,7 @@ __all__ = [
 
 
 class HostClient:
-    """A desktop host's view of the providers on this machine (SPEC §7), with one `IdBook`.
+    """A desktop host's view of the providers on this machine (design.md §7), with one `IdBook`.
 
     `folder` defaults to `paths.providers_dir()`; `mode` and `timeout_s` apply to every connection.
     Each call re-reads the providers folder, so a provider that restarted is noticed.
@@ -115,9 +115,9 @@ class HostClient:
         """`resources/read` of `uri`, within `timeout_s` seconds (default `self.timeout_s`).
 
         A page resource (`webctx://<instance>/<pageId>/<kind>`, protocol/resources.py) goes only to
-        the live provider running that instance (and only when it is `pid`'s, when given): SPEC §7
+        the live provider running that instance (and only when it is `pid`'s, when given): design.md §7
         "the id goes only to its own provider". When none is, it is answered WebctxError `gone`
-        without asking anyone (SPEC §2.1: a restarted instance's resources are gone); when one is
+        without asking anyone (design.md §2: a restarted instance's resources are gone); when one is
         but `pid` is another's, WebctxError `bad_arguments` naming the right pid. Any other URI
         (`webctx://activity`) goes to the chosen provider. Other errors as
         `ProviderSession.read_resource`: the provider's own words, `.code` its reason word.
@@ -150,7 +150,7 @@ class HostClient:
             return await s.read_resource(uri, timeout_s=timeout_s)
 
     async def location(self, id_: str) -> LocationAnswer:
-        """Locate `id_` on the provider that issued it (SPEC §7: the id goes only to its own
+        """Locate `id_` on the provider that issued it (design.md §7: the id goes only to its own
         provider, and only while that provider runs the same instance).
 
         An id no live provider issued (never seen, or its provider quit or restarted) is answered
@@ -243,7 +243,7 @@ def locate_sync(
     """Blocking `location` for the CLI (a one-shot process keeps no IdBook between runs).
 
     With `instance` (as `webctx context` printed it), the id is only sent when the chosen
-    provider still runs that instance; otherwise the element is `gone` (SPEC §7). Without it,
+    provider still runs that instance; otherwise the element is `gone` (design.md §7). Without it,
     the id goes to the chosen provider as is, and an id it never issued is its `unknown_id` error.
     """
 

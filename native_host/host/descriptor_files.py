@@ -1,6 +1,6 @@
-"""The reference host's file checks on the providers folder and each descriptor (SPEC §3, §7).
+"""The reference host's file checks on the providers folder and each descriptor (design.md §3, §7).
 
-SPEC §3 and the concepts page ("Discovery": "The providers folder has permissions 0700 and each
+design.md §3 and the concepts page ("Discovery": "The providers folder has permissions 0700 and each
 descriptor 0600, which keeps other users of the machine out") say what a provider writes. A host
 reading the folder decides what to do when that is not so:
 

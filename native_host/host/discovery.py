@@ -1,10 +1,10 @@
 """Which providers are on this machine, and which one to ask (concepts page, "Discovery" and
-"Ask the front app only"; SPEC §3, §7).
+"Ask the front app only"; design.md §3, §7).
 
 ```
 discover(folder)                 every `*.json` in the providers folder → [ProviderInfo]
   ├─ check_folder / read_descriptor_file   who could have written it (refuse) or read it (warn)
-  └─ check_descriptor                      the SPEC §7 checks (host.checks)
+  └─ check_descriptor                      the design.md §7 checks (host.checks)
 choose_provider(providers, pid)  --pid, else the front app (X11), else the only usable provider
 ```
 """
@@ -46,7 +46,7 @@ class ProviderInfo:
 
     @property
     def usable(self) -> bool:
-        """True when every SPEC §7 check passed."""
+        """True when every design.md §7 check passed."""
         return self.descriptor is not None and self.rejection is None
 
     def to_json(self) -> dict[str, Any]:
@@ -77,7 +77,7 @@ class ProviderInfo:
 def discover(
     folder: Path | None = None, *, identify: BundleIdLookup = expected_bundle_id
 ) -> list[ProviderInfo]:
-    """Read every `*.json` in the providers folder (default `paths.providers_dir()`, SPEC §3) and
+    """Read every `*.json` in the providers folder (default `paths.providers_dir()`, design.md §3) and
     check each: first the folder and the file (`host.descriptor_files`: refused when another user
     could have written it, a `warning` when others can read it), then `check_descriptor`; sorted by
     file name. A missing folder gives []; an unreadable one raises ProviderUnavailable."""

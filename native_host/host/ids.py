@@ -1,4 +1,4 @@
-"""Which provider issued an id (concepts page, "Keep the provider with the id"; SPEC §7).
+"""Which provider issued an id (concepts page, "Keep the provider with the id"; design.md §7).
 
 An id only means something to the provider that issued it, and only while that provider runs the
 same instance: two providers may both issue `sel-23`, and a provider that restarted has forgotten

@@ -1,4 +1,4 @@
-"""What the OS says about the processes behind a descriptor (SPEC §3, §7).
+"""What the OS says about the processes behind a descriptor (design.md §3, §7).
 
 ```
 expected_bundle_id(process)          the bundle id its executable should publish (macOS: the .app's
@@ -53,7 +53,7 @@ def expected_bundle_id(process: psutil.Process) -> str | None:
     """The bundle id `process` should publish, derived from its executable; None when unknown.
 
     macOS: the `CFBundleIdentifier` of the enclosing `.app`. Elsewhere: the same table the native
-    host fills `bundleId` from (`browser_identity.BROWSERS`, by executable file name; SPEC §3).
+    host fills `bundleId` from (`browser_identity.BROWSERS`, by executable file name; design.md §3).
     Raises psutil.Error when the process vanished or cannot be inspected.
     """
     try:
@@ -118,7 +118,7 @@ def listener_pids(port: int) -> set[int]:
 
 def is_same_or_descendant(pid: int, ancestor: int) -> bool:
     """True when `pid` is `ancestor` or one of its (grand)children: the process named by a
-    descriptor may hand its port to a child (concepts page, "Security"; SPEC §7). False for
+    descriptor may hand its port to a child (concepts page, "Security"; design.md §7). False for
     UNKNOWN_PID and for a process that vanished or cannot be inspected. Never raises."""
     if pid == UNKNOWN_PID:
         return False

@@ -1,12 +1,12 @@
-"""Talking to one provider over MCP (concepts page, "Security"; SPEC §1, §7).
+"""Talking to one provider over MCP (concepts page, "Security"; design.md §1, §7).
 
 ```
 open_session(descriptor)        Streamable HTTP to 127.0.0.1 with the bearer token, no Origin,
                                 a time limit on connecting and on every call
   └─ ProviderSession.current()   check_answer: instance/protocol must equal the descriptor's
-  └─ ProviderSession.location()  where an element is (SPEC §1.2)
+  └─ ProviderSession.location()  where an element is (design.md §1.2)
   └─ ProviderSession.call_tool() / list_tools()   any other tool, time-limited
-  └─ ProviderSession.list_resources() / read_resource()   the page resources (issue 16)
+  └─ ProviderSession.list_resources() / read_resource()   the page resources
 ```
 
 Failures come out as the error tree's words: ProviderUnavailable (no answer in time, transport
@@ -68,19 +68,19 @@ DEFAULT_TIMEOUT_S: Final = 5.0
 READ_TIMEOUT_S: Final = PAGE_TEXT_DEADLINE_MS / 1000 + 5
 """Time limit for reading a page resource, in seconds (`webctx read`, the demo, the bridge): the
 provider's longest `page.read` deadline (a page's text, 10 s: Readability on a large page) plus
-margin, after which the provider answers with its own error (issue 16)."""
+margin, after which the provider answers with its own error."""
 
 
 ConnectMode = Literal["auto", "legacy"]
 """`"auto"`: the SDK probes `server/discover` and lands on 2026-07-28; `"legacy"`: the 2025-11-25
-`initialize` handshake (SPEC §1: both eras must work)."""
+`initialize` handshake (design.md §1: both eras must work)."""
 
 _HTTP_READ_TIMEOUT_S: Final = 300.0
 """httpx read timeout, long because a 2025-era session keeps a GET stream open; calls have their own limit."""
 
 
 def check_answer(descriptor: Descriptor, structured: Any) -> CurrentAnswer:
-    """Validate a `current` answer (SPEC §1.1) against the descriptor it came from.
+    """Validate a `current` answer (design.md §1.1) against the descriptor it came from.
 
     Raises ProviderRejected: `invalid_answer` (not a `CurrentAnswer`), `instance_mismatch` or
     `protocol_mismatch` (differs from the descriptor: the answer is dropped, concepts page).
@@ -135,7 +135,7 @@ class ProviderSession:
     @property
     def server_capabilities(self) -> types.ServerCapabilities:
         """The capabilities the provider declared (`initialize` or `server/discover`), e.g. for the
-        conformance kit's look at `capabilities.extensions` (SPEC §1)."""
+        conformance kit's look at `capabilities.extensions` (design.md §1)."""
         return self._client.server_capabilities
 
     @property
@@ -146,7 +146,7 @@ class ProviderSession:
         return self._client
 
     async def current(self) -> CurrentResult:
-        """Call `current` (SPEC §1.1) and check the answer (`check_answer`); record its ids.
+        """Call `current` (design.md §1.1) and check the answer (`check_answer`); record its ids.
 
         Raises ProviderUnavailable (no answer within `timeout_s`, transport failure, `isError`) or
         ProviderRejected (answer dropped).
@@ -168,7 +168,7 @@ class ProviderSession:
         return CurrentResult(self.descriptor, answer, raw)
 
     async def location(self, id_: str) -> LocationAnswer:
-        """Call `location` for `id_` (SPEC §1.2) and return the checked answer (rects in points).
+        """Call `location` for `id_` (design.md §1.2) and return the checked answer (rects in points).
 
         Raises WebctxError with `.code` `unknown_id` / `invalid_id` when the provider refuses the id,
         ProviderUnavailable on other `isError` results or transport failures, ProviderRejected
@@ -348,13 +348,13 @@ async def open_session(
     id_book: IdBook | None = None,
     client_name: str = "webctx",
 ) -> AsyncIterator[ProviderSession]:
-    """Connect to `descriptor.endpoint` with its bearer token and no `Origin` header (SPEC §1).
+    """Connect to `descriptor.endpoint` with its bearer token and no `Origin` header (design.md §1).
 
     `mode="auto"` lands on MCP 2026-07-28, `"legacy"` does the 2025-11-25 handshake. Connecting is
     limited to `timeout_s` seconds, and so is every call on the yielded session. Raises
     ProviderUnavailable when the provider cannot be reached or does not answer in time. Does not
     re-check the descriptor: pass one from `discover()`/`choose_provider()`. `client_name` is the
-    clientInfo name declared to the provider, which records it with each read (issue 18): "webctx"
+    clientInfo name declared to the provider, which records it with each read: "webctx"
     for the commands, "webctx mcp" for the bridge.
     """
     headers = {"Authorization": f"Bearer {descriptor.token}"}

@@ -1,4 +1,4 @@
-"""The doctor's checks on the providers folder (SPEC §3): it is safe (yours, not a symlink, mode
+"""The doctor's checks on the providers folder (design.md §3): it is safe (yours, not a symlink, mode
 0700) or not there yet, and no descriptor in it names a listener that is gone.
 
 A broken folder gets the one fix for what its lstat shows (a symlink, not a folder, another
@@ -22,7 +22,7 @@ from native_host.protocol.providers_folder import check_providers_folder, folder
 
 
 def check_providers_dir(folder: Path | None = None) -> Check:
-    """The providers folder is safe (SPEC §3), or missing (created 0700 on first use)."""
+    """The providers folder is safe (design.md §3), or missing (created 0700 on first use)."""
     folder = folder or paths.providers_dir()
     if not os.path.lexists(folder):
         return ok("providers.folder", f"The providers folder {folder} does not exist yet; the native "
@@ -38,7 +38,7 @@ def check_providers_dir(folder: Path | None = None) -> Check:
 def _providers_folder_problem(folder: Path, fallback: str) -> tuple[str, str]:
     """(what is wrong, the one fix) for an unsafe providers folder, from its lstat; `fallback` (the
     ProvidersFolderError sentence) when it cannot be inspected. The native host recreates a
-    removed folder with mode 0700 (SPEC §3)."""
+    removed folder with mode 0700 (design.md §3)."""
     quoted = shlex.quote(str(folder))
     try:
         info = folder.lstat()

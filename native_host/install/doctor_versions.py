@@ -1,4 +1,4 @@
-"""The doctor's `versions` check (issue 17 item 6): the extension and the native host are one release.
+"""The doctor's `versions` check: the extension and the native host are one release.
 
 Two sources, because the extension the browser runs need not be the folder webctx ships:
 
@@ -8,7 +8,7 @@ Two sources, because the extension the browser runs need not be the folder webct
   upgraded without reloading the extension);
 - every **running provider's descriptor** (usable or not, unless its host is gone): the running
   native host writes its own webctx version and what the extension that started it said in its
-  `hello` (`hostVersion`, `extensionVersion`, `extensionProtocol`, our additions to SPEC §3's
+  `hello` (`hostVersion`, `extensionVersion`, `extensionProtocol`, our additions to design.md §3's
   descriptor), so a browser running another copy of the extension is caught too. Descriptors of
   hosts too old to write them are skipped.
 

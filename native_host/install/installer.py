@@ -1,4 +1,4 @@
-"""Install and uninstall: the launcher, a host manifest per browser, and the record of both (SPEC §6).
+"""Install and uninstall: the launcher, a host manifest per browser, and the record of both (design.md §6).
 
 `install` writes what `manifests.py` describes for the targets it picks and records every file,
 folder and registry value it created in `<launcher dir>/install-record.json`; `uninstall` removes
@@ -169,7 +169,7 @@ def install(
     present: Callable[[Location], bool] | None = None,
     dry_run: bool = False,
 ) -> InstallReport:
-    """Write the launcher and a host manifest for `browser` (SPEC §6); idempotent.
+    """Write the launcher and a host manifest for `browser` (design.md §6); idempotent.
 
     `ext_id` defaults to the id derived from the extension's `key`; `extra_ids` are more ids to
     allow (`--extension-id`: Chromium ids go to `allowed_origins`, Firefox ids to

@@ -1,4 +1,4 @@
-"""The writer: native messaging host manifests and the launcher they point to (SPEC §6).
+"""The writer: native messaging host manifests and the launcher they point to (design.md §6).
 
 What `install` writes, and exactly what `uninstall` removes again:
 

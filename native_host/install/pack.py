@@ -1,4 +1,4 @@
-"""Release artifacts of the extension (issue 15): a store-ready zip for Chromium-family browsers and
+"""Release artifacts of the extension: a store-ready zip for Chromium-family browsers and
 an unsigned Firefox build, from the same files `webctx extension-path` serves.
 
 ```
@@ -79,7 +79,7 @@ def release_files(source: Path) -> list[Path]:
 
 def check_versions(chromium: dict[str, Any]) -> str:
     """The release version; raises InstallError when extension/manifest.json's `version` differs
-    from the Python package's `native_host.__version__` (one version for every artifact, issue 15)."""
+    from the Python package's `native_host.__version__` (one version for every artifact)."""
     version = chromium.get("version")
     if version != __version__:
         raise InstallError(

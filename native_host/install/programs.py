@@ -1,5 +1,5 @@
 """DATA: where each browser's program is, per OS: one table for `webctx demo` (which browser to start)
-and `webctx install --browser all` (which browsers are installed), issue 15 item 2.
+and `webctx install --browser all` (which browsers are installed).
 
 Each OS's rows are in the demo's order of preference (the first installed Chromium-family browser
 without a sandbox wins). `browser` is a key of locations.BROWSER_NAMES; a key with no locations.py

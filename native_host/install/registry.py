@@ -1,4 +1,4 @@
-"""The Windows registry, behind a small interface (SPEC §6: `HKCU\\…\\NativeMessagingHosts\\<host>`).
+"""The Windows registry, behind a small interface (design.md §6: `HKCU\\…\\NativeMessagingHosts\\<host>`).
 
 `install` writes one value per browser: the default value of `<key>\\webctx.native_host` is the
 manifest file's full path. `WinRegistry` does that through `winreg`; `MemoryRegistry` is the

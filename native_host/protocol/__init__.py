@@ -4,7 +4,7 @@ definitions, and who the browser is. Nothing here imports `provider/`, `host/` o
 
 Modules: `version`, `base` (WireModel), `descriptor`, `providers_folder`, `answers`, `native`
 (native-port frames), `json_text` (their text rule: UTF-8, lone surrogates → U+FFFD), `handoff`
-(hand-off messages), `tools` (MCP tools), `resources` (page-resource URIs and names, issue 16;
+(hand-off messages), `tools` (MCP tools), `resources` (page-resource URIs and names;
 standard library only), `client_info` (who an MCP request is from), `display_text` (how a string
 someone else wrote is shown), `processes` (`process_alive`), `browser_identity`.
 

@@ -1,4 +1,4 @@
-"""The answers of the two protocol tools: `current` (the element tree) and `location` (SPEC §1, §2)."""
+"""The answers of the two protocol tools: `current` (the element tree) and `location` (design.md §1, §2)."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ from native_host.protocol.base import ID_PATTERN, WireModel
 
 
 class Element(WireModel):
-    """One element of the tree (SPEC §2; concepts page, "Elements"). Tolerant of unknown fields.
+    """One element of the tree (design.md §2; concepts page, "Elements"). Tolerant of unknown fields.
 
     States are written only where they differ from the default: `selected`/`focused`/`hovered`
     default to false, `visible` inherits the parent's (the root is visible).
@@ -33,7 +33,7 @@ class Element(WireModel):
 
 
 class CurrentAnswer(WireModel):
-    """The `structuredContent` of the `current` MCP tool: exactly these three fields (SPEC §1.1)."""
+    """The `structuredContent` of the `current` MCP tool: exactly these three fields (design.md §1.1)."""
 
     model_config = ConfigDict(extra="allow")
 
@@ -43,7 +43,7 @@ class CurrentAnswer(WireModel):
 
 
 class Rect(WireModel):
-    """A rectangle in global display coordinates, in points (SPEC §1.2): origin at the top-left
+    """A rectangle in global display coordinates, in points (design.md §1.2): origin at the top-left
     of the primary display, y down. Tolerant of unknown fields."""
 
     model_config = ConfigDict(extra="allow")
@@ -55,7 +55,7 @@ class Rect(WireModel):
 
 
 class LocationAnswer(WireModel):
-    """The `structuredContent` of the `location` MCP tool (SPEC §1.2). `window` is the OS window
+    """The `structuredContent` of the `location` MCP tool (design.md §1.2). `window` is the OS window
     number (X11 window id on Linux), omitted where there is none (headless)."""
 
     model_config = ConfigDict(extra="allow")

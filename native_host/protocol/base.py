@@ -2,7 +2,7 @@
 
 Conventions (STYLE.md): snake_case in Python, camelCase on the wire (`listener_pid` ↔
 `listenerPid`). Models for what others wrote (descriptors, elements) allow unknown fields
-(SPEC §2: receivers must not fail on fields they do not know); models we emit forbid them.
+(design.md §2: receivers must not fail on fields they do not know); models we emit forbid them.
 """
 
 from __future__ import annotations
@@ -14,7 +14,7 @@ from pydantic import BaseModel, ConfigDict
 from pydantic.alias_generators import to_camel
 
 ID_PATTERN: Final = re.compile(r"^[A-Za-z0-9_-]{1,128}$")
-"""Element ids (SPEC §2; concepts page, "Ids and instances")."""
+"""Element ids (design.md §2; concepts page, "Ids and instances")."""
 
 
 class WireModel(BaseModel):
@@ -29,6 +29,6 @@ class WireModel(BaseModel):
 
 class IncomingFrame(WireModel):
     """Base of frames the worker writes: unknown fields are kept, not refused (a newer extension
-    may add some; SPEC §2 "receivers must not fail on fields they do not know")."""
+    may add some; design.md §2 "receivers must not fail on fields they do not know")."""
 
     model_config = ConfigDict(extra="allow")

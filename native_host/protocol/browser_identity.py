@@ -1,4 +1,4 @@
-"""Who started us: the browser's main pid, bundleId, name and version (SPEC §3 descriptor fields).
+"""Who started us: the browser's main pid, bundleId, name and version (design.md §3 descriptor fields).
 
 ```
 os.getppid() ─► skip launcher shells (sh, cmd.exe, …) ─► walk up while the parent runs the same
@@ -51,7 +51,7 @@ BROWSERS: Final = (
     BrowserKind(("vivaldi", "vivaldi-bin", "vivaldi-stable"), "com.vivaldi.Vivaldi", "Vivaldi"),
     BrowserKind(("firefox", "firefox-bin", "firefox-esr"), "org.mozilla.firefox", "Firefox"),
 )
-"""Browsers by executable name. Source: SPEC §3 (`bundleId` list); the ids are the macOS
+"""Browsers by executable name. Source: design.md §3 (`bundleId` list); the ids are the macOS
 `CFBundleIdentifier`s and the Linux desktop-file ids of each browser. A new browser is a new row."""
 
 LAUNCHERS: Final = frozenset({"sh", "bash", "dash", "zsh", "env", "cmd", "cmd.exe"})
@@ -66,7 +66,7 @@ _VERSION: Final = re.compile(r"\d+(?:\.\d+){1,3}")
 
 @dataclass(frozen=True)
 class BrowserIdentity:
-    """The browser as the descriptor names it (SPEC §3): main `pid`, `bundle_id`, `name`,
+    """The browser as the descriptor names it (design.md §3): main `pid`, `bundle_id`, `name`,
     `version`, and the main process's executable path (None when it could not be read)."""
 
     pid: int

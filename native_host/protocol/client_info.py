@@ -1,5 +1,5 @@
 """Who an MCP request comes from: the client's self-declared `clientInfo`, in both MCP eras, and
-the client a bridge forwards for (issue 18 item 3; provider/activity.py records it).
+the client a bridge forwards for (provider/activity.py records it).
 
 A handshake-era (≤ 2025-11-25) client declares `clientInfo` once, in `initialize`; a 2026-07-28
 client sends it in every request's `_meta` (`io.modelcontextprotocol/clientInfo`, optional). The
@@ -24,7 +24,7 @@ from native_host.protocol.display_text import display_line
 from native_host.protocol.json_text import SURROGATE
 
 UNKNOWN_CLIENT: Final = "unknown client"
-"""The name recorded when the client declared none (issue 18)."""
+"""The name recorded when the client declared none."""
 
 CLIENT_INFO_META_KEY: Final = "io.modelcontextprotocol/clientInfo"
 """Where a 2026-07-28 request carries its clientInfo (spec 2026-07-28 basic/index.mdx#meta)."""

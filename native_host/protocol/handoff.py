@@ -1,4 +1,4 @@
-"""Hand-off messages between the native hosts of one browser, and their limits (SPEC §3 "Several
+"""Hand-off messages between the native hosts of one browser, and their limits (design.md §3 "Several
 profiles, one provider"; our addition, docs/native-host.md).
 
 ```
@@ -11,7 +11,7 @@ follower (standby host)                                              provider (h
   ◄─ location {elementId, id, deadlineMs}                     HandoffLocation
   ◄─ tools.call {pageId, name, input, deadlineMs, id}         HandoffToolsCall
   ◄─ tools.cancel {callId, id, deadlineMs}                    HandoffToolsCancel
-  ◄─ page.read {pageId, kind, maxBytes?, id, deadlineMs}      HandoffPageRead (issue 16)
+  ◄─ page.read {pageId, kind, maxBytes?, id, deadlineMs}      HandoffPageRead
   ─► result {id, result} | error {id, error: {code, message}} HandoffResult | HandoffError
 ```
 
@@ -154,7 +154,7 @@ FOLLOWER_MESSAGE_ADAPTER: Final[
 
 
 class HandoffCurrent(HandoffMessage):
-    """"Send your tree" (SPEC §1.1): the follower asks its own extension, with `deadline_ms`."""
+    """"Send your tree" (design.md §1.1): the follower asks its own extension, with `deadline_ms`."""
 
     type: Literal["current"] = "current"
     id: str
@@ -163,7 +163,7 @@ class HandoffCurrent(HandoffMessage):
 
 
 class HandoffLocation(HandoffMessage):
-    """"Where is this element?" (SPEC §1.2), `element_id` without the provider's `f<k>-` prefix."""
+    """"Where is this element?" (design.md §1.2), `element_id` without the provider's `f<k>-` prefix."""
 
     element_id: str
     type: Literal["location"] = "location"
@@ -174,7 +174,7 @@ class HandoffLocation(HandoffMessage):
 
 class HandoffToolsCall(HandoffMessage):
     """Run page tool `name` (the page's WebMCP name) of Page `page_id` (without the `f<k>-`
-    prefix) with `input` (SPEC §5). The provider's `id` names the call in a later `tools.cancel`."""
+    prefix) with `input` (design.md §5). The provider's `id` names the call in a later `tools.cancel`."""
 
     page_id: str
     name: str
@@ -198,7 +198,7 @@ class HandoffToolsCancel(HandoffMessage):
 
 
 class HandoffPageRead(HandoffMessage):
-    """Read Page `page_id` (without the `f<k>-` prefix) as `kind` (issue 16; native `page.read`,
+    """Read Page `page_id` (without the `f<k>-` prefix) as `kind` (native `page.read`,
     `max_bytes` for text). The follower answers its extension's result or error."""
 
     page_id: str
@@ -240,7 +240,7 @@ def encode(message: HandoffMessage) -> bytes:
 
 def _loads(raw: str | bytes) -> Any:
     """`json.loads(raw)`; raises ValueError also for JSON nested deeper than Python's parser goes
-    (its RecursionError would otherwise end the connection's handler with a traceback; issue 13)."""
+    (its RecursionError would otherwise end the connection's handler with a traceback)."""
     try:
         return json.loads(raw)
     except RecursionError:

@@ -1,5 +1,5 @@
 """The one text rule for JSON on the native port, both ways: UTF-8, and lone UTF-16 surrogates
-become U+FFFD (SPEC §2 "Text is always valid Unicode"; SPEC §4 frames; issue 13 item 4).
+become U+FFFD (design.md §2 "Text is always valid Unicode"; design.md §4 frames).
 
 ```
 browser → host   decode_frame(body)     UTF-8 JSON object with a string `type`; "\\ud800" → U+FFFD
@@ -30,7 +30,7 @@ a valid pair into one code point)."""
 
 def replace_lone_surrogates(value: Any) -> Any:
     """Return `value` with every lone UTF-16 surrogate in its strings (keys included) replaced by
-    U+FFFD, walking dicts and lists recursively (SPEC §2 "Text is always valid Unicode").
+    U+FFFD, walking dicts and lists recursively (design.md §2 "Text is always valid Unicode").
     Raises RecursionError on a value nested deeper than Python's recursion limit."""
     if isinstance(value, str):
         return SURROGATE.sub("\ufffd", value)

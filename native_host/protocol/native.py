@@ -1,5 +1,5 @@
 """Native-messaging frames between the service worker and the native host, and their limits
-(SPEC §4, §5; docs/protocol.md "Messages"). Just over 400 lines: one model per native-port message
+(design.md §4, §5; docs/protocol.md "Messages"). Just over 400 lines: one model per native-port message
 type, together with the type list that tests/unit/protocol/test_protocol_names.py compares with
 extension/protocol.js, so every message of the port has one home."""
 
@@ -16,17 +16,17 @@ from native_host.protocol.base import ID_PATTERN, IncomingFrame, WireModel
 from native_host.protocol.version import PROTOCOL_VERSION
 
 MAX_BROWSER_TO_HOST_BYTES: Final = 64 << 20
-"""Largest frame the browser sends to a native host (Chromium's limit; SPEC §4)."""
+"""Largest frame the browser sends to a native host (Chromium's limit; design.md §4)."""
 
 
 MAX_HOST_TO_BROWSER_BYTES: Final = 1 << 20
-"""Largest frame a native host may send; Chromium kills the port above it (SPEC §4)."""
+"""Largest frame a native host may send; Chromium kills the port above it (design.md §4)."""
 
 
 MAX_JSON_DEPTH: Final = 100
 """Deepest nesting of JSON arrays and objects the host passes on from a page or the extension, in
 levels (`[]` and `{}` are 1, `[[1]]` is 2): a pushed or answered tree's `root`, another profile's
-tree, a `location` answer, a page tool's result and its `inputSchema` (issue 13 item 5; the table
+tree, a `location` answer, a page tool's result and its `inputSchema` (the table
 of what happens above it: docs/protocol.md "Frames").
 
 Why 100: the deepest tree the extension builds is 45 levels (Application > Window > Page > at most
@@ -93,7 +93,7 @@ class HelloExtension(IncomingFrame):
 
 class HelloBrowser(IncomingFrame):
     """`hello.browser`: the browser's product name and full version (e.g. "Chromium",
-    "156.0.8078.114"), and `navigator.userAgent`. The version goes into the descriptor (SPEC §3)."""
+    "156.0.8078.114"), and `navigator.userAgent`. The version goes into the descriptor (design.md §3)."""
 
     name: str | None = None
     version: str | None = None
@@ -101,7 +101,7 @@ class HelloBrowser(IncomingFrame):
 
 
 class HelloSettings(IncomingFrame):
-    """`hello.settings`: `enabled: false` means the user switched the provider off (SPEC §3:
+    """`hello.settings`: `enabled: false` means the user switched the provider off (design.md §3:
     no descriptor, no port). Missing means enabled."""
 
     enabled: bool = True
@@ -130,11 +130,11 @@ class HelloReply(WireModel):
     listening: bool
     problem: str | None = None
     """Why the host does not serve although the user switched it on (e.g. an unsafe providers
-    folder, SPEC §3): one sentence ending with the fix, for the popup."""
+    folder, design.md §3): one sentence ending with the fix, for the popup."""
 
 
 class CurrentRequest(WireModel):
-    """host → worker: "send the tree" (SPEC §1.1). Reply: `result` with `{root: Element}`."""
+    """host → worker: "send the tree" (design.md §1.1). Reply: `result` with `{root: Element}`."""
 
     type: Literal["current"] = "current"
     id: str
@@ -155,7 +155,7 @@ LOCATION_DEADLINE_MS: Final = 3000
 
 
 class LocationRequest(WireModel):
-    """host → worker: "where is this element?" (SPEC §1.2). The request's own `id` is the request
+    """host → worker: "where is this element?" (design.md §1.2). The request's own `id` is the request
     id, so the element id travels as `elementId`. Reply: `result` with a LocationReply, or `error`
     with code `unknown_id` / `invalid_id`."""
 
@@ -213,19 +213,19 @@ class ChunkFrame(WireModel):
 
 class ProviderReady(WireModel):
     """host → worker event (no id): the MCP endpoint listens on 127.0.0.1:`port` and the descriptor
-    is written (SPEC §3). The popup shows the port; the token never crosses the native port."""
+    is written (design.md §3). The popup shows the port; the token never crosses the native port."""
 
     model_config = ConfigDict(extra="forbid")
 
     type: Literal["provider.ready"] = "provider.ready"
     port: int = Field(ge=1, le=65535)
     via_provider: bool | None = None
-    """True when this host stands by (another profile's host is the browser's provider, SPEC §3):
+    """True when this host stands by (another profile's host is the browser's provider, design.md §3):
     `port` is then the provider's MCP port, which this profile's pages are served through."""
 
 
 class ActivityEvent(WireModel):
-    """host → worker event (no id): a desktop host read through MCP (issue 18; provider/activity.py):
+    """host → worker event (no id): a desktop host read through MCP (provider/activity.py):
     `entry` is `{at, client: {name, version?}, tool, ok, elements: [{kind, id, page?, title?}]}`,
     ids, roles and page titles only, never content. The worker keeps the last 50 for the popup's
     "Who read it" and lights the toolbar badge for a moment."""
@@ -244,12 +244,12 @@ PAGE_SCREENSHOT_DEADLINE_MS: Final = 10_000
 """How long the host waits for the worker's reply to `page.read` of kind "screenshot", in ms: the
 worker may wait up to 3 s for its turn under the browser's capture quota (screenshot.js
 MAX_CAPTURE_WAIT_MS), and the browser's own PNG encode of a 2560x1440 photo-like capture took 3.3 s
-of a 5.5 s read at load 15-21 (issue 16), over the 5 s first chosen."""
+of a 5.5 s read at load 15-21, over the 5 s first chosen."""
 
 
 class PageReadRequest(WireModel):
     """host → worker: read Page `page_id` (as `current` answers it, without a follower prefix) as
-    `kind` (issue 16; docs/protocol.md "Messages"). `max_bytes` (text only): cap of the Markdown in
+    `kind` (docs/protocol.md "Messages"). `max_bytes` (text only): cap of the Markdown in
     UTF-8 bytes (the worker clamps to [1024, 4 MiB]). Reply: `result` with a PageTextResult or
     PageScreenshotResult, or `error` with a code of protocol/resources.py REASON_WORDS."""
 
@@ -289,7 +289,7 @@ class PageScreenshotResult(IncomingFrame):
 
 
 PAGE_TOOL_DEADLINE_MS: Final = 60_000
-"""Default limit for one page-tool call, in ms (SPEC §5); `WEBCTX_PAGE_TOOL_DEADLINE_MS` overrides it."""
+"""Default limit for one page-tool call, in ms (design.md §5); `WEBCTX_PAGE_TOOL_DEADLINE_MS` overrides it."""
 
 
 TOOLS_CANCEL_DEADLINE_MS: Final = 2000
@@ -297,7 +297,7 @@ TOOLS_CANCEL_DEADLINE_MS: Final = 2000
 
 
 PAGE_TOOL_NAME_PATTERN: Final = re.compile(r"^[A-Za-z0-9_]{1,48}$")
-"""Exposed page-tool names (SPEC §5): what today's strictest MCP clients accept."""
+"""Exposed page-tool names (design.md §5): what today's strictest MCP clients accept."""
 
 
 class PageToolAnnotations(IncomingFrame):
@@ -309,7 +309,7 @@ class PageToolAnnotations(IncomingFrame):
 
 
 class PageTool(IncomingFrame):
-    """One exposed page tool, as the worker lists it in `tools.changed` (SPEC §5).
+    """One exposed page tool, as the worker lists it in `tools.changed` (design.md §5).
 
     `name` is the exposed MCP name (`p<n>_…`, at most 48 of `[A-Za-z0-9_]`); `tool_name` the
     page's original WebMCP name; `page_id` the Page element id (`tab-<n>`); `page_title`,
@@ -338,7 +338,7 @@ class PageTool(IncomingFrame):
         """A schema nested deeper than MAX_JSON_DEPTH becomes None (no usable schema: the tool is
         listed with `{"type": "object"}`, page_tools.mcp_tool), as it enters: pydantic could not
         serialize it, so `tools/list`, the hand-off and every later `tools.changed` would fail
-        (issue 13 item 5)."""
+       ."""
         return None if schema is not None and exceeds_depth(schema) else schema
 
 

@@ -1,4 +1,4 @@
-"""Is a process alive? One answer for every side that reads a descriptor (SPEC §3, §7).
+"""Is a process alive? One answer for every side that reads a descriptor (design.md §3, §7).
 
 A zombie counts as dead: it has exited, and only its parent has not collected its status yet. On
 a machine whose init does not reap promptly (a container whose PID 1 is not an init), a killed

@@ -1,6 +1,6 @@
-"""The providers folder and its descriptor files: the safety rules both sides share (SPEC §3, §7).
+"""The providers folder and its descriptor files: the safety rules both sides share (design.md §3, §7).
 
-SPEC §3 and the concepts page ("Discovery": "The providers folder has permissions 0700 and each
+design.md §3 and the concepts page ("Discovery": "The providers folder has permissions 0700 and each
 descriptor 0600, which keeps other users of the machine out"). The rules, in the order they are
 checked, each one a `Problem`:
 
@@ -105,7 +105,7 @@ def _problem(info: os.stat_result, right_type: Callable[[int], bool]) -> Problem
 
 def check_providers_folder(folder: Path) -> None:
     """Raise ProvidersFolderError unless the existing `folder` is a real directory (not a symlink),
-    owned by this user, with no group/world permission bits (SPEC §3): the provider's side, which
+    owned by this user, with no group/world permission bits (design.md §3): the provider's side, which
     refuses every `Problem`. Also raised when `folder` cannot be inspected (e.g. missing)."""
     try:
         info = folder.lstat()
@@ -134,7 +134,7 @@ def check_providers_folder(folder: Path) -> None:
 
 
 def descriptor_name(bundle_id: str, pid: int) -> str:
-    """`<bundleId>-<pid>.json` (SPEC §3), e.g. `org.chromium.Chromium-4242.json`."""
+    """`<bundleId>-<pid>.json` (design.md §3), e.g. `org.chromium.Chromium-4242.json`."""
     return f"{bundle_id}-{pid}.json"
 
 
@@ -153,7 +153,7 @@ def check_publishing_names(folder: Path, browser_pids: Collection[int]) -> None:
     holds something other than a regular file of ours (a directory, a symlink, a FIFO, another
     user's file) at a descriptor or provider-lock name (`descriptor_name`, `lock_name`, any
     bundleId) of one of `browser_pids`: the provider could not publish there, and a symlink must
-    never be written through (issue 13). `browser_pids` must include the browser's main pid (the
+    never be written through. `browser_pids` must include the browser's main pid (the
     hello path does not know it yet: hello.py passes every ancestor). A missing `folder` passes."""
     try:
         entries = list(os.scandir(folder))

@@ -1,4 +1,4 @@
-"""The page resources' URI rule and wire names (issue 16; SPEC §2 "The page on demand";
+"""The page resources' URI rule and wire names (design.md §2 "The page on demand";
 docs/protocol.md "Page resources"). Standard library only: the provider (provider/page_resources.py),
 the stdio bridge and the CLI (`webctx read`) all import it, so the rule lives in one place.
 
@@ -9,7 +9,7 @@ webctx://<instance>/<pageId>/screenshot   image/png|jpeg  the visible part of th
    │          └─ the Page element id as `current` answers it (`tab-3`; `f1-tab-3` through a provider
    │             with followers), ^[A-Za-z0-9_-]{1,128}$
    └─ the native host's instance (hello reply / descriptor `instance`): a URI of another instance
-      (a restarted provider) is `gone` (SPEC §2.1)
+      (a restarted provider) is `gone` (design.md §2)
 ```
 
 `uri` is a plain string in MCP: no normalisation (case, percent-encoding, trailing slash) — a URI
@@ -48,7 +48,7 @@ TEXT_MAX_BYTES: Final = 262_144
 a model's context."""
 
 SCREENSHOT_MAX_SIDE: Final = 1600
-"""Longest side of a screenshot, in output px (the worker scales down, never up; issue 16)."""
+"""Longest side of a screenshot, in output px (the worker scales down, never up)."""
 
 # `_meta` keys of a read result (TextResourceContents / BlobResourceContents `_meta`).
 META_TRUNCATED: Final = "truncated"
@@ -180,7 +180,7 @@ def without_background_links(root: Any) -> Any:
 
     Why: the extension links every Page, so `resources/list` (which reads the whole tree) offers
     every open page, but a link on each of 100 background tabs made `current` 86 % bigger
-    (bench/README.md, issue 16: "`current` itself stays as small as today"). A background tab's
+    (bench/README.md: "`current` itself stays as small as today"). A background tab's
     text is still read with its link from `resources/list`, or by this module's URI rule."""
     if not isinstance(root, Mapping) or not isinstance(root.get("children"), list):
         return root

@@ -1,4 +1,4 @@
-"""The MCP tools every webctx server offers, and the result shapes of a call (SPEC §1, §1.1, §1.2).
+"""The MCP tools every webctx server offers, and the result shapes of a call (design.md §1, §1.1, §1.2).
 
 ```
 CURRENT_TOOL, LOCATION_TOOL   the `tools/list` entries of `current` and `location`
@@ -35,10 +35,10 @@ ACTIVITY_RESOURCE_URI: Final = "webctx://activity"
 `webctx activity` reads it; docs/native-host.md "Who read it")."""
 
 EXTENSION_ID: Final = "dev.context-providers/context"
-"""The provider protocol's MCP extension identifier (SPEC §1 "Server capabilities")."""
+"""The provider protocol's MCP extension identifier (design.md §1 "Server capabilities")."""
 
 EXTENSIONS: Final[dict[str, dict[str, Any]]] = {EXTENSION_ID: {"protocol": PROTOCOL_VERSION}}
-"""`capabilities.extensions` of a provider, declared to clients of both eras (SPEC §1)."""
+"""`capabilities.extensions` of a provider, declared to clients of both eras (design.md §1)."""
 
 NO_ARGUMENTS_SCHEMA: Final[dict[str, Any]] = {
     "type": "object",
@@ -58,7 +58,7 @@ LOCATION_SCHEMA: Final[dict[str, Any]] = {
     "required": ["id"],
     "additionalProperties": False,
 }
-"""`inputSchema` of `location` (SPEC §1.2)."""
+"""`inputSchema` of `location` (design.md §1.2)."""
 
 _READ_ONLY: Final = types.ToolAnnotations(read_only_hint=True, open_world_hint=False)
 
@@ -72,7 +72,7 @@ CURRENT_TOOL: Final = types.Tool(
     input_schema=NO_ARGUMENTS_SCHEMA,
     annotations=_READ_ONLY,
 )
-"""The `tools/list` entry of `current` (SPEC §1.1). Shared: callers must not change it."""
+"""The `tools/list` entry of `current` (design.md §1.1). Shared: callers must not change it."""
 
 LOCATION_TOOL: Final = types.Tool(
     name="location",
@@ -85,7 +85,7 @@ LOCATION_TOOL: Final = types.Tool(
     input_schema=LOCATION_SCHEMA,
     annotations=_READ_ONLY,
 )
-"""The `tools/list` entry of `location` (SPEC §1.2). Shared: callers must not change it."""
+"""The `tools/list` entry of `location` (design.md §1.2). Shared: callers must not change it."""
 
 READ_PAGE_SCHEMA: Final[dict[str, Any]] = {
     "type": "object",
@@ -124,7 +124,7 @@ change it."""
 
 
 def tool_error(sentence: str, **structured: Any) -> types.CallToolResult:
-    """An `isError: true` tool result whose only content is `sentence` (SPEC §1: never an
+    """An `isError: true` tool result whose only content is `sentence` (design.md §1: never an
     internal exception text); `structured` becomes `structuredContent` when given."""
     return types.CallToolResult(
         content=[types.TextContent(text=sentence)], is_error=True, structured_content=structured or None
@@ -133,13 +133,13 @@ def tool_error(sentence: str, **structured: Any) -> types.CallToolResult:
 
 def id_error(code: str, sentence: str) -> types.CallToolResult:
     """The `location` error result: `isError` with `structuredContent: {"error": {code, message}}`
-    (SPEC §1.2; `code` is `unknown_id` or `invalid_id`)."""
+    (design.md §1.2; `code` is `unknown_id` or `invalid_id`)."""
     return tool_error(sentence, error={"code": code, "message": sentence})
 
 
 def json_result(value: dict[str, Any], text: str | None = None) -> types.CallToolResult:
     """A tool result with `structuredContent` = `value` and one text block holding the same JSON
-    (compact, UTF-8), as SPEC §1.1 asks of `current`; `text` is that JSON when already made."""
+    (compact, UTF-8), as design.md §1.1 asks of `current`; `text` is that JSON when already made."""
     if text is None:
         text = json.dumps(value, ensure_ascii=False, separators=(",", ":"))
     return types.CallToolResult(content=[types.TextContent(text=text)], structured_content=value)
@@ -155,7 +155,7 @@ class ProviderServer(Server[Any]):
 
     `extensions` (e.g. EXTENSIONS) go into `capabilities.extensions` for clients of both eras:
     the SDK's per-version sieve drops them from a handshake-era `initialize` result, so a
-    middleware puts them back (SPEC §1; research/mcp-sdk.md §6.1). `middleware` is appended to the
+    middleware puts them back (design.md §1; research/mcp-sdk.md §6.1). `middleware` is appended to the
     SDK's own, outermost first. Every other keyword argument is the SDK `Server`'s (`version`,
     `on_list_tools`, …).
     """
@@ -182,14 +182,14 @@ class ProviderServer(Server[Any]):
         *,
         protocol_version: str | None = None,
     ) -> types.ServerCapabilities:
-        """The SDK's capabilities with `tools.listChanged` (SPEC §1) and, when resources are served,
-        `resources.listChanged` (issue 16) forced on."""
+        """The SDK's capabilities with `tools.listChanged` (design.md §1) and, when resources are served,
+        `resources.listChanged` forced on."""
         capabilities = super().get_capabilities(
             notification_options, experimental_capabilities, extensions, protocol_version=protocol_version
         )
         if capabilities.tools is not None:
             capabilities.tools = types.ToolsCapability(list_changed=True)
-        if capabilities.resources is not None:  # page resources come and go with tabs (issue 16)
+        if capabilities.resources is not None:  # page resources come and go with tabs
             capabilities.resources = types.ResourcesCapability(
                 subscribe=capabilities.resources.subscribe, list_changed=True
             )
@@ -199,7 +199,7 @@ class ProviderServer(Server[Any]):
         self, ctx: ServerRequestContext[Any, Any], call_next: CallNext
     ) -> HandlerResult:
         """ServerMiddleware: put `capabilities.extensions` back into a handshake-era `initialize`
-        result, whose per-version sieve drops it (SPEC §1; research/mcp-sdk.md §6.1)."""
+        result, whose per-version sieve drops it (design.md §1; research/mcp-sdk.md §6.1)."""
         result = await call_next(ctx)
         if ctx.method == "initialize" and isinstance(result, dict):
             capabilities = result.get("capabilities")

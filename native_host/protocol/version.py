@@ -56,7 +56,7 @@ def _release(version: str) -> tuple[int, ...]:
 
 
 class VersionMismatch:
-    """The extension and the native host disagree (issue 17 item 6): both sides' webctx and
+    """The extension and the native host disagree: both sides' webctx and
     protocol versions, the side to update (`"extension"` or `"native host"`: the older one by webctx
     version, else by protocol version), `problem` (the sentence naming both), `fix` and `message`
     ("<problem>: <fix>.", the words the popup shows too: service_worker/native_port.js).

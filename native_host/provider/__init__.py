@@ -1,8 +1,8 @@
 """The provider: the process the browser starts (`python -m native_host`).
 
 It answers the worker's `hello`, keeps the tree the worker pushes, serves MCP on 127.0.0.1 behind
-the loopback guard (SPEC §1), exposes the pages' WebMCP tools (SPEC §5) and publishes the
-descriptor (SPEC §3). It imports `protocol/`, never `host/` or `stdio/`.
+the loopback guard (design.md §1), exposes the pages' WebMCP tools (design.md §5) and publishes the
+descriptor (design.md §3). It imports `protocol/`, never `host/` or `stdio/`.
 
 Modules: start and lifecycle `early_hello`, `hello`, `app`, `serving`, `daemon_threads`; the native
 port `framing`, `correlator`, `bridge`, `tree_cache`; MCP `endpoint`, `connections`,

@@ -1,4 +1,4 @@
-"""Who read what: the provider's record of MCP reads, for the popup and `webctx activity` (issue 18).
+"""Who read what: the provider's record of MCP reads, for the popup and `webctx activity`.
 
 ```
 tools/call current | location | p<n>_… (endpoint.py on_call_tool)
@@ -121,7 +121,7 @@ class ActivityEntry:
 
 
 class ActivityLog:
-    """The last MAX_ENTRIES reads of one native-host instance, in memory (issue 18 item 3).
+    """The last MAX_ENTRIES reads of one native-host instance, in memory.
 
     `on_record` hears every new entry (serving.py sends it to the worker as an `activity` event);
     it must not block. `clock` gives ms since the epoch (tests pass their own)."""

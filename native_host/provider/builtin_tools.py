@@ -12,8 +12,8 @@ tools/call location {id}      ──► BuiltinTools.run_location
 
 Their `tools/list` entries live in protocol/tools.py (shared with `webctx mcp`); endpoint.py
 serves them. A tree or location nested deeper than MAX_JSON_DEPTH is an `isError` naming the limit
-(tree_cache.check_tree_depth; issue 13 item 5). Every failure is an `isError` result with one
-sentence ending with the fix, never an exception text (SPEC §1).
+(tree_cache.check_tree_depth). Every failure is an `isError` result with one
+sentence ending with the fix, never an exception text (design.md §1).
 """
 
 from __future__ import annotations
@@ -118,7 +118,7 @@ class BuiltinTools:
         """The tools, in `tools/list` order."""
 
     async def run_current(self, arguments: dict[str, Any]) -> types.CallToolResult:
-        """SPEC §1.1: ask the extension for the tree, wrap it as `{protocol, instance, root}`."""
+        """design.md §1.1: ask the extension for the tree, wrap it as `{protocol, instance, root}`."""
         if arguments:
             return tool_error("The `current` tool takes no arguments; call it with {}.")
         try:
@@ -155,7 +155,7 @@ class BuiltinTools:
         return json_result(answer, text)
 
     async def run_location(self, arguments: dict[str, Any]) -> types.CallToolResult:
-        """SPEC §1.2: check the id, ask the extension where it is, add the OS window number."""
+        """design.md §1.2: check the id, ask the extension where it is, add the OS window number."""
         element_id = arguments.get("id")
         well_formed = isinstance(element_id, str) and ID_PATTERN.fullmatch(element_id) is not None
         if set(arguments) != {"id"} or not well_formed or not isinstance(element_id, str):

@@ -1,5 +1,5 @@
 """Connection limits of the MCP endpoint: half-open connections are closed, live ones are capped
-(issue 13, item 2). uvicorn alone keeps a connection that sends no bytes, part of its headers or
+(item 2). uvicorn alone keeps a connection that sends no bytes, part of its headers or
 part of its body open for as long as the peer likes (its `timeout_keep_alive` only runs between
 requests, `limit_concurrency` answers 503 but frees no descriptor), so a local process without
 the token could hold every file descriptor of the host and make every MCP call time out.

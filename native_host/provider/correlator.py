@@ -7,7 +7,7 @@ call("h-7", send, deadline_ms=3000) ── send() ──► the other side
 close(reason) ──► every waiting call, and every later one, raises ProviderUnavailable(reason)
 ```
 
-Requests carry an `id` and replies echo it (SPEC §4). A reply nobody waits for (an unknown id, the
+Requests carry an `id` and replies echo it (design.md §4). A reply nobody waits for (an unknown id, the
 deadline passed, the caller was cancelled) is refused (`resolve`/`fail` return False); the caller
 logs and drops it. Not thread-safe: use it from one event loop.
 """

@@ -1,4 +1,4 @@
-"""The provider descriptor: providers-folder checks, atomic 0600 write, removal, stale cleanup (SPEC §3).
+"""The provider descriptor: providers-folder checks, atomic 0600 write, removal, stale cleanup (design.md §3).
 
 ```
 ensure_providers_folder(folder)        create 0700, or refuse a symlink / another user's / group-world access
@@ -55,7 +55,7 @@ log = logging.getLogger(__name__)
 def ensure_providers_folder(folder: Path) -> Path:
     """Create `folder` with mode 0700 if missing (parents with default modes), then check it as
     `check_providers_folder` does; return it. Raises ProvidersFolderError, creating nothing, when
-    an existing `folder` is unsafe (SPEC §3)."""
+    an existing `folder` is unsafe (design.md §3)."""
     if not os.path.lexists(folder):
         folder.parent.mkdir(parents=True, exist_ok=True)
         with contextlib.suppress(FileExistsError):
@@ -70,7 +70,7 @@ def write_descriptor(folder: Path, descriptor: Descriptor) -> Path:
     """Write `<bundleId>-<pid>.json` into `folder` (mode 0600, temp file + atomic rename); return its path.
 
     Creates `folder` (0700) if missing. Raises ProvidersFolderError, writing nothing, if `folder`
-    is a symlink, another user's, or group/world accessible (SPEC §3); OSError if writing fails
+    is a symlink, another user's, or group/world accessible (design.md §3); OSError if writing fails
     (the temp file is removed).
     """
     ensure_providers_folder(folder)
@@ -97,7 +97,7 @@ def write_descriptor(folder: Path, descriptor: Descriptor) -> Path:
 
 def reassert_file_mode(path: Path) -> bool:
     """Set the descriptor at `path` back to FILE_MODE (0600) when it has another mode (someone ran
-    `chmod 644` on it: a host warns about or refuses such a file, SPEC §3, §7); return True if it
+    `chmod 644` on it: a host warns about or refuses such a file, design.md §3, §7); return True if it
     was changed. Only a regular file of ours is touched (opened without following a symlink).
     POSIX only; never raises OSError (a failure is logged and gives False)."""
     if sys.platform == "win32":  # ACLs, not modes, govern access there
@@ -136,7 +136,7 @@ def remove_descriptor(path: Path) -> bool:
 
 
 def remove_stale_descriptors(folder: Path) -> list[Path]:
-    """Remove descriptors in `folder` whose `listenerPid` is no longer running (SPEC §3); return them.
+    """Remove descriptors in `folder` whose `listenerPid` is no longer running (design.md §3); return them.
 
     Only regular `*.json` files owned by this user that parse as a descriptor with a
     `listenerPid` are considered; anything else (other providers' files without `listenerPid`,

@@ -1,4 +1,4 @@
-"""Answer the worker's `hello` before the slow imports (SPEC §4; issue target: spawn → hello ≤ 100 ms).
+"""Answer the worker's `hello` before the slow imports (design.md §4; issue target: spawn → hello ≤ 100 ms).
 
 ```
 __main__ ─► claim stdout, logging ─► answer_first_hello(stdin fd, frames_out)   stdlib only
@@ -11,7 +11,7 @@ __main__ ─► claim stdout, logging ─► answer_first_hello(stdin fd, frames
 
 The reply is the one `app.NativeHost._on_hello` sends, built by the same function (hello.py:
 instance, protocol, listening, problem), read and written by the same text rule (protocol/
-json_text.py: UTF-8, lone surrogates → U+FFFD; issue 13 item 4); app.py then handles the same
+json_text.py: UTF-8, lone surrogates → U+FFFD); app.py then handles the same
 hello as already answered (starts the provider; logs the problem) and parses the bytes in
 `unread` first, as if they had just arrived.
 """

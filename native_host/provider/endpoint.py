@@ -1,4 +1,4 @@
-"""The provider's MCP endpoint: Streamable HTTP on 127.0.0.1, both MCP eras (SPEC §1). Just over
+"""The provider's MCP endpoint: Streamable HTTP on 127.0.0.1, both MCP eras (design.md §1). Just over
 400 lines: one object wires the SDK, the server and its lifecycle; its parts (tools, connections,
 guard, error bodies, activity, list_changed) already live in their own modules.
 
@@ -13,9 +13,9 @@ desktop host ──HTTP──► uvicorn (pre-bound 127.0.0.1:0 socket, embedded
                                 │      `location` → Requester.request("location", {elementId})
                                 │                   + platform.window_number (OS window id)
                                 │      `read_page` → resources/read of the Page's link (read_page.py)
-                                ├─ PageToolTable (page_tools.py): `p<n>_…` → tools.call → page (SPEC §5)
+                                ├─ PageToolTable (page_tools.py): `p<n>_…` → tools.call → page (design.md §5)
                                 ├─ follower_tools (follower_tools.py): `p<n>f<k>_…` → another
-                                │  profile's host → its page (SPEC §3, handoff.py)
+                                │  profile's host → its page (design.md §3, handoff.py)
                                 ├─ every call above ──► ActivityLog (activity.py): who read what
                                 ├─ resources/list, resources/read (page_resources.py): each Page's
                                 │  text and screenshot ──► Requester.request("page.read"), and
@@ -135,17 +135,17 @@ class _EmbeddedUvicorn(uvicorn.Server):
 
 
 class McpEndpoint:
-    """The MCP endpoint of one native-host instance (SPEC §1).
+    """The MCP endpoint of one native-host instance (design.md §1).
 
     `requester` reaches the extension (a `bridge.Bridge`); `instance` is the host's instance
     (16 random bytes, URL-safe base64); `current_deadline_ms` and `location_deadline_ms` bound
     the built-in tools' requests and `page_tool_deadline_ms` one page-tool call (default 60 s,
-    SPEC §5), in ms; `window_finder` gives `location` its OS window number; `follower_tools`,
+    design.md §5), in ms; `window_finder` gives `location` its OS window number; `follower_tools`,
     other profiles' page tools (follower_tools.FollowerTools), are listed after our own;
-    `connection_limits` bounds half-open and live HTTP connections (connections.py, issue 13);
-    `activity` records every tool call's client and returned ids (activity.py, issue 18);
+    `connection_limits` bounds half-open and live HTTP connections (connections.py);
+    `activity` records every tool call's client and returned ids (activity.py);
     `cached_tree` gives the merged `current` result when it is at hand without a round trip
-    (page_resources.py compares the listed resources on each push, issue 16).
+    (page_resources.py compares the listed resources on each push).
     `token` (32 random bytes, URL-safe base64) is minted here, published only in the descriptor,
     never logged. Usage: `url = await endpoint.start()` … `await endpoint.stop()`.
     """
@@ -174,7 +174,7 @@ class McpEndpoint:
         self._bus = InMemorySubscriptionBus()
         self._listen = ListenHandler(self._bus)
         self.list_changed = ListChangedBroadcaster(self._bus)
-        # Page resources (issue 16): every `current` answer, the tool's too, updates the listed set.
+        # Page resources: every `current` answer, the tool's too, updates the listed set.
         self.page_resources: Final = PageResources(
             requester,
             instance=instance,
@@ -213,7 +213,7 @@ class McpEndpoint:
         return page_tool.input_schema if page_tool else None
 
     async def set_page_tools(self, tools: list[PageTool]) -> None:
-        """Replace the exposed page tools with the worker's list (`tools.changed`, SPEC §5); when
+        """Replace the exposed page tools with the worker's list (`tools.changed`, design.md §5); when
         the list changed, every connected client hears `tools/list_changed`."""
         await self.page_tools.update(tools)
 
@@ -351,7 +351,7 @@ class McpEndpoint:
         served = ShortErrorBodies(EscapedLineSeparators(cast(Any, app)), endpoint_path=self.path)
         slots = RequestSlots(served, sessions=self._sessions, max_sessions=MAX_SESSIONS)
         guard = LoopbackGuard(slots, port=port, token=self.token)
-        count_uvicorn_refusals()  # garbage from a token-less client is a refusal too (issue 13)
+        count_uvicorn_refusals()  # garbage from a token-less client is a refusal too
         config = uvicorn.Config(
             cast(Any, guard),
             log_config=None,
@@ -440,7 +440,7 @@ class McpEndpoint:
         `close_standalone_sse_stream`), so that uvicorn finds a finished response instead of a
         stream it must cancel. Left open, uvicorn cancels it after GRACEFUL_SHUTDOWN_S and logs
         "Cancel 1 running task(s)" and an "Exception in ASGI application" traceback at ERROR on
-        every browser quit (issue 14). Requests in flight keep their streams, so their answers
+        every browser quit. Requests in flight keep their streams, so their answers
         still go out; a client reconnects its GET stream after ~1 s (the SDKs' default delay), by
         which time uvicorn no longer listens. The SDK's session table is private
         (`_server_instances`): if it goes away, shutdown is as before, only noisier."""

@@ -1,4 +1,4 @@
-"""Every non-2xx answer of the provider endpoint is a short one-line JSON-RPC error (SPEC §1).
+"""Every non-2xx answer of the provider endpoint is a short one-line JSON-RPC error (design.md §1).
 
 `ShortErrorBodies` is a pure ASGI class between `LoopbackGuard` and the SDK's Streamable HTTP app.
 The guard's own refusals (403/421/401) are already short JSON; behind it the SDK answers some

@@ -1,4 +1,4 @@
-"""Native-messaging frames: a 4-byte native-endian length, then that many bytes of UTF-8 JSON (SPEC §4).
+"""Native-messaging frames: a 4-byte native-endian length, then that many bytes of UTF-8 JSON (design.md §4).
 
 ```
 read side  (browser → host)   StreamReader ──► read_frame() ──► iter_frames() ──► dict objects
@@ -74,7 +74,7 @@ async def iter_frames(
     reader: asyncio.StreamReader, *, max_frame_bytes: int = MAX_BROWSER_TO_HOST_BYTES
 ) -> AsyncIterator[dict[str, Any]]:
     """Yield every good frame's object until EOF. Bad frames are logged (size and fault, never the
-    content) and dropped; a frame truncated by EOF is logged and ends the iteration (SPEC §4)."""
+    content) and dropped; a frame truncated by EOF is logged and ends the iteration (design.md §4)."""
     while True:
         try:
             frame = await read_frame(reader, max_frame_bytes=max_frame_bytes)

@@ -1,4 +1,4 @@
-"""The reply to the worker's `hello`, written once for both paths that answer it (SPEC §3, §4).
+"""The reply to the worker's `hello`, written once for both paths that answer it (design.md §3, §4).
 
 ```
 early_hello.answer_first_hello ─┐   (the first hello, before pydantic and mcp are imported)
@@ -55,9 +55,9 @@ def browser_pid_candidates() -> set[int]:
 
 def providers_folder_problem() -> str | None:
     """Why the providers folder is unsafe to publish in (the ProvidersFolderError sentence, which
-    ends with the fix), or None when it is safe or does not exist yet (SPEC §3): the folder itself
+    ends with the fix), or None when it is safe or does not exist yet (design.md §3): the folder itself
     (`check_providers_folder`), then a directory, symlink or other non-file planted at this
-    browser's descriptor or lock name (`check_publishing_names`, issue 13), which would otherwise
+    browser's descriptor or lock name (`check_publishing_names`), which would otherwise
     make the host exit after it said `listening: true`."""
     folder = paths.providers_dir()
     try:
@@ -74,7 +74,7 @@ def hello_result(instance: str, *, enabled: bool, check_folder: bool = True) -> 
     our webctx `version` (the worker compares both with its own: issue 17 item 6), and `listening`:
     `enabled` (the worker's `settings.enabled`), except that with `check_folder`
     an unsafe providers folder makes it false and adds `problem`, the sentence for the popup.
-    The folder is refused before we say we listen (SPEC §3): the host stays connected without a
+    The folder is refused before we say we listen (design.md §3): the host stays connected without a
     port, so the extension shows why instead of restarting it. Never raises."""
     listening, problem = enabled, None
     if listening and check_folder:

@@ -1,4 +1,4 @@
-"""`notifications/tools/list_changed` (SPEC §5) and `notifications/resources/list_changed` (issue 16:
+"""`notifications/tools/list_changed` (design.md §5) and `notifications/resources/list_changed` (issue 16:
 the page resources) to every connected client of both MCP eras.
 
 ```

@@ -1,5 +1,5 @@
 """A log line budget: the first few events of a kind are logged one by one, the rest are counted
-and summarized, so a flood caused from outside never rotates the log away (issue 13, items 2, 6).
+and summarized, so a flood caused from outside never rotates the log away (items 2, 6).
 
 Used for refused requests (refusal_log.py: the MCP endpoint and the hand-off), connections the
 endpoint closes and accept errors (connections.py).

@@ -1,4 +1,4 @@
-"""The page on demand: each Page's text and screenshot as MCP resources (issue 16; SPEC §2 "The
+"""The page on demand: each Page's text and screenshot as MCP resources (design.md §2 "The
 page on demand"; docs/native-host.md "Page resources"; the URI rule: protocol/resources.py).
 Just over 400 lines: listing, reading and wording a failed read of one family of resources, which
 share the listed set and the pages' titles (the pure URI rule is already apart).
@@ -10,7 +10,7 @@ resources/list ──► Requester.request("current")       (tree_cache.py: a pu
 resources/read webctx://activity ──► ActivityLog.read_resource (unlisted, unchanged)
 resources/read webctx://<instance>/<pageId>/<kind>
    ├─ not this shape ──► MCPError INVALID_PARAMS "invalid: …"
-   ├─ another instance ──► MCPError -32002 "gone: …"       (a restarted provider, SPEC §2.1)
+   ├─ another instance ──► MCPError -32002 "gone: …"       (a restarted provider, design.md §2)
    └─ Requester.request("page.read", {pageId, kind, maxBytes?})     (followers: merging_requester)
         ├─ text ──► TextResourceContents (the truncation line first when cut) + _meta
         ├─ screenshot ──► BlobResourceContents + _meta

@@ -1,5 +1,5 @@
 """A page tool's `inputSchema`: compiled without fetching anything, checked without stalling the loop
-(SPEC §5 "Calls"; issue 13 items 1 and 3; docs/native-host.md "Page tools"). Over 400 lines on
+(design.md §5 "Calls"; docs/native-host.md "Page tools"). Over 400 lines on
 purpose: compiling and checking share one budget context (`_CURRENT`) and the regex router that
 reads it; split apart, the router's contract would span two modules.
 
@@ -242,7 +242,7 @@ _BOUNDED: dict[type[Validator], type[Validator]] = {}
 
 
 def _refuse(uri: str) -> referencing.Resource[Any]:
-    """The registry's retrieve: webctx never fetches a schema (issue 13 item 1)."""
+    """The registry's retrieve: webctx never fetches a schema."""
     raise referencing.exceptions.NoSuchResource(ref=uri)  # type: ignore[call-arg]  # attrs alias
 
 

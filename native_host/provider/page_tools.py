@@ -1,4 +1,4 @@
-"""Page tools: the WebMCP tools of visible pages as MCP tools (SPEC §5; docs/protocol.md "Page tools").
+"""Page tools: the WebMCP tools of visible pages as MCP tools (design.md §5; docs/protocol.md "Page tools").
 
 ```
 worker ── tools.changed {tools:[PageTool]} ──► PageToolTable.update() ──► McpEndpoint tools/list
@@ -44,7 +44,7 @@ log = logging.getLogger(__name__)
 
 META_UNTRUSTED: Final = "dev.context-providers/untrusted"
 """`_meta` key set to true on every page tool: its description, schema and results come from a web
-page (SPEC §5 "mark the tool as page-provided (untrusted)")."""
+page (design.md §5 "mark the tool as page-provided (untrusted)")."""
 
 MAX_PAGE_TITLE_CHARS: Final = 120
 """The page title in a tool's description prefix is cut to this many characters."""
@@ -62,11 +62,11 @@ TOO_DEEP_SENTENCE: Final = (
     f"The page tool's result is nested deeper than {MAX_JSON_DEPTH} levels of JSON arrays and "
     "objects, so it was not passed on. The page must return a flatter result."
 )
-"""The `isError` text for a page-tool result over MAX_JSON_DEPTH (issue 13 item 5)."""
+"""The `isError` text for a page-tool result over MAX_JSON_DEPTH."""
 
 
 def map_result(text: str | None) -> types.CallToolResult:
-    """Map a page tool's result string (what `executeTool` resolves to) to a CallToolResult (SPEC §5).
+    """Map a page tool's result string (what `executeTool` resolves to) to a CallToolResult (design.md §5).
 
     - an object with a `content` array that is a valid CallToolResult passes through (its
       `isError`, `structuredContent` kept);
@@ -76,7 +76,7 @@ def map_result(text: str | None) -> types.CallToolResult:
     - anything else is one text block;
     - None (the call navigated the page, webmcp.md §1.5) is a text block saying so;
     - JSON nested deeper than MAX_JSON_DEPTH (also what `json.loads` cannot parse for its depth:
-      RecursionError) is `isError` TOO_DEEP_SENTENCE: the MCP SDK could not send it (issue 13).
+      RecursionError) is `isError` TOO_DEEP_SENTENCE: the MCP SDK could not send it.
     """
     if text is None:
         return types.CallToolResult(
@@ -116,7 +116,7 @@ def describe(tool: PageTool) -> str:
 
 
 def mcp_tool(tool: PageTool) -> types.Tool:
-    """The `tools/list` entry of one page tool (SPEC §5 "Exposure")."""
+    """The `tools/list` entry of one page tool (design.md §5 "Exposure")."""
     annotations = tool.annotations
     read_only = bool(annotations and annotations.read_only_hint)
     schema = tool.input_schema if tool.input_schema is not None else {"type": "object"}
@@ -168,7 +168,7 @@ class _Entry:
 class PageToolTable:
     """The exposed page tools (from the last `tools.changed`) and how to call them.
 
-    `requester` reaches the worker; `deadline_ms` bounds one call (default 60 s, SPEC §5);
+    `requester` reaches the worker; `deadline_ms` bounds one call (default 60 s, design.md §5);
     `on_change` runs (awaited) after each update that changed the list.
     """
 
@@ -224,7 +224,7 @@ class PageToolTable:
 
     async def call(self, name: str, arguments: dict[str, Any]) -> types.CallToolResult | None:
         """Run exposed tool `name`; None when no such tool is exposed (the caller raises the
-        JSON-RPC error). Every failure is an `isError` result (SPEC §5 "Calls"). Cancellation of
+        JSON-RPC error). Every failure is an `isError` result (design.md §5 "Calls"). Cancellation of
         the awaiting task aborts the page's signal (`tools.cancel`) and re-raises."""
         entry = self._entries.get(name)
         if entry is None:

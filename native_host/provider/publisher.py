@@ -1,4 +1,4 @@
-"""One descriptor per browser process, kept true for as long as this host runs (SPEC §3).
+"""One descriptor per browser process, kept true for as long as this host runs (design.md §3).
 
 ```
 start()    take the provider lock `.<bundleId>-<pid>.lock` in the providers folder (flock, never
@@ -142,7 +142,7 @@ def names_instance(path: Path, instance: str) -> bool:
 
 
 class DescriptorPublisher:
-    """Publishes `descriptor` in `folder` while this host is the browser's provider (SPEC §3).
+    """Publishes `descriptor` in `folder` while this host is the browser's provider (design.md §3).
 
     `role` is "starting" until `start`, "provider" while our descriptor is published, "standby"
     while another host of the same browser holds the lock, "stopped" after `withdraw`.

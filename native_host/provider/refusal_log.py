@@ -1,4 +1,4 @@
-"""Refused requests, logged without letting a flood rotate the log away (issue 13, item 6).
+"""Refused requests, logged without letting a flood rotate the log away (item 6).
 
 Anyone on the machine can reach the provider's loopback ports without the token; before this,
 every refusal was one INFO line, so 30,000 token-less connections in 10 s rotated every log file

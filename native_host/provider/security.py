@@ -1,4 +1,4 @@
-"""The loopback guard (SPEC §1 "Request checks"): one pure check function, `refusal`, in front of
+"""The loopback guard (design.md §1 "Request checks"): one pure check function, `refusal`, in front of
 both loopback endpoints of a provider:
 
 ```
@@ -69,7 +69,7 @@ def loopback_hosts(port: int) -> tuple[bytes, bytes]:
 
 
 def refusal(headers: Headers, *, allowed_hosts: Sequence[bytes], token: bytes) -> Refusal | None:
-    """The loopback checks of SPEC §1 "Request checks", in order, as one pure function: the MCP
+    """The loopback checks of design.md §1 "Request checks", in order, as one pure function: the MCP
     endpoint (LoopbackGuard) and the hand-off WebSocket (profiles/handoff_server.py) both call it.
     Returns the first failing check's Refusal, or None to let the request in.
 
@@ -126,7 +126,7 @@ def token_matches(authorization: bytes, token: bytes) -> bool:
 
 
 class LoopbackGuard:
-    """ASGI wrapper: `LoopbackGuard(app, port=53817, token="…")` refuses what SPEC §1 refuses
+    """ASGI wrapper: `LoopbackGuard(app, port=53817, token="…")` refuses what design.md §1 refuses
     (`refusal`) and passes the rest to `app` untouched. `token` is the bearer token published in
     the descriptor."""
 

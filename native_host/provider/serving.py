@@ -1,5 +1,5 @@
 """What a native host runs once the worker's `hello` says it may serve: the MCP endpoint, the
-hand-off server and the descriptor publisher (SPEC §1, §3; docs/native-host.md "Lifecycle").
+hand-off server and the descriptor publisher (design.md §1, §3; docs/native-host.md "Lifecycle").
 
 ```
 start(hello, endpoint module)   identify the browser (daemon thread) ‖ await the endpoint import
@@ -53,7 +53,7 @@ if TYPE_CHECKING:  # imported for real in `start`: they take about a second
 log = logging.getLogger(__name__)
 
 PAGE_TOOL_DEADLINE_ENV: Final = "WEBCTX_PAGE_TOOL_DEADLINE_MS"
-"""Environment variable overriding the page-tool call deadline (ms; SPEC §5 "default 60 s")."""
+"""Environment variable overriding the page-tool call deadline (ms; design.md §5 "default 60 s")."""
 
 STOP_TIMEOUT_S: Final = 1.0
 """How long stopping the MCP endpoint may take, in seconds (the browser SIGKILLs at ~2 s)."""
@@ -61,7 +61,7 @@ STOP_TIMEOUT_S: Final = 1.0
 
 def page_tool_deadline_ms() -> int:
     """The page-tool call deadline in ms: WEBCTX_PAGE_TOOL_DEADLINE_MS when it is a positive
-    integer, else 60 000 (SPEC §5)."""
+    integer, else 60 000 (design.md §5)."""
     raw = os.environ.get(PAGE_TOOL_DEADLINE_ENV, "")
     if raw.isdigit() and int(raw) > 0:
         return int(raw)
@@ -104,7 +104,7 @@ class Serving:
         return (time.monotonic() - self._started_at) * 1e3
 
     async def start(self, hello: Hello, endpoint_module: Awaitable[ModuleType]) -> None:
-        """Start the MCP endpoint, then write the descriptor (SPEC §1, §3). `endpoint_module` is
+        """Start the MCP endpoint, then write the descriptor (design.md §1, §3). `endpoint_module` is
         endpoint.py, being imported. Raises on failure (fatal: the host exits 1 after removing
         what it wrote)."""
         browser = hello.browser
@@ -116,7 +116,7 @@ class Serving:
         from native_host.provider.profiles.follower_tools import FollowerTools
         from native_host.provider.profiles.handoff import ProfileHandoff  # websockets: only when serving
 
-        # Several profiles, one provider (SPEC §3): `current`, `location` and page tools also
+        # Several profiles, one provider (design.md §3): `current`, `location` and page tools also
         # reach the hosts that follow us; while we stand by, we follow the provider.
         follower_tools = FollowerTools(
             deadline_ms=page_tool_deadline_ms(), on_change=self._follower_tools_changed
@@ -133,7 +133,7 @@ class Serving:
         )
         # Followers' trees change the page resources too (issue 16: resources/list_changed).
         handoff.server.on_tree_change = endpoint.tree_changed
-        # Who read what (issue 18): each read goes to our worker for the popup and the badge.
+        # Who read what: each read goes to our worker for the popup and the badge.
         endpoint.activity.on_record = lambda entry: self._send_event(
             ActivityEvent(entry=entry.to_wire()).to_wire()
         )
@@ -174,7 +174,7 @@ class Serving:
         log.info("provider ready %.0f ms after start (%s)", self._ms_since_start(), role)
 
     async def set_page_tools(self, changed: ToolsChanged) -> None:
-        """The worker's exposed page tools (`tools.changed`, SPEC §5): to the endpoint, and to the
+        """The worker's exposed page tools (`tools.changed`, design.md §5): to the endpoint, and to the
         provider while we follow it (follower_link.py); kept for an endpoint not started yet."""
         self._page_tools = changed
         if self.endpoint is not None:
@@ -198,7 +198,7 @@ class Serving:
 
     def _on_role_change(self, role: str) -> None:
         """The publisher's role changed: the hand-off follows, and the popup hears our port once we
-        publish (SPEC §3 leaves the popup to us). While we stand by, the port the popup shows is
+        publish (design.md §3 leaves the popup to us). While we stand by, the port the popup shows is
         the provider's, sent by `_on_provider_port` once we follow it (docs/protocol.md)."""
         if self.handoff is not None:
             self.handoff.on_role_change(role, self.publisher.path if self.publisher is not None else None)
@@ -211,7 +211,7 @@ class Serving:
 
     def withdraw(self) -> None:
         """Remove the descriptor, only if it still names our instance (the first step of stopping,
-        SPEC §3). Never raises."""
+        design.md §3). Never raises."""
         if self.publisher is not None:
             self.publisher.withdraw()
 

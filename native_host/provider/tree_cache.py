@@ -14,7 +14,7 @@ hello again, the port closing ──► TreeCache.clear                     (nev
 The worker pushes on every change it sees (tab and window events, frame reports, page tools,
 settings, the headless window-state poll) and only when the tree differs from its last push, so
 a complete pushed tree is as fresh as the worker's own view; it says `complete: false` whenever
-answering needs a page asked first (SPEC §4 "Freshness"), and then the host asks as before.
+answering needs a page asked first (design.md §4 "Freshness"), and then the host asks as before.
 """
 
 from __future__ import annotations
@@ -49,7 +49,7 @@ class TreeCache:
         """Take a validated `tree` frame (`push`) and the decoded frame it came from (`raw`,
         whose `root` is kept as sent: validation already checked it against answers.Element). A
         root nested deeper than MAX_JSON_DEPTH is not kept (the next `current` asks the worker, and
-        the old tree is forgotten too): the MCP SDK could not send it (issue 13 item 5)."""
+        the old tree is forgotten too): the MCP SDK could not send it."""
         self.pushes += 1
         root = raw.get("root")
         if not push.complete or push.root is None or not isinstance(root, dict):
@@ -99,7 +99,7 @@ class CachingRequester:
         """As `Bridge.request`; `current` (no body) is answered from the pushed tree when there is
         a complete one (no I/O, so neither deadline nor ProviderUnavailable applies). Raises
         TooDeep when the worker answers `current` with a `root` nested deeper than MAX_JSON_DEPTH
-        (the extension's tree never is: the answer is not passed on; issue 13 item 5)."""
+        (the extension's tree never is: the answer is not passed on)."""
         if type_ != "current" or body:
             return await self._own.request(type_, body, deadline_ms=deadline_ms, request_id=request_id)
         if not self._alive():
@@ -114,7 +114,7 @@ class CachingRequester:
 
 def check_tree_depth(reply: Any) -> None:
     """Raise TooDeep when `reply`, a `current` result (`{root, windowFocused}`), has a `root`
-    nested deeper than MAX_JSON_DEPTH (issue 13 item 5); anything else is left to the shape checks."""
+    nested deeper than MAX_JSON_DEPTH; anything else is left to the shape checks."""
     root = reply.get("root") if isinstance(reply, dict) else None
     if exceeds_depth(root):
         raise TooDeep(

@@ -14,7 +14,7 @@ BridgeReport.text()         the --check output: the folder and where it came fro
 BridgeReport.no_browser()   the bridge's one-line `isError` text for a call while no browser is reached
 ```
 
-No discovery of its own: every verdict on a descriptor is host.discover's (SPEC §7 checks, file
+No discovery of its own: every verdict on a descriptor is host.discover's (design.md §7 checks, file
 checks); this module only sorts them into words and picks the fix.
 """
 
@@ -63,7 +63,7 @@ def state_of(info: ProviderInfo) -> tuple[State, str]:
     descriptor = info.descriptor
     if info.usable and descriptor is not None:
         if is_browser_provider(descriptor):
-            return "live", "passes every check (SPEC §7)"
+            return "live", "passes every check (design.md §7)"
         return "skipped", f"{descriptor.bundle_id} is not a browser; the bridge serves browsers only"
     rejection = info.rejection
     if rejection is None:  # not usable and no rejection: discover never makes one, but say so

@@ -1,4 +1,4 @@
-"""The bridge's list_changed notifications to its own MCP clients, in both eras (SPEC §1, §5; issue 16).
+"""The bridge's list_changed notifications to its own MCP clients, in both eras (design.md §1, §5).
 
 ```
 ClientNotifier
@@ -66,7 +66,7 @@ class ClientNotifier:
         await self._send(ToolsListChanged(), ServerSession.send_tool_list_changed)
 
     async def resources_changed(self) -> None:
-        """`notifications/resources/list_changed` to every client (issue 16)."""
+        """`notifications/resources/list_changed` to every client."""
         await self._send(ResourcesListChanged(), ServerSession.send_resource_list_changed)
 
     async def _send(self, event: ServerEvent, legacy: Callable[[ServerSession], Awaitable[None]]) -> None:

@@ -1,4 +1,4 @@
-"""Keep a live MCP connection to the browser provider the bridge should use (SPEC §7, issue #8).
+"""Keep a live MCP connection to the browser provider the bridge should use (design.md §7, issue #8).
 
 ```
 ProviderLink.run()  forever:
@@ -82,7 +82,7 @@ OnChange = Callable[["Upstream | None", bool], Awaitable[None]]
 `always`, the provider said its tool list changed."""
 
 OnResourcesChange = Callable[["Upstream"], Awaitable[None]]
-"""`await on_resources_change(upstream)`: the live provider said its resource list changed (issue 16)."""
+"""`await on_resources_change(upstream)`: the live provider said its resource list changed."""
 
 
 def folder_source() -> str:
@@ -105,7 +105,7 @@ def default_providers_folder() -> Path:
 
     MCP clients start stdio servers with a minimal environment (the SDKs pass on HOME, PATH, USER
     and a few more, not XDG_RUNTIME_DIR), while the browser, started in the desktop session,
-    publishes under `$XDG_RUNTIME_DIR` (SPEC §3)."""
+    publishes under `$XDG_RUNTIME_DIR` (design.md §3)."""
     folder = paths.providers_dir()
     if sys.platform.startswith("linux") and not (
         os.environ.get("CONTEXT_PROVIDERS_DIR") or os.environ.get("XDG_RUNTIME_DIR")
@@ -128,7 +128,7 @@ BROWSER_BUNDLE_IDS: Final = frozenset(kind.bundle_id for kind in BROWSERS)
 
 def is_browser_provider(descriptor: Descriptor) -> bool:
     """True for a browser's provider: a bundle id of browser_identity.BROWSERS, or a descriptor
-    with `listenerPid` (webctx's own addition, SPEC §3). Native apps share the providers folder."""
+    with `listenerPid` (webctx's own addition, design.md §3). Native apps share the providers folder."""
     return descriptor.bundle_id in BROWSER_BUNDLE_IDS or descriptor.listener_pid is not None
 
 
@@ -140,7 +140,7 @@ def pick_provider(
     started: Callable[[Descriptor], float] = _start_time,
     last_front: int | None = None,
 ) -> Descriptor:
-    """The browser provider the bridge connects to (SPEC §7, issue #8), among the browser providers
+    """The browser provider the bridge connects to (design.md §7, issue #8), among the browser providers
     (`is_browser_provider`) only: `pid` when given; else the front app's provider when the front
     app is one; else the one of `last_front` (the browser last seen in front: while the user types
     in the MCP client, the client is the front app); else the only, or the most recently started
@@ -391,7 +391,7 @@ class ProviderLink:
 
     async def _watch_descriptor(self, upstream: Upstream) -> None:
         """Return when the provider the bridge would pick now is not `upstream` (gone, restarted,
-        replaced by the front app's, or failing a SPEC §7 check)."""
+        replaced by the front app's, or failing a design.md §7 check)."""
         while True:
             await self._sleep_or_wake(self.poll_interval_s)
             now = await self._pick()

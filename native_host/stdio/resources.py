@@ -1,4 +1,4 @@
-"""The provider's page resources through the bridge (issue 16; SPEC §2 "The page on demand").
+"""The provider's page resources through the bridge (design.md §2 "The page on demand").
 
 ```
 resources/list   → the bridge's own `webctx://current` (server.py), then ProviderResources.page():
@@ -7,7 +7,7 @@ resources/read   → a page-resource URI goes to the live provider as is (`_meta
                    issue 18); its JSON-RPC error (`gone: …`, `switched_off: …`) comes back as is
 list_changed     ← the provider's `notifications/resources/list_changed` (ProviderLink), and the
                    bridge's own when it follows another provider instance or none: every URI of
-                   the old instance is then gone (SPEC §2.1)
+                   the old instance is then gone (design.md §2)
 ```
 
 A URI is only forwarded when it is exactly a page resource (`webctx://<instance>/<pageId>/<kind>`),

@@ -1,7 +1,8 @@
-"""`webctx mcp`: a stdio MCP server that bridges any MCP client to the browser provider (SPEC §1, §5, §7).
+"""`webctx mcp`: a stdio MCP server that bridges any MCP client to the browser provider
+(design.md §1, §5, §7).
 
 Most MCP clients can send a bearer header, but the provider's port, path and token change at every
-browser start, so a direct-HTTP entry breaks at the next restart (issue 14); some clients only
+browser start, so a direct-HTTP entry breaks at the next restart; some clients only
 launch stdio servers. The bridge is a stdio server that follows the browser: it finds the provider
 the way the reference desktop host does and proxies to it. (The link, the page resources, the
 list_changed delivery, checks and client configs are split out.)
@@ -11,7 +12,7 @@ MCP client ──stdio──► StdioBridge.server (tools, resources, listen)
                         │ tools/list   ← cached upstream list (fallback: `current` alone)
                         │ tools/call   → upstream call (client cancellation cancels it upstream)
                         │ resources    `webctx://current` (here) + the provider's page resources
-                        │              (resources.py: listed and read through, issue 16)
+                        │              (resources.py: listed and read through)
                         │ list_changed ← upstream list_changed, or the provider changed (notify.py)
                         ▼
                       ProviderLink (provider_link.py): discover → pick_provider → open_session
@@ -81,14 +82,14 @@ from native_host.stdio.resources import ProviderResources
 log = logging.getLogger(__name__)
 
 TOOL_NAME_PATTERN: Final = re.compile(r"^[A-Za-z0-9_]{1,48}$")
-"""Names the bridge exposes: what every widely used MCP client accepts (SPEC §5). Upstream tools
+"""Names the bridge exposes: what every widely used MCP client accepts (design.md §5). Upstream tools
 with other names are left out (and logged), since one bad name can hide a client's whole tool set."""
 
 RESOURCE_URI: Final = "webctx://current"
-"""The resource holding the JSON of the `current` answer (SPEC §1.1)."""
+"""The resource holding the JSON of the `current` answer (design.md §1.1)."""
 
 CALL_TIMEOUT_S: Final = 65.0
-"""Limit for one proxied call, in seconds: a page tool's own deadline (60 s, SPEC §5) plus margin."""
+"""Limit for one proxied call, in seconds: a page tool's own deadline (60 s, design.md §5) plus margin."""
 
 MAX_REMEMBERED_IDS: Final = 10_000
 """Ids remembered with their issuing instance; the oldest are forgotten beyond this."""
@@ -275,7 +276,7 @@ class StdioBridge:
 
         No provider live (within `connect_grace_s`), or it goes away mid-call → `isError`
         NO_PROVIDER_MESSAGE. An id of a provider instance that is gone → `isError` `unknown_id`
-        (SPEC §1.2). The provider's JSON-RPC errors (unknown tool) are raised as the same MCPError.
+        (design.md §1.2). The provider's JSON-RPC errors (unknown tool) are raised as the same MCPError.
         Cancelling the caller cancels the upstream call (the SDK client tells the provider).
         """
         upstream = await self.link.live()

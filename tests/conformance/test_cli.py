@@ -34,7 +34,7 @@ async def test_the_table_names_every_rule_and_a_fail_exits_1(tmp_path: Path) -> 
     async with serve(folder, Flaws(accept_origin=True)):
         code, out, _ = await webctx("conformance", "--pid", str(os.getpid()), providers=folder)
     assert code == 1
-    assert "  FAIL  security.origin_403" in out and "[Concepts: Security; SPEC §1]" in out
+    assert "  FAIL  security.origin_403" in out and "[Concepts: Security; design.md §1]" in out
     assert "  pass  security.bearer_401" in out
     assert "  skip  descriptor.bundle_id" in out
     assert out.rstrip().endswith("the provider does NOT conform.")
@@ -63,7 +63,7 @@ async def test_json_report_and_strict_turns_a_warning_into_exit_1(tmp_path: Path
     assert data["descriptor"] == path and data["provider"].startswith("Test Editor 1.0")
     by_rule = {r["rule"]: r for r in data["results"]}
     assert by_rule["current.default_states"]["status"] == "warn"
-    assert by_rule["current.default_states"]["source"] == "Concepts: States; SPEC §2"
+    assert by_rule["current.default_states"]["source"] == "Concepts: States; design.md §2"
     assert strict_code == 1 and json.loads(strict_out)["ok"] is False
 
 

@@ -62,7 +62,7 @@ def page_server() -> Iterator[str]:
 @pytest.fixture(scope="session")
 def other_origin() -> Iterator[str]:
     """tests/pages again, as a second origin: `http://localhost:<another port>` (cross-origin
-    iframes; SPEC §2)."""
+    iframes; design.md §2)."""
     with served_pages(PAGES, host="localhost") as url:
         yield url
 

@@ -1,10 +1,10 @@
 """How e2e tests make a selection or move focus: with real input (the default) or through the DOM
-API (issue 17 item 1).
+API.
 
 A test whose subject is "the user selects / focuses" drives it with real input events, as a user's
 hand would: `page.mouse` double-clicks and drags, `page.keyboard` Shift+arrows, focus by a click.
 Chromium handles real gestures differently from `Selection.addRange` (inside a shadow root a real
-gesture leaves the document selection spanning the host, issue 17), so a test that selects with the
+gesture leaves the document selection spanning the host), so a test that selects with the
 API can pass while users see nothing. `Input.API` stays for the tests about the API path itself
 (a page script that selects), so both paths stay covered. webctx reports a page script's selection
 only right after the user's own input (docs/protocol.md "Only the user's selection"), so the API

@@ -127,5 +127,5 @@ def end_leftovers(pids: set[int]) -> None:
 
 async def select_text(page: Page, element_id: str, *, how: Input = Input.REAL) -> None:
     """Select the whole text of the element with `element_id`: by default with real input (a click
-    and a Shift+click, tests/e2e/gestures.py), `how=Input.API` with `addRange` (issue 17 item 1)."""
+    and a Shift+click, tests/e2e/gestures.py), `how=Input.API` with `addRange`."""
     await select_element_text(page, element_id, how=how)

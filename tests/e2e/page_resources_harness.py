@@ -1,4 +1,4 @@
-"""Harness for the page-on-demand suite (issue 16, SPEC §2 "The page on demand"): the links a Page
+"""Harness for the page-on-demand suite (design.md §2 "The page on demand"): the links a Page
 carries in `current`, the provider's `resources/list` / `resources/read`, the extension's settings,
 and the size of an image without an imaging library.
 
@@ -27,7 +27,7 @@ Kind = Literal["text", "screenshot"]
 TEXT_CAP = 256 * 1024
 """The provider's cap on a page's Markdown, UTF-8 bytes (design16.md: the host sends 262144)."""
 MAX_SIDE = 1600
-"""The longest side of a screenshot, px (issue 16 item 2)."""
+"""The longest side of a screenshot, px."""
 OTHER_INSTANCE = "AAAAAAAAAAAAAAAAAAAAAA"
 """A well-formed instance (22 chars of URL-safe base64) that no provider of these tests runs."""
 

@@ -1,4 +1,4 @@
-"""Harness for the page-tools suite (SPEC §5): one browser per WebMCP mode, shared by a module.
+"""Harness for the page-tools suite (design.md §5): one browser per WebMCP mode, shared by a module.
 
 `native` starts Chromium with `--enable-features=WebMCP` (the browser's own document.modelContext,
 read by the isolated-world content script); `polyfill` starts it without (the extension's

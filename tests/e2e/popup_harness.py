@@ -1,5 +1,5 @@
 """Opening the popup as the toolbar bubble would show it, and checks every popup test shares
-(issue 18): the popup in a popup-type window of its own, so the page the user is on stays the active
+: the popup in a popup-type window of its own, so the page the user is on stays the active
 tab of the last-focused normal window (what the popup's "This site" section acts on)."""
 
 from __future__ import annotations

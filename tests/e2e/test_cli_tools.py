@@ -1,4 +1,4 @@
-"""`webctx tools`, `webctx call` and `webctx demo` as a user runs them (SPEC §6, issue 14 item 5):
+"""`webctx tools`, `webctx call` and `webctx demo` as a user runs them (design.md §6):
 separate `webctx` processes against a real Chromium with the extension, its native host and a page
 that registers WebMCP tools (tests/pages/tools.html, the extension's polyfill), found through the
 providers folder as any desktop host finds it.
@@ -83,7 +83,7 @@ async def test_the_demo_calls_the_demo_pages_tool_and_prints_its_result(tmp_path
     tool_line = "p1_get_passage → “We may say most aptly that the Analytical Engine weaves algebraical pat…”"
     tool_line += "\n"
     assert tool_line in out
-    # then the page's text, read through its resource_link (issue 16): the first lines, each cut
+    # then the page's text, read through its resource_link: the first lines, each cut
     header, *lines = out.split(tool_line, 1)[1].rstrip("\n").splitlines()
     assert header.startswith("Page text (resources/read webctx://") and header.endswith("/tab-1/text):"), out
     assert 1 <= len(lines) <= 5 and all(line.startswith("  ") and len(line) <= 102 for line in lines), lines

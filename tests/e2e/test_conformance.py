@@ -25,7 +25,7 @@ async def test_the_real_browser_provider_conforms(browser: RunningBrowser, page_
     page = await browser.new_page(f"{page_server}/index.html")
     descriptor = await browser.descriptor()
     await select_text(page, "para")
-    await asyncio.sleep(0.05)  # SPEC §4 freshness
+    await asyncio.sleep(0.05)  # design.md §4 freshness
     [path] = [
         p for p in browser.providers.glob("*.json") if json.loads(p.read_text())["pid"] == descriptor.pid
     ]

@@ -1,4 +1,4 @@
-"""`current` from a real browser, read through the reference desktop host (SPEC §1.1, §2)."""
+"""`current` from a real browser, read through the reference desktop host (design.md §1.1, §2)."""
 
 from __future__ import annotations
 
@@ -17,7 +17,7 @@ async def test_selected_text_reaches_the_host_inside_its_page_with_the_focus_pat
     page = await browser.new_page(f"{page_server}/index.html")
     descriptor = await browser.descriptor()
     await select_text(page, "para")
-    await asyncio.sleep(0.05)  # SPEC §4 freshness: a change made ≥ 50 ms before must show
+    await asyncio.sleep(0.05)  # design.md §4 freshness: a change made ≥ 50 ms before must show
     answer = await ask_current(descriptor)
 
     assert set(answer) == {"protocol", "instance", "root"}

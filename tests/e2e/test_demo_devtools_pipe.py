@@ -1,5 +1,5 @@
 """`webctx demo` loads the extension over the DevTools pipe, so it works in a browser that ignores
-`--load-extension` (Google Chrome since 137; issue 15 item 1).
+`--load-extension` (Google Chrome since 137).
 
 The browser is a wrapper script standing in for branded Chrome: it drops `--load-extension` and
 `--disable-extensions-except` (both load unpacked extensions in Chromium) and execs Debian's

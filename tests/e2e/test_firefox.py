@@ -1,7 +1,7 @@
 """The Firefox build of the extension in Firefox ESR (Debian's `firefox-esr`), driven through
 Marionette, with the native host registered by `webctx install --browser firefox`: the provider comes
 up and answers `current`, `webctx doctor` passes, and the popup's switch removes and restores the
-descriptor (SPEC §3, §6). Skipped when Firefox is not installed."""
+descriptor (design.md §3, §6). Skipped when Firefox is not installed."""
 
 from __future__ import annotations
 
@@ -290,7 +290,7 @@ async def test_firefox_exposes_and_calls_the_page_tools(
     the document's token (no documentId in Firefox: docs/extension.md "Page tools in Firefox").
     A call returns its result, input violating the schema is rejected before `execute`, a cancelled
     call aborts the page's signal, a navigation mid-call is "page gone", and navigating away
-    removes the tools with `list_changed` (SPEC §5)."""
+    removes the tools with `list_changed` (design.md §5)."""
     webctx = Path(sys.executable).with_name("webctx")
     command = [str(webctx), "install", "--browser", "firefox"]
     subprocess.run(command, check=True, capture_output=True, timeout=60)

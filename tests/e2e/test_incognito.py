@@ -1,4 +1,4 @@
-"""Incognito windows are reported only after the user opts in (SPEC §2 "Never reported"; §5).
+"""Incognito windows are reported only after the user opts in (design.md §2 "Never reported"; §5).
 
 A real Chromium whose profile allows webctx in incognito (harness.seed_profile `allow_incognito`,
 as if the user had switched "Allow in Incognito" on). An incognito window shows
@@ -93,7 +93,7 @@ async def test_incognito_is_reported_only_while_the_user_opts_in_and_excluded_si
         def hidden(answer: dict[str, Any]) -> bool:
             return not _incognito_page(answer, url) and SELECTED not in _selected(answer)
 
-        # Default: never reported (SPEC §2).
+        # Default: never reported (design.md §2).
         default = await _answer(host)
         assert hidden(default), default
         assert len(find_all(default["root"], lambda e: e["role"] == "Window")) == 1  # the normal one

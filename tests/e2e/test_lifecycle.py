@@ -1,4 +1,4 @@
-"""The native host lives exactly as long as its browser (SPEC §3, §4; chromium-recipe.md §4.3)."""
+"""The native host lives exactly as long as its browser (design.md §3, §4; chromium-recipe.md §4.3)."""
 
 from __future__ import annotations
 

@@ -1,5 +1,5 @@
 """Load: many desktop hosts at once while the user works (issue "One provider per browser, whatever
-happens", Load; SPEC §1, §2, §4). Bounded in count and time, loopback only.
+happens", Load; design.md §1, §2, §4). Bounded in count and time, loopback only.
 
 50 MCP clients (half 2026-07-28, half the 2025-11-25 handshake), each over its own session, make
 2,000 `current` calls in all while a script selects text and switches tabs in the browser. Every

@@ -1,5 +1,5 @@
 """`location` does not depend on the device scale factor: at DSF 2 (`--force-device-scale-factor=2`)
-the rects in points are the same as at DSF 1 (SPEC §1.2: points, not pixels). Also drives the
+the rects in points are the same as at DSF 1 (design.md §1.2: points, not pixels). Also drives the
 `webctx locate` command line against the real provider."""
 
 from __future__ import annotations

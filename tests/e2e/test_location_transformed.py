@@ -1,4 +1,4 @@
-"""`location` (SPEC §1.2) of a selection in a CSS-transformed iframe (issue 17 item 4): scaled,
+"""`location` (design.md §1.2) of a selection in a CSS-transformed iframe: scaled,
 translated and scaled, zoomed (CSS `zoom`), under a scaled ancestor, a scaled frame inside a
 scaled frame, same-origin and cross-origin, exact within 2 pt; rotated, the bounding box of the
 rotated passage. The word is selected by a real double-click at the place the test computes from

@@ -1,4 +1,4 @@
-"""`page.read` on the worker side in a real Chromium (issue 16; extension/service_worker/page_read.js):
+"""`page.read` on the worker side in a real Chromium (extension/service_worker/page_read.js):
 captureVisibleTab works in headless Chromium, the capture is scaled in the worker to 1600 px on its
 longest side, the switches and the checks refuse with their codes, a background tab is never
 activated for a screenshot, several screenshots at once are paced under the browser's quota, and

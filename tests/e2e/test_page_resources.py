@@ -1,4 +1,4 @@
-"""The page on demand (issue 16, SPEC §2): each Page in `current` links its readable text (and,
+"""The page on demand (design.md §2): each Page in `current` links its readable text (and,
 when the user switched screenshots on, a capture of the active tab), and `resources/list` /
 `resources/read` serve them in both MCP eras.
 
@@ -139,7 +139,7 @@ async def test_an_article_links_its_text_and_reads_back_as_markdown_without_secr
     assert re.search(r"^\|\s*:?-{3,}:?\s*\|\s*:?-{3,}:?\s*\|$", text, re.M), "no table rule"
     assert re.search(r"^\|\s*Store\s*\|\s*1000 numbers\s*\|$", text, re.M), "no table row"
     assert "[the Science Museum's notes on the engine](https://example.org/babbage/engine)" in text
-    # What the user typed into the secret fields is nowhere (issue 16 item 1).
+    # What the user typed into the secret fields is nowhere.
     for secret in SECRETS.values():
         assert secret not in text, secret
     assert no_lone_surrogates(text)
@@ -255,11 +255,11 @@ async def test_a_closed_tab_and_another_instance_are_gone(tb: ToolsBrowser, page
     uri = uri_of(tb.descriptor.instance, page["id"], "text")
     async with tb.session() as session:
         assert (await read_text(session, uri)).text  # readable while open
-        # The same page id under another instance (a restarted provider, SPEC §2.1): gone.
+        # The same page id under another instance (a restarted provider, design.md §2): gone.
         await refusal(session, uri_of(OTHER_INSTANCE, page["id"], "text"), "gone")
         # A page id this instance never issued.
         await refusal(session, uri_of(tb.descriptor.instance, "tab-987654", "text"), "unknown")
-        # HostClient answers it `gone` itself: no running provider has that instance (SPEC §7).
+        # HostClient answers it `gone` itself: no running provider has that instance (design.md §7).
         with pytest.raises(WebctxError) as gone:
             await tb.host.read_resource(uri_of(OTHER_INSTANCE, page["id"], "text"))
         assert gone.value.code == "gone", gone.value

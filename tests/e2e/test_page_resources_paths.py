@@ -1,4 +1,4 @@
-"""The page on demand (issue 16) by the other paths and under a hostile page: the `webctx mcp`
+"""The page on demand by the other paths and under a hostile page: the `webctx mcp`
 stdio bridge (resources beside its `webctx://current`, list_changed relayed), `webctx read` as a
 user runs it, and a page of 200,000 elements with a chain 5,000 deep (tests/pages/hostile.html),
 whose read must come back in bounded time while `current` keeps answering.

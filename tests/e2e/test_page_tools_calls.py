@@ -1,4 +1,4 @@
-"""Page tools end to end (SPEC §5), calling them: results mapped to MCP results, input checked
+"""Page tools end to end (design.md §5), calling them: results mapped to MCP results, input checked
 against the schema, the page's own error text (unforgeable under native WebMCP), and calls that
 end early: client cancellation, the deadline, navigation and a closed tab (page gone).
 
@@ -63,7 +63,7 @@ async def test_results_are_mapped_to_mcp_results(
             result = await session.call_tool(ours[name].name, {})
             assert result.is_error is True, name
 
-        # Nested deeper than MAX_JSON_DEPTH (issue 13 item 5): an isError, not a JSON-RPC error;
+        # Nested deeper than MAX_JSON_DEPTH: an isError, not a JSON-RPC error;
         # a schema that deep is dropped, the tool still listed and callable.
         result = await session.call_tool(ours["deep"].name, {})
         assert result.is_error is True and "nested deeper than 100 levels" in text_of(result)

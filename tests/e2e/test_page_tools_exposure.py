@@ -1,4 +1,4 @@
-"""Page tools end to end (SPEC §5), how they come to be and are exposed: valid, distinct, stable
+"""Page tools end to end (design.md §5), how they come to be and are exposed: valid, distinct, stable
 MCP names that route to their own tool; the imperative WebMCP API as Chromium 156 has it; a
 same-origin iframe's tools; declarative forms and the schema Chromium synthesises for them; and
 hostile or broken pages (10,000 tools, fake bridge messages). Scenarios follow research/webmcp.md §5.

@@ -1,4 +1,4 @@
-"""Large page-tool results and arguments end to end (SPEC §5), in both WebMCP modes.
+"""Large page-tool results and arguments end to end (design.md §5), in both WebMCP modes.
 
 Apart from the other page-tools modules because of the deadline: their browsers run with a 5 s
 page-tool deadline (so test_page_tools_calls.py's never-answering page costs 5 s), and a 32 MiB

@@ -1,4 +1,4 @@
-"""Page tools end to end (SPEC §5), `notifications/tools/list_changed`: a toolchange, a tab switch,
+"""Page tools end to end (design.md §5), `notifications/tools/list_changed`: a toolchange, a tab switch,
 a minimize and a restore reach clients of both MCP eras within 100 ms (the median of SAMPLES), and
 a toolchange flood is coalesced while the host stays responsive.
 
@@ -138,7 +138,7 @@ async def test_minimizing_the_window_hides_its_page_tools_and_restoring_shows_th
             await tb.running.worker_eval(RESTORE, window_id)
             await watcher.next_after(1)
             await wait_for_tools(session, lambda ts: "add" in page_tools_of(ts, url))
-            # SPEC §5: list_changed within 100 ms of a minimize or a restore (the median of SAMPLES,
+            # design.md §5: list_changed within 100 ms of a minimize or a restore (the median of SAMPLES,
             # timed from the worker's Date.now() just before the window changes to the client's
             # receipt, so the test's CDP round trip to the worker doesn't count).
             latencies: dict[str, list[float]] = {"minimize": [], "restore": []}

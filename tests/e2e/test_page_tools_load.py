@@ -1,4 +1,4 @@
-"""Load on one page's tools (issue "One provider per browser, whatever happens", Load; SPEC §5).
+"""Load on one page's tools (issue "One provider per browser, whatever happens", Load; design.md §5).
 
 20 concurrent page-tool calls to one page over real HTTP: 18 `add` calls with their own
 arguments, one `slow` call the client cancels, one `never` call that runs into the page-tool

@@ -1,4 +1,4 @@
-"""Cross-origin iframe tools end to end (SPEC §5; research/webmcp.md §1.3, §1.7, §5 scenario 11).
+"""Cross-origin iframe tools end to end (design.md §5; research/webmcp.md §1.3, §1.7, §5 scenario 11).
 
 Runs twice, like test_page_tools_calls.py: against native WebMCP (`--enable-features=WebMCP`) and
 against the extension's polyfill. The top page is served from 127.0.0.1 (`page_server`), its

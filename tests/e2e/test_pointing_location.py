@@ -1,4 +1,4 @@
-"""Where what the user points at is on screen, in a real browser (`location`, SPEC §1.2), held to
+"""Where what the user points at is on screen, in a real browser (`location`, design.md §1.2), held to
 exact values: a selection's rects per line in points, zoom, scrolled out and background tabs,
 ids following their passage through edits, gone ids, the window and the page, a minimized window,
 a long selection.

@@ -1,6 +1,6 @@
 """What the user points at, in a real browser: selections in every kind of place (frames two deep,
 fields, contenteditable, shadow roots), sensitive fields, the focused field and the focus path,
-hover, the PDF viewer (SPEC §2), each located where that is the point (`location`, SPEC §1.2).
+hover, the PDF viewer (design.md §2), each located where that is the point (`location`, design.md §1.2).
 
 Geometry and fixtures: tests/e2e/pointing_harness.py (one browser for the module, its window at
 (100, 50) points; each test opens its own tab and closes it).

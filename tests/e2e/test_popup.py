@@ -1,4 +1,4 @@
-"""The popup's provider switch and the options page, in a real Chromium (SPEC §3 "switched off", §5).
+"""The popup's provider switch and the options page, in a real Chromium (design.md §3 "switched off", §5).
 
 Switching the provider off closes the native port: the native host removes its descriptor and closes
 its MCP port as it exits; switching it on starts a new native host and instance. The popup is

@@ -1,4 +1,4 @@
-"""Screenshots of the popup in each state (issue 18, "Done when"), taken in a real Chromium with the
+"""Screenshots of the popup in each state ("Done when"), taken in a real Chromium with the
 real native host, and checked to render: not blank, the state's words on screen.
 
 The pictures go to a temporary folder, or to $WEBCTX_POPUP_SHOTS when set: scripts/popup_screens.py
@@ -64,7 +64,7 @@ async def test_screenshots_of_the_popup_with_a_provider(
     await _shot(popup, folder, shots, "connected", "Connected, on a page with a selection.")
 
     await ask_current(descriptor)  # a desktop host reads the context
-    # Until the activity list lands (issue 18 item 3) this looks like "connected".
+    # Until the activity list lands this looks like "connected".
     await _shot(popup, folder, shots, "after-read", "After a desktop host read the context.")
 
     await popup.get_by_role("button", name="Don't share this site").click()

@@ -1,5 +1,5 @@
 """The popup's one-click exclude, the toolbar icon per state, the options page's inline errors, and
-the popup's accessibility, in a real Chromium with the real native host (issue 18 items 1, 4, 5).
+the popup's accessibility, in a real Chromium with the real native host.
 
 "Don't share this site" must take the page out of `current` and out of the page tools at once (no
 reload), stay so after a browser restart (chrome.storage.local), and "Share this site again" must

@@ -1,4 +1,4 @@
-"""A follower profile's page tools and `location` through the browser's one provider (SPEC §3, §5;
+"""A follower profile's page tools and `location` through the browser's one provider (design.md §3, §5;
 issue "One provider per browser": "page tools from every profile are callable").
 
 One headed Chromium on a private Xvfb display with the extension in two profiles of one

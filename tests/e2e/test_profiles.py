@@ -1,4 +1,4 @@
-"""Several profiles, one provider (SPEC §3; issue "One provider per browser, whatever happens").
+"""Several profiles, one provider (design.md §3; issue "One provider per browser, whatever happens").
 
 Headless Chromium cannot open a second profile in a running browser (a second launch on the same
 user-data-dir aborts: "Failed to create a ProcessSingleton"), so these tests run Chromium headed on

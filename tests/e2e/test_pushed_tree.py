@@ -1,5 +1,5 @@
 """The pushed tree (docs/protocol.md "Pushed tree"): the native host answers `current` from the
-tree the worker pushed, and a change made 50 ms before the request is in the answer (SPEC §4
+tree the worker pushed, and a change made 50 ms before the request is in the answer (design.md §4
 "Freshness") — a selection, a tab switch, a new tab, window focus, minimize/restore in headless
 Chromium (no event: the worker's window-state poll). Headless Chromium moves the focus only to
 a window it creates, so the focus test opens windows; moving it between windows is tested headed
@@ -20,7 +20,7 @@ from tests.e2e.tree import find_all, selected_texts
 
 REPEATS = 10
 FRESH_S = 0.05
-"""SPEC §4: a change made ≥ 50 ms before the request must show."""
+"""design.md §4: a change made ≥ 50 ms before the request must show."""
 PULL = re.compile(r"request h-\d+ current answered in")
 
 Ask = Callable[..., Awaitable[dict[str, Any]]]
@@ -142,7 +142,7 @@ EXCLUDE = """async (sites) => {
 async def test_a_selection_changed_while_its_site_was_excluded_shows_once_it_is_not(
     browser: RunningBrowser, page_server: str, ask_current: Ask
 ) -> None:
-    """What a page reports while its site is excluded is dropped (SPEC §2); its earlier report is
+    """What a page reports while its site is excluded is dropped (design.md §2); its earlier report is
     stale from then on, so after the exclusion is lifted `current` shows the page as it is now."""
     page = await browser.new_page(f"{page_server}/index.html")
     descriptor = await browser.descriptor()

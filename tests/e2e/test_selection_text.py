@@ -1,4 +1,4 @@
-"""Hostile and unusual selection text still gives valid JSON and the right text (SPEC §2)."""
+"""Hostile and unusual selection text still gives valid JSON and the right text (design.md §2)."""
 
 from __future__ import annotations
 

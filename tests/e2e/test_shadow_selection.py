@@ -1,4 +1,4 @@
-"""Selections made by real input inside shadow roots (issue 17 item 2): open, closed and nested
+"""Selections made by real input inside shadow roots: open, closed and nested
 roots, a `display: contents` host, a contenteditable and form fields inside roots. Each is reported
 as a selected Text placed like any other (in the Page, or in the focused textbox Group), located
 within 2 pt, and its id follows the passage through an edit.

@@ -3,12 +3,12 @@
 The bridge is a real subprocess (`webctx mcp`) that inherits this test's HOME, XDG_* and
 CONTEXT_PROVIDERS_DIR, so it finds exactly the browser this test started.
 
-A fresh bridge's first and only `tools/list` lists what the provider has (issue 14), and
-`webctx mcp --check` names the running browser (issue 14).
+A fresh bridge's first and only `tools/list` lists what the provider has, and
+`webctx mcp --check` names the running browser.
 
 list_changed is checked where the bridge itself sends it (the provider goes away, a new one
 replaces it) and where it relays the provider's: a tab switch that changes the visible page's
-tools (page tools, SPEC §5).
+tools (page tools, design.md §5).
 """
 
 from __future__ import annotations
@@ -92,7 +92,7 @@ async def test_an_mcp_client_lists_and_calls_the_browser_through_the_bridge_in_b
             assert isinstance(contents, types.TextResourceContents)
             assert json.loads(contents.text)["instance"] == descriptor.instance
             assert str(resource.uri) == RESOURCE_URI
-            # then the provider's page resources (issue 16), when the extension links them
+            # then the provider's page resources, when the extension links them
             parsed = [parse_page_uri(page.uri) for page in pages]
             assert all(p is not None and p.instance == descriptor.instance for p in parsed), pages
 
@@ -189,7 +189,7 @@ async def _next_change(changes: asyncio.Queue[str], limit_s: float = 5.0) -> Non
 async def test_a_tab_switch_reaches_a_stdio_client_as_list_changed_and_its_page_tools_are_callable(
     browser: RunningBrowser, page_server: str
 ) -> None:
-    """Issue #8: list_changed after a tab switch, through the bridge (page tools, SPEC §5)."""
+    """Issue #8: list_changed after a tab switch, through the bridge (page tools, design.md §5)."""
     tools_url = f"{page_server}/tools.html"
     tools_page = await browser.new_page(tools_url)
     await tools_page.evaluate("() => window.ready")

@@ -1,5 +1,5 @@
 """One provider per browser through everything a real browser does (issue "One provider per browser,
-whatever happens", Lifecycle; SPEC §3, §4, §7).
+whatever happens", Lifecycle; design.md §3, §4, §7).
 
 Each test drives one transition for real while a desktop host (`DesktopCaller`) keeps asking
 `current` and `DescriptorWatch` samples the providers folder: every call gets a checked answer or a

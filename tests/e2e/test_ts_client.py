@@ -1,4 +1,4 @@
-"""A second MCP implementation against the real browser (issue 14 item 2): the official TypeScript
+"""A second MCP implementation against the real browser: the official TypeScript
 SDK's client (`@modelcontextprotocol/sdk` 1.32, run by node: tests/e2e/ts_client_harness.py), in
 its default protocol version, straight to the provider over HTTP with the bearer token and through
 the `webctx mcp` stdio bridge.
@@ -116,7 +116,7 @@ async def the_steps(client: TsClient, tb: ToolsBrowser, page: Page, url: str) ->
 
     # `current` carries the selection made with the mouse; `location` places it.
     await drag_select_heading(page)
-    await asyncio.sleep(0.06)  # the 50 ms SPEC §4 allows
+    await asyncio.sleep(0.06)  # the 50 ms design.md §4 allows
     answer = await current_of(client, tb.descriptor.instance)
     assert answer["protocol"] == "0.2.0" and answer["root"]["role"] == "Application"
     [selected] = selected_texts(answer)
@@ -274,7 +274,7 @@ async def test_a_browser_restart_under_a_live_typescript_bridge_session(
             tools = await list_until(client, lambda ts: page_tool(ts, url, "add") is not None)
             # The new instance mints the same kind of ids from the same counters (asked through the
             # reference host, so the bridge does not see them): an id of the old instance that now
-            # names a live element there must still be refused, not sent on (SPEC §7). The selected
+            # names a live element there must still be refused, not sent on (design.md §7). The selected
             # passage's id if it was re-minted (drags may mint a different number of passages),
             # else another, such as the tools page's `tab-<n>`.
             await drag_select_heading(new_page)

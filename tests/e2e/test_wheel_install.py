@@ -1,4 +1,4 @@
-"""Install from a built package, not the checkout (issue 15 item 3): what a `pipx`/`uv tool` user gets.
+"""Install from a built package, not the checkout: what a `pipx`/`uv tool` user gets.
 
 Once per module: `python -m build` makes the sdist and, from the sdist, the wheel (hatchling, the
 project's backend, without build isolation: the test extras carry it, and nothing is fetched); the

@@ -1,9 +1,9 @@
-"""Editors in script-written iframes, driven by real input (issue 17 item 3): an iframe whose
+"""Editors in script-written iframes, driven by real input: an iframe whose
 document is written with `document.open()/write()/close()` (the TinyMCE / CKEditor 4 pattern)
 while the page parses, at its load, re-opened twice, or an `about:blank` iframe made and filled by
 script. `document.open()` erases every listener on the document and its window, the content
 scripts' included (content/namespace.js `listen` puts them back). A click focuses the editor and a
-double-click selects a word; `current`, asked 100 ms after each gesture (SPEC §4 allows 50 ms),
+double-click selects a word; `current`, asked 100 ms after each gesture (design.md §4 allows 50 ms),
 has the focus path down to the editor's textbox Group and the selected word inside the frame,
 located where it shows; a drag then selects two words.
 

@@ -1,7 +1,7 @@
 """`location` on a real X11 screen: a headed Chromium under Xvfb (the test starts Xvfb itself).
 
 The reported rects must cover the selection highlight's pixels on the captured screen, and
-`window` must be the X11 id of the top-level window that shows the page there (SPEC §1.2). Xvfb
+`window` must be the X11 id of the top-level window that shows the page there (design.md §1.2). Xvfb
 runs at device scale factor 1, so a point is a pixel. Skipped without Xvfb or python-xlib
 (`scripts/setup.sh --with-tests` installs both).
 """

@@ -1,5 +1,5 @@
 """What lifecycle tests watch while a browser goes through a transition (issue "One provider per
-browser, whatever happens"; SPEC §3, §7).
+browser, whatever happens"; design.md §3, §7).
 
 ```
 DesktopCaller     a desktop host asking `current` in a loop (reference host, real HTTP, a time

@@ -1,4 +1,4 @@
-"""The TypeScript SDK's MCP client in the e2e tests (issue 14 item 2): a second MCP implementation
+"""The TypeScript SDK's MCP client in the e2e tests: a second MCP implementation
 next to the Python SDK, which every other test uses on both ends.
 
 `ts_client(...)` starts `node tests/e2e/ts_client/driver.mjs` (the official
@@ -56,7 +56,7 @@ class TsClient:
     """One running driver: send commands with `list_tools()`, `call()`, `abort()`,
     `list_resources()`, `read_resource()`; `changes` holds the arrival (driver's `Date.now()`, ms)
     of every `notifications/tools/list_changed` not yet taken, `resource_changes` the same for
-    `notifications/resources/list_changed` (issue 16); `connected` is the driver's `connected`
+    `notifications/resources/list_changed`; `connected` is the driver's `connected`
     line (negotiated `protocolVersion`, `serverInfo`, …)."""
 
     process: asyncio.subprocess.Process
@@ -246,7 +246,7 @@ async def list_until(
     client yet); return the tools. Raises TimeoutError after `timeout_s`.
 
     Why more than one list: the stdio bridge answers its first `tools/list` before its provider
-    link is up (issue 14 item 1), and a provider lists a page's tools once the page has reported
+    link is up, and a provider lists a page's tools once the page has reported
     them. A test of "list exactly once" calls `TsClient.list_tools` once instead."""
     async with asyncio.timeout(timeout_s):
         while True:

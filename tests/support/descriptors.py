@@ -1,4 +1,4 @@
-"""Provider descriptors (SPEC §3) for tests and benches."""
+"""Provider descriptors (design.md §3) for tests and benches."""
 
 from __future__ import annotations
 

@@ -1,6 +1,6 @@
 """A fake provider for the reference host's tests: a real MCP server on 127.0.0.1 in the test's
 own event loop, answering `current` (and `echo`) behind a bearer-token guard, with the descriptor
-that names it (SPEC §3, §7).
+that names it (design.md §3, §7).
 
     async with fake_provider() as p:     # p.port, p.endpoint; change p.instance, p.delay_s, ... at will
         p.write(folder)                  # <bundleId>-<pid>.json naming this process as the listener
@@ -49,7 +49,7 @@ def same_bundle(_process: psutil.Process) -> str:
 
 def tree(selected_id: str = "sel-1") -> dict[str, Any]:
     """A `current` root: Application → focused Window → focused Page (with an unknown field, which
-    readers must accept: SPEC §2) → the selected Text `selected_id`."""
+    readers must accept: design.md §2) → the selected Text `selected_id`."""
     return {
         "id": "app",
         "role": "Application",
@@ -135,7 +135,7 @@ class FakeProvider:
 def page_tool(
     name: str = "p1_get_passage", *, read_only: bool = True, consequential: bool = False
 ) -> types.Tool:
-    """A `tools/list` entry of page `tab-1` made by the real provider's `mcp_tool` (SPEC §5
+    """A `tools/list` entry of page `tab-1` made by the real provider's `mcp_tool` (design.md §5
     "Exposure"; provider/page_tools.py): `_meta` names the page, its origin and URL."""
     return mcp_tool(
         PageTool(

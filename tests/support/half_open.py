@@ -1,4 +1,4 @@
-"""A local attacker without the token that holds half-open HTTP connections (issue 13, item 2).
+"""A local attacker without the token that holds half-open HTTP connections (item 2).
 
 Run as a script (standard library only, so it starts fast and imports nothing of webctx):
 

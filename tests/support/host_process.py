@@ -44,7 +44,7 @@ WAIT_S = 15.0
 
 
 def encode(value: Any) -> bytes:
-    """`value` as one native-messaging frame: 4-byte native-order length, then UTF-8 JSON (SPEC §4)."""
+    """`value` as one native-messaging frame: 4-byte native-order length, then UTF-8 JSON (design.md §4)."""
     body = json.dumps(value).encode()
     return struct.pack("=I", len(body)) + body
 

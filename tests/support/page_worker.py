@@ -1,4 +1,4 @@
-"""The worker's side of the page on demand (issue 16), for tests that drive a real `python -m native_host`
+"""The worker's side of the page on demand, for tests that drive a real `python -m native_host`
 (tests/support/host_process.py): a tree whose Pages carry the resource_links the worker's tree.js
 puts there, pushed as the worker pushes it, and `page.read` answered as the worker answers it.
 

@@ -1,4 +1,4 @@
-"""Fakes for the hand-off between native hosts of one browser's profiles (SPEC §3 "Several
+"""Fakes for the hand-off between native hosts of one browser's profiles (design.md §3 "Several
 profiles, one provider"; native_host/provider/profiles/).
 
   window(id_)          a Window element holding one Page, optionally on the focus path

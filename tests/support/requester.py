@@ -13,7 +13,7 @@ class SentRequest(NamedTuple):
     """One request a FakeRequester received, its fields in `Requester.request`'s order."""
 
     type: str
-    """The request type, e.g. `current`, `location`, `tools.call` (SPEC §4)."""
+    """The request type, e.g. `current`, `location`, `tools.call` (design.md §4)."""
     body: dict[str, Any]
     """A copy of the body; `{}` when none was given."""
     request_id: str | None

@@ -1,5 +1,5 @@
 """native_host/__main__.py, what the browser runs: stdout claimed for frames before anything else
-can write to it (SPEC §4), and the log file handler (`_rotating_log_file`): one line per record,
+can write to it (design.md §4), and the log file handler (`_rotating_log_file`): one line per record,
 formatted once, rolled over at LOG_MAX_BYTES like the stock RotatingFileHandler."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""The macOS and Windows branches, run here on Linux with faked OS answers (issue 15 item 4).
+"""The macOS and Windows branches, run here on Linux with faked OS answers.
 
 What is faked is only what the OS answers: `sys.platform`, the environment, an `.app` bundle's
 Info.plist on disk, the `winreg` module, Quartz's window list, user32's window enumeration. The code
@@ -35,7 +35,7 @@ from native_host.stdio import provider_link
 BOUNDS = WindowBounds(left=100, top=50, width=900, height=700)
 
 
-# The providers folder (SPEC §3 table) -----------------------------------------------------------
+# The providers folder (design.md §3 table) -----------------------------------------------------------
 
 
 def test_the_providers_folder_on_macos_is_in_application_support(

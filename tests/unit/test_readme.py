@@ -90,7 +90,7 @@ def make_tree(root: Path, packages: dict[str, str], folders: tuple[str, ...] = (
 def test_a_packages_role_is_its_docstrings_first_sentence(tmp_path: Path) -> None:
     repo = make_tree(tmp_path, {
         "": "The package. More about it.",
-        "protocol": "Shared rules (SPEC §1.2 `window`): the version.\n\nNot this.",
+        "protocol": "Shared rules (design.md §1.2 `window`): the version.\n\nNot this.",
         "host": "The reference desktop host: " + "long " * 30 + "words. Second.",
         "zeta": "`z`: a short head, then " + "many " * 30 + "words.",
         "provider/profiles": "Profiles\nspanning two lines. Second sentence.",
@@ -101,7 +101,7 @@ def test_a_packages_role_is_its_docstrings_first_sentence(tmp_path: Path) -> Non
     rows = [" ".join(line.split()) for line in lines[1:-1]]
     assert rows[:5] == [
         "native_host/ The package",
-        "protocol/ Shared rules (SPEC §1.2 `window`): the version",
+        "protocol/ Shared rules (design.md §1.2 `window`): the version",
         "provider/ The provider",
         "profiles/ Profiles spanning two lines",
         "host/ The reference desktop host",  # over 100 characters: the head before its colon

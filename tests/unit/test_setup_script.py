@@ -1,4 +1,4 @@
-"""scripts/setup.sh on macOS (issue 15 item 3): no apt-get, the browser found from the same table
+"""scripts/setup.sh on macOS: no apt-get, the browser found from the same table
 as `webctx demo` (install/programs.py), a clear message when there is none.
 
 macOS is faked: `uname` answers Darwin and PATH holds only the few tools the script needs before

@@ -31,7 +31,7 @@ def has_windows() -> bool:
 
 def window_number(bounds: WindowBounds, browser_pid: int) -> int | None:
     """The OS window number of the browser window at `bounds` (points, as chrome.windows gives
-    them) owned by `browser_pid`, or None when there is none (SPEC §1.2: omitted when headless)."""
+    them) owned by `browser_pid`, or None when there is none (design.md §1.2: omitted when headless)."""
     if sys.platform.startswith("linux"):
         from native_host.provider.platform import linux
 

@@ -1,4 +1,4 @@
-"""X11 window ids (SPEC §1.2 `window`) with python-xlib.
+"""X11 window ids (design.md §1.2 `window`) with python-xlib.
 
 The browser's top-level windows carry `_NET_WM_PID` (Chromium sets it on every top-level X
 window). Among the viewable ones owned by `browser_pid`, the one whose root-relative geometry is

@@ -1,4 +1,4 @@
-"""macOS CGWindowID (SPEC §1.2 `window`). UNTESTED: webctx's tests run on Linux only.
+"""macOS CGWindowID (design.md §1.2 `window`). UNTESTED: webctx's tests run on Linux only.
 
 Uses Quartz (`pyobjc-framework-Quartz`, not a webctx dependency) when it is importable:
 `CGWindowListCopyWindowInfo` lists on-screen windows with their owner pid and bounds in points

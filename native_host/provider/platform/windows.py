@@ -1,4 +1,4 @@
-"""Windows HWND (SPEC §1.2 `window`). UNTESTED: webctx's tests run on Linux only.
+"""Windows HWND (design.md §1.2 `window`). UNTESTED: webctx's tests run on Linux only.
 
 Uses ctypes only: `EnumWindows` over visible top-level windows, `GetWindowThreadProcessId` for
 the owner pid, `GetWindowRect` for the bounds (physical pixels on a DPI-aware process; the match

@@ -1,4 +1,4 @@
-"""A standby host's side of the hand-off (SPEC §3 "Several profiles, one provider"; handoff.py;
+"""A standby host's side of the hand-off (design.md §3 "Several profiles, one provider"; handoff.py;
 the messages: protocol/handoff.py).
 
 ```
@@ -11,7 +11,7 @@ standby host ── connect ws://127.0.0.1:<port>/handoff (Bearer: the descripto
    ◄─ location {elementId, id, deadlineMs}   (ids without the provider's `f<k>-` prefix)
    ◄─ tools.call {pageId, name, input, deadlineMs, id}
    ◄─ tools.cancel {callId, id, deadlineMs}  callId: the provider's id of the tools.call to abort
-   ◄─ page.read {pageId, kind, maxBytes?, id, deadlineMs}   a page's text or screenshot (issue 16)
+   ◄─ page.read {pageId, kind, maxBytes?, id, deadlineMs}   a page's text or screenshot
    on_provider(port)                   the popup says "through the browser's provider, port …"
 ```
 

@@ -1,4 +1,4 @@
-"""The page tools of other profiles, on the provider (SPEC §3 "Several profiles", §5 "Exposure").
+"""The page tools of other profiles, on the provider (design.md §3 "Several profiles", §5 "Exposure").
 
 ```
 follower host ── tools.changed {tools: PageTool[]} (its extension's list, its own names) ──►
@@ -37,7 +37,7 @@ from native_host.provider.page_tools import PageToolTable
 log = logging.getLogger(__name__)
 
 MAX_NAME_CHARS: Final = 48
-"""Longest exposed name (SPEC §5), as extension/service_worker/tool_names.js."""
+"""Longest exposed name (design.md §5), as extension/service_worker/tool_names.js."""
 
 HASH_CHARS: Final = 6
 
@@ -96,7 +96,7 @@ class _FollowerTable:
 class FollowerTools:
     """Every follower's page tools, as MCP tools of the provider.
 
-    `deadline_ms` bounds one call (SPEC §5, default 60 s); `on_change` is awaited after a change
+    `deadline_ms` bounds one call (design.md §5, default 60 s); `on_change` is awaited after a change
     of the merged list (the endpoint sends `tools/list_changed`). Use from the event loop.
     """
 

@@ -1,4 +1,4 @@
-"""Several profiles, one provider: the hand-off between native hosts of one browser (SPEC §3).
+"""Several profiles, one provider: the hand-off between native hosts of one browser (design.md §3).
 
 ```
  profile A's native host (provider: holds the lock, publishes the descriptor)

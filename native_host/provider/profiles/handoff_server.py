@@ -212,7 +212,7 @@ class FollowerConnection:
     async def current(self, deadline_ms: int) -> Windows:
         """The follower's windows, asked (`current`): `(windows, windowFocused)`, ids prefixed.
         Raises as `request`, and TooDeep for a tree nested deeper than MAX_JSON_DEPTH (the caller
-        leaves this follower out; issue 13 item 5)."""
+        leaves this follower out)."""
         request_id = self.new_request_id()
         self._reply_bytes[request_id] = 0
         try:
@@ -247,7 +247,7 @@ class FollowerConnection:
 
 class HandoffServer:
     """The provider's side: accepts followers authenticated with the provider's MCP token, behind
-    the MCP endpoint's own loopback checks (security.py; SPEC §1, §3). `tools` receives followers'
+    the MCP endpoint's own loopback checks (security.py; design.md §1, §3). `tools` receives followers'
     page tools (follower_tools.py); `instance` (ours) is what followers' page-resource links are
     rewritten to (merge.py); `on_tree_change` hears each follower tree and each disconnect (the
     endpoint compares its page resources: page_resources.py)."""
@@ -290,7 +290,7 @@ class HandoffServer:
         ]
         refused = refusal(headers, allowed_hosts=self._allowed_hosts, token=self._token)
         if refused is not None:
-            REFUSALS.refused("hand-off", refused.status, refused.message)  # rate-limited (issue 13)
+            REFUSALS.refused("hand-off", refused.status, refused.message)  # rate-limited
             response = connection.respond(HTTPStatus(refused.status), refused.message + "\n")
             for name, value in refused.headers:
                 response.headers[name.decode("latin-1")] = value.decode("latin-1")

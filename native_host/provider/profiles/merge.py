@@ -1,4 +1,4 @@
-"""The merged tree: every profile's windows under the provider's Application (SPEC §3 "Several
+"""The merged tree: every profile's windows under the provider's Application (design.md §3 "Several
 profiles, one provider"; handoff.py).
 
 ```
@@ -9,7 +9,7 @@ provider's own {root: Application[win-1 …], windowFocused}
 
 A follower's element ids get the prefix `f<k>-` (`FOLLOWER_ID`), so ids stay unique in the merged
 tree; requests about such an id go to follower `k` without the prefix (`strip_prefix`). A Page's
-resource_links of the follower's instance (issue 16, `webctx://<its instance>/tab-3/text`) become
+resource_links of the follower's instance (`webctx://<its instance>/tab-3/text`) become
 the provider's (`webctx://<our instance>/f<k>-tab-3/text`): clients read them from the provider. A Page's
 `attributes.tools` name the provider's MCP tools (follower_tools.py). One focus path survives: the
 profile whose window really has the browser's focus (each extension's `windowFocused`, from

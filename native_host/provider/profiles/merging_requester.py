@@ -1,5 +1,5 @@
 """The MCP endpoint's requester on a host with followers: `current` is every profile's windows,
-`location` of a follower's id goes to that follower (SPEC §3 "Several profiles, one provider").
+`location` of a follower's id goes to that follower (design.md §3 "Several profiles, one provider").
 
 ```
 current  ─► own extension ─┐  every follower pushed its tree: merged at once, no round trip
@@ -26,7 +26,7 @@ if TYPE_CHECKING:
     from native_host.provider.profiles.handoff_server import HandoffServer
 
 GONE_REPLY: Final[dict[str, Any]] = {"location": {"state": "gone", "rects": []}}
-"""The `location` reply for an id of a follower connection that is gone (SPEC §1.2 `gone`)."""
+"""The `location` reply for an id of a follower connection that is gone (design.md §1.2 `gone`)."""
 
 FOLLOWER_MARGIN_MS: Final = 200
 """Followers asked for `current` get this much less than the request's deadline, in ms (at least

@@ -1,4 +1,4 @@
-// A second MCP implementation for the e2e tests (issue 14 item 2): the official TypeScript SDK's
+// A second MCP implementation for the e2e tests: the official TypeScript SDK's
 // client (@modelcontextprotocol/sdk, a devDependency in package.json), driven step by step by
 // tests/e2e/ts_client_harness.py so a Python test can act on the browser between steps.
 //
@@ -24,7 +24,7 @@
 //                                                             so a test can list exactly once)
 //   {"id": N, "op": "call", "name": …, "arguments": {…}, "key"?: K, "timeout_ms"?: …}
 //                                                             tools/call; `key` makes it abortable
-//   {"id": N, "op": "resources"}                              one resources/list (issue 16)
+//   {"id": N, "op": "resources"}                              one resources/list
 //   {"id": N, "op": "read", "uri": …}                         resources/read of `uri`
 //   {"id": N, "op": "abort", "key": K}                        abort call K through the AbortSignal
 //                                                             given to callTool (the SDK sends

@@ -1,4 +1,4 @@
-"""`webctx read ID [--screenshot] [--out FILE]` (issue 16): the command (`main`) finding a real
+"""`webctx read ID [--screenshot] [--out FILE]`: the command (`main`) finding a real
 `python -m native_host` through the providers folder, the test answering `page.read` as the worker
 would (tests/support/page_worker.py). Argument errors are refused before any provider is asked;
 the terminal check runs the command as its own process with stdout on a real pseudo-terminal."""

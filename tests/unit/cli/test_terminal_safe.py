@@ -1,5 +1,5 @@
 """What the command line prints from the provider (page text, page-tool descriptions and results,
-client names) never carries terminal controls (a fresh user's attack, issue 13): an ESC sequence
+client names) never carries terminal controls (a fresh user's attack): an ESC sequence
 in a selection cleared the screen, a client named "x\\nwebctx read nothing" forged an entry."""
 
 from __future__ import annotations

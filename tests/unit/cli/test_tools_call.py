@@ -1,4 +1,4 @@
-"""`webctx tools` and `webctx call` (native_host/cli/tools.py, call.py; SPEC §6, issue 14 item 5),
+"""`webctx tools` and `webctx call` (native_host/cli/tools.py, call.py; design.md §6),
 run through `main()` against a real MCP server on 127.0.0.1 with a descriptor in the providers
 folder (tests/support/fake_provider.py). The server runs on its own event loop in a thread,
 because the CLI runs its own (`asyncio.run`). Only the bundle-id lookup is replaced: this Python

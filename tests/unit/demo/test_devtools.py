@@ -1,4 +1,4 @@
-"""`webctx demo` loads the extension over the DevTools pipe (demo/devtools.py, issue 15 item 1):
+"""`webctx demo` loads the extension over the DevTools pipe (demo/devtools.py):
 against a stand-in browser that speaks the pipe protocol on fds 3 and 4 (NUL-separated JSON), a
 browser too old for `Extensions.loadUnpacked` is a clear error naming it and its version, and a
 browser that answers nothing is one too. The real browser: tests/e2e/test_demo_devtools_pipe.py."""

@@ -1,4 +1,4 @@
-"""check_descriptor (native_host/host/checks.py, SPEC §7) against real processes and ports.
+"""check_descriptor (native_host/host/checks.py, design.md §7) against real processes and ports.
 
 Each descriptor check is exercised with something real where that is cheap: this test process
 listens on a real loopback port (tests/support/fake_provider.py: a tiny MCP server built with the

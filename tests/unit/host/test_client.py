@@ -1,4 +1,4 @@
-"""HostClient (native_host/host/client.py, SPEC §7): discovery, session and id book together, the
+"""HostClient (native_host/host/client.py, design.md §7): discovery, session and id book together, the
 way a host that keeps running uses them, against a real fake provider that restarts and quits."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""HostClient.list_resources / read_resource (issue 16) against a real `python -m native_host` driven as
+"""HostClient.list_resources / read_resource against a real `python -m native_host` driven as
 the worker would (tests/support/page_worker.py), over real HTTP with the token, in both MCP eras:
 a page URI goes only to the provider running its instance (else `gone`, nobody asked), the
 provider's refusal is a WebctxError in its own words with its reason word as `.code`, and a read

@@ -1,7 +1,7 @@
-"""discover and choose_provider (native_host/host/discovery.py, SPEC §7): every descriptor in the
+"""discover and choose_provider (native_host/host/discovery.py, design.md §7): every descriptor in the
 providers folder, usable or rejected with a reason, and which provider a host talks to.
 
-The folder and file checks run against real modes, owners and symlinks (SPEC §3; the verdicts
+The folder and file checks run against real modes, owners and symlinks (design.md §3; the verdicts
 come from host/descriptor_files.py); the usable descriptor names a real listening fake provider
 (tests/support/fake_provider.py).
 """
@@ -40,7 +40,7 @@ def test_discover_of_a_missing_folder_is_empty(tmp_path: Path) -> None:
     assert discover(tmp_path / "nope") == []
 
 
-posix_only = pytest.mark.skipif(os.name != "posix", reason="modes and owners are POSIX (SPEC §3)")
+posix_only = pytest.mark.skipif(os.name != "posix", reason="modes and owners are POSIX (design.md §3)")
 
 
 @posix_only

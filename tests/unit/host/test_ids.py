@@ -1,4 +1,4 @@
-"""IdBook (native_host/host/ids.py, SPEC §7): which provider instance issued each id, and a
+"""IdBook (native_host/host/ids.py, design.md §7): which provider instance issued each id, and a
 restarted provider's ids forgotten."""
 
 from __future__ import annotations

@@ -3,7 +3,7 @@ and real processes.
 
 The one listener check: the reference host's `check_descriptor`, the conformance kit's
 `descriptor.listener_*` rules and the demo all ask `listening_sockets` / `is_same_or_descendant`
-(concepts page, "Security"; SPEC §7). The bundle id a process is expected to publish comes from its
+(concepts page, "Security"; design.md §7). The bundle id a process is expected to publish comes from its
 executable (`expected_bundle_id`).
 """
 

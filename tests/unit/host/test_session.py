@@ -1,4 +1,4 @@
-"""open_session and check_answer (native_host/host/session.py, SPEC §7): MCP over Streamable HTTP
+"""open_session and check_answer (native_host/host/session.py, design.md §7): MCP over Streamable HTTP
 with the bearer token and no Origin, the answer held to its descriptor, and the time limits.
 
 The provider is a real MCP server on 127.0.0.1 (tests/support/fake_provider.py), or the real

@@ -1,4 +1,4 @@
-"""`webctx doctor`'s `versions` check (issue 17 item 6): the extension folder, and the extension a
+"""`webctx doctor`'s `versions` check: the extension folder, and the extension a
 running provider was started by (its descriptor's `extensionVersion`/`extensionProtocol`), against
 this package's webctx release and provider protocol; the message names both, the fix the side."""
 

@@ -1,4 +1,4 @@
-"""The extension's icons (issue 18 item 1): every icon a manifest names exists, is a PNG of the size
+"""The extension's icons: every icon a manifest names exists, is a PNG of the size
 it is named for, and is what scripts/icons.py makes from the SVG source; the Firefox build (the
 same manifest with the overlay, native_host/install/firefox.py) names them too and carries the files.
 tests/e2e/test_popup_site.py checks the toolbar icon follows the state in a real browser."""

@@ -1,4 +1,4 @@
-"""`webctx install` / `uninstall` (native_host/install/, SPEC §6): the id, the manifest, the launcher."""
+"""`webctx install` / `uninstall` (native_host/install/, design.md §6): the id, the manifest, the launcher."""
 
 from __future__ import annotations
 

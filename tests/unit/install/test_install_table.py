@@ -1,4 +1,4 @@
-"""Every row of install/locations.py, on every OS, through the one writer (SPEC §6).
+"""Every row of install/locations.py, on every OS, through the one writer (design.md §6).
 
 macOS and Windows rows are installed here on Linux with `os_name=`; Windows registry writes go to
 `MemoryRegistry`. The `winreg` implementation (`WinRegistry`) is not run by this suite.

@@ -1,4 +1,4 @@
-"""Release artifacts (issue 15 item 6): one version everywhere, and `webctx pack`'s two zips.
+"""Release artifacts: one version everywhere, and `webctx pack`'s two zips.
 
 The zips are read back as a store would: manifest.json at the top, valid JSON, no development
 `key`, every file the manifest names and every module a shipped script imports present, and no

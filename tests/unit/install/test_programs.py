@@ -1,6 +1,6 @@
 """install/programs.py: one table of browser executables per OS, read by `webctx demo`
 (demo/browsers.py) and by `webctx install --browser all`'s "found" detection (manifests.py), tested
-against fake file-system roots for Linux, macOS and Windows (issue 15 item 2)."""
+against fake file-system roots for Linux, macOS and Windows."""
 
 from __future__ import annotations
 

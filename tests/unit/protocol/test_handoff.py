@@ -1,4 +1,4 @@
-"""protocol/handoff.py: the hand-off messages, their bytes and their parsing (SPEC §3)."""
+"""protocol/handoff.py: the hand-off messages, their bytes and their parsing (design.md §3)."""
 
 from __future__ import annotations
 

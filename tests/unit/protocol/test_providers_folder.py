@@ -1,5 +1,5 @@
 """The providers-folder and descriptor-file rules both sides share (protocol/providers_folder.py,
-SPEC §3): one table of modes and what each one breaks, read by the provider (which refuses every
+design.md §3): one table of modes and what each one breaks, read by the provider (which refuses every
 problem) and the reference host (which refuses what others could write, warns about what they can
 read). The provider's and host's own words are tested in tests/unit/provider and tests/unit/host."""
 

@@ -1,4 +1,4 @@
-"""Who read it (issue 18 item 3): the provider records each MCP read with the client's declared
+"""Who read it: the provider records each MCP read with the client's declared
 name, in both MCP eras, keeps the last 50 in memory, never content; it tells the worker with an
 `activity` event and serves the list as the unlisted resource `webctx://activity`.
 

@@ -1,4 +1,4 @@
-"""bridge.py: host → worker requests: ids, deadlines, replies, cancellation, port closing (SPEC §4)."""
+"""bridge.py: host → worker requests: ids, deadlines, replies, cancellation, port closing (design.md §4)."""
 
 from __future__ import annotations
 

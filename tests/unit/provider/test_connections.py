@@ -1,4 +1,4 @@
-"""Half-open connections against a real host (issue 13, item 2; provider/connections.py): a local
+"""Half-open connections against a real host (item 2; provider/connections.py): a local
 process without the token holds 1,000 connections (no bytes, partial headers, headers and a
 partial body) while a real MCP client calls `current` over fresh TCP connections."""
 

@@ -1,4 +1,4 @@
-"""Depth (issue 13 item 5): JSON nested deeper than MAX_JSON_DEPTH is bounded where it enters.
+"""Depth: JSON nested deeper than MAX_JSON_DEPTH is bounded where it enters.
 
 Page-tool results → `isError`; a page tool's `inputSchema` → dropped (`{"type": "object"}`);
 pushed trees → not kept (`current` asks the browser); the browser's `current` answer and a

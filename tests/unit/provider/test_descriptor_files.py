@@ -1,4 +1,4 @@
-"""descriptor_files.py: providers-folder checks, 0600 atomic write, removal, stale cleanup (SPEC §3)."""
+"""descriptor_files.py: providers-folder checks, 0600 atomic write, removal, stale cleanup (design.md §3)."""
 
 from __future__ import annotations
 

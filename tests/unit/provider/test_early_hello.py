@@ -1,4 +1,4 @@
-"""early_hello.py: the worker's hello is answered before the slow imports (SPEC §4): on a pipe, and
+"""early_hello.py: the worker's hello is answered before the slow imports (design.md §4): on a pipe, and
 in the real `python -m native_host` (tests/support/host_process.py) before `mcp` is imported."""
 
 from __future__ import annotations
@@ -131,7 +131,7 @@ async def test_hello_is_answered_before_mcp_is_imported(spawn: Callable[[], Any]
 
 
 def test_a_lone_surrogate_in_the_id_comes_back_as_u_fffd_on_a_pipe(pipe: tuple[int, int]) -> None:
-    """One text rule for both paths (protocol/json_text.py; issue 13 item 4): the early reply is
+    """One text rule for both paths (protocol/json_text.py): the early reply is
     valid UTF-8 with U+FFFD, never a `\\ud800` escape the worker would turn back into a lone
     surrogate."""
     read_fd, write_fd = pipe
@@ -145,7 +145,7 @@ def test_a_lone_surrogate_in_the_id_comes_back_as_u_fffd_on_a_pipe(pipe: tuple[i
 
 
 async def test_the_early_and_a_later_hello_answer_a_lone_surrogate_alike(spawn: Callable[[], Any]) -> None:
-    """The real host (issue 13 item 4): the first hello (answered by early_hello.py, before the
+    """The real host: the first hello (answered by early_hello.py, before the
     slow imports) and a later one (app.py, framing.py) with the id "w-\\ud800", sent as a JSON
     escape, are both answered with "w-\\ufffd" in valid UTF-8."""
     host: Host = await spawn()
@@ -162,7 +162,7 @@ async def test_the_early_and_a_later_hello_answer_a_lone_surrogate_alike(spawn: 
 def test_a_first_frame_too_deep_for_json_loads_is_left_to_app_py(pipe: tuple[int, int]) -> None:
     """The early path parses by the same rule as framing.py (protocol/json_text.py), which turns
     Python's RecursionError into a dropped frame: it used to escape answer_first_hello and end
-    the host at start (issue 13 item 5)."""
+    the host at start."""
     read_fd, write_fd = pipe
     body = b'{"type": "hello", "id": "w-1", "protocol": "0.2.0", "x": ' + b"[" * 30_000 + b"]" * 30_000 + b"}"
     data = struct.pack("=I", len(body)) + body

@@ -1,4 +1,4 @@
-"""endpoint.py: the MCP endpoint with a fake bridge, through the SDK client in both eras (SPEC §1)."""
+"""endpoint.py: the MCP endpoint with a fake bridge, through the SDK client in both eras (design.md §1)."""
 
 from __future__ import annotations
 

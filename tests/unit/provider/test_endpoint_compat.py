@@ -1,5 +1,5 @@
 """The real provider endpoint (SDK app behind the guard) as Electron-based MCP clients reach it
-(SPEC §1 "Request checks", issue #8): raw HTTP probes with httpx."""
+(design.md §1 "Request checks", issue #8): raw HTTP probes with httpx."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""hello.py: the one `hello` reply of both paths, equal to the typed HelloReply (SPEC §3, §4); and
+"""hello.py: the one `hello` reply of both paths, equal to the typed HelloReply (design.md §3, §4); and
 through the real `python -m native_host` (tests/support/host_process.py), an unsafe providers
 folder said in the reply instead of listening."""
 
@@ -63,7 +63,7 @@ def test_an_instance_is_16_random_bytes_in_url_safe_base64() -> None:
 
 
 def test_the_early_path_imports_the_standard_library_only() -> None:
-    """early_hello.py and hello.py answer before pydantic, mcp and asyncio load (SPEC §4 budget)."""
+    """early_hello.py and hello.py answer before pydantic, mcp and asyncio load (design.md §4 budget)."""
     code = (
         "import sys\n"
         "import native_host.provider.early_hello\n"

@@ -1,4 +1,4 @@
-"""The `location` MCP tool with a fake bridge (SPEC §1.2): the request it sends, the answer, the
+"""The `location` MCP tool with a fake bridge (design.md §1.2): the request it sends, the answer, the
 OS window number, and the `invalid_id` / `unknown_id` errors."""
 
 from __future__ import annotations

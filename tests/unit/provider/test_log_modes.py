@@ -1,6 +1,6 @@
 """The native host's log under `umask 000`, through a real `python -m native_host`
 (tests/support/host_process.py): folder 0700 (and the parents it made), native-host.log 0600
-(issue 13, "Also" c; log_files.py). Rotation's new files: tests/unit/test_log_files.py."""
+("Also" c; log_files.py). Rotation's new files: tests/unit/test_log_files.py."""
 
 from __future__ import annotations
 

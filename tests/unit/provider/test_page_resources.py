@@ -1,4 +1,4 @@
-"""The page on demand (issue 16; SPEC §2): each Page's text and screenshot as MCP resources.
+"""The page on demand (design.md §2): each Page's text and screenshot as MCP resources.
 
 Through a real `python -m native_host` (tests/support/host_process.py) that this test drives as
 the worker would — it pushes trees and answers `page.read` — with real SDK clients over HTTP with

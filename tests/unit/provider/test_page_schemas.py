@@ -1,5 +1,5 @@
 """page_schemas.py: a page's inputSchema never makes the host fetch or read anything, and checking
-arguments never stalls the event loop (issue 13 items 1 and 3; docs/native-host.md "Page tools").
+arguments never stalls the event loop (docs/native-host.md "Page tools").
 
 The host-process tests at the end are the ones the issue asks for: a real `python -m native_host`
 gets the hostile schema in `tools.changed` and the tool is called over MCP with the real token.
@@ -439,7 +439,7 @@ async def test_the_host_answers_a_pathological_pattern_at_once(
 def test_arguments_too_deep_to_check_are_refused_not_passed_unchecked() -> None:
     """A client nesting arguments past the recursion jsonschema can follow used to get them to the
     page unchecked ("not checked"); now they are an isError, and an unexpected failure of the
-    check fails closed (a fresh user's attack, issue 13)."""
+    check fails closed (a fresh user's attack)."""
     compiled = compile_schema({"type": "object", "properties": {"a": {"$ref": "#"}}, "required": []})
 
     def nested(depth: int, leaf: Any) -> Any:

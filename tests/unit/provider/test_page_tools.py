@@ -1,4 +1,5 @@
-"""page_tools.py: result mapping, input checks, the tools/list entry, calls with a fake bridge (SPEC §5)."""
+"""page_tools.py: result mapping, input checks, the tools/list entry, calls with a fake bridge
+(design.md §5)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""native_host/provider/platform: OS window numbers for `location` (SPEC §1.2 `window`)."""
+"""native_host/provider/platform: OS window numbers for `location` (design.md §1.2 `window`)."""
 
 from __future__ import annotations
 

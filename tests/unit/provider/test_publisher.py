@@ -1,4 +1,4 @@
-"""publisher.py: one descriptor per browser process, a provider lock, takeover, self-repair (SPEC §3)."""
+"""publisher.py: one descriptor per browser process, a provider lock, takeover, self-repair (design.md §3)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""A browser quit while an MCP client holds the notification stream is a normal quit (issue 14 item 6).
+"""A browser quit while an MCP client holds the notification stream is a normal quit.
 
 A real `python -m native_host` (tests/support/host_process.py, `spawn` in conftest.py) with a real
 MCP client holding its notification stream: the 2025-11-25 GET/SSE stream, or the 2026-07-28

@@ -1,6 +1,6 @@
 """refusal_log.py through a real `python -m native_host` (tests/support/host_process.py): a
 token-less flood of the MCP endpoint and the hand-off leaves the start-up lines in the log and the
-log folder far below the rotation size (issue 13, item 6); and RefusalLog's window on its own."""
+log folder far below the rotation size (item 6); and RefusalLog's window on its own."""
 
 from __future__ import annotations
 

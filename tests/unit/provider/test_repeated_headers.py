@@ -1,7 +1,7 @@
 """Repeated headers through a real `python -m native_host` (tests/support/host_process.py): two
 `Authorization` headers (both with the right token) → 401, two `Host` headers (both right) → 421,
 two `Origin` headers → 403, on the MCP endpoint and on the hand-off WebSocket alike, never a 500
-(issue 13, "Also" a and b: one guard, security.refusal, for both)."""
+("Also" a and b: one guard, security.refusal, for both)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""security.py: the loopback guard on a real uvicorn at 127.0.0.1, driven with httpx (SPEC §1)."""
+"""security.py: the loopback guard on a real uvicorn at 127.0.0.1, driven with httpx (design.md §1)."""
 
 from __future__ import annotations
 

@@ -1,6 +1,6 @@
 """serving.py in the real `python -m native_host` process (tests/support/host_process.py): once the
 hello says it may serve, the descriptor it publishes (fields, modes, the listening ports) and the
-`provider.ready` event naming its port (SPEC §3).
+`provider.ready` event naming its port (design.md §3).
 """
 
 from __future__ import annotations
@@ -44,8 +44,8 @@ async def test_descriptor_has_the_right_fields_and_modes(spawn: Callable[[], Any
         "endpoint",
         "token",
         "listenerPid",
-        "handoff",  # our addition: where this browser's other profiles' hosts connect (SPEC §3)
-        "hostVersion",  # our additions (issue 17 item 6): what runs on both sides, for `webctx doctor`
+        "handoff",  # our addition: where this browser's other profiles' hosts connect (design.md §3)
+        "hostVersion",  # our additions: what runs on both sides, for `webctx doctor`
         "extensionVersion",
         "extensionProtocol",
     }

@@ -1,4 +1,4 @@
-"""check.py and `webctx mcp --check`: what the bridge finds, said for people (issue 14, item 4).
+"""check.py and `webctx mcp --check`: what the bridge finds, said for people (item 4).
 
 Descriptors name a real listening fake provider (tests/support/fake_provider.py) or a reaped pid;
 the verdicts are host.discover's. The CLI runs with the product's bundle-id lookup, which knows no

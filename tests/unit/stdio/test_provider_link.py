@@ -1,4 +1,4 @@
-"""provider_link.py: which browser provider `webctx mcp` serves (`pick_provider`, SPEC §7, issue #8).
+"""provider_link.py: which browser provider `webctx mcp` serves (`pick_provider`, design.md §7, issue #8).
 The link's live connection (restarts, list_changed) is exercised through the bridge in test_server.py."""
 
 from __future__ import annotations

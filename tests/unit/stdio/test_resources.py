@@ -1,4 +1,4 @@
-"""stdio/resources.py: the page resources (issue 16) through `webctx mcp`, against a real
+"""stdio/resources.py: the page resources through `webctx mcp`, against a real
 `python -m native_host` that the test drives as the worker would (tests/support/page_worker.py:
 it pushes trees with resource_links and answers `page.read`), with in-process MCP clients of both
 eras on the bridge (JSON-RPC framing over memory streams, the path stdio takes).

@@ -85,7 +85,7 @@ class Provider:
 @pytest.fixture
 async def start_provider() -> AsyncIterator[Callable[[], Awaitable[Provider]]]:
     """`await start_provider()`: a provider endpoint in this process with its descriptor written
-    (pid and listener = this process, so the SPEC §7 checks pass with an injected bundle id)."""
+    (pid and listener = this process, so the design.md §7 checks pass with an injected bundle id)."""
     started: list[Provider] = []
 
     async def start() -> Provider:

@@ -1,5 +1,5 @@
 """follower_link.py: a standby host answers the provider's requests over the hand-off with its own
-extension's answers, in the bytes it always sent (SPEC §3)."""
+extension's answers, in the bytes it always sent (design.md §3)."""
 
 from __future__ import annotations
 

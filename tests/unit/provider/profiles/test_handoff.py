@@ -1,4 +1,4 @@
-"""handoff.py: later native hosts of one browser hand their windows to the provider (SPEC §3):
+"""handoff.py: later native hosts of one browser hand their windows to the provider (design.md §3):
 ProfileHandoff ties the server, the merging requester and the follower link together, whatever the
 host's role. The parts have their own tests: test_handoff_server.py, test_merge.py,
 test_merging_requester.py, test_follower_link.py."""

@@ -1,7 +1,7 @@
 """handoff_server.py: the provider's hand-off WebSocket refuses what the MCP endpoint refuses
 (security.py: Origin 403 → Host 421 → bearer 401, then the path 404), and a follower connection
 sends the request bytes it always sent, fails its requests when the follower goes, and keeps only
-a pushed tree of the right shape (SPEC §3)."""
+a pushed tree of the right shape (design.md §3)."""
 
 from __future__ import annotations
 
@@ -70,7 +70,7 @@ async def status_of(
 async def test_the_handoff_refuses_an_origin_before_it_reads_the_token(
     handoff_port: int, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """The same check, in the same place, as the MCP endpoint's (security.py; SPEC §1)."""
+    """The same check, in the same place, as the MCP endpoint's (security.py; design.md §1)."""
 
     def token_must_not_be_read(authorization: bytes, token: bytes) -> bool:
         raise AssertionError("the token was looked at")

@@ -1,5 +1,5 @@
 """merge.py: every profile's windows under the provider's Application, follower ids prefixed, one
-focus path (SPEC §3 "Several profiles, one provider")."""
+focus path (design.md §3 "Several profiles, one provider")."""
 
 from __future__ import annotations
 

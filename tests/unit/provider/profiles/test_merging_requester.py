@@ -1,5 +1,5 @@
 """merging_requester.py: `current` on a host with followers merges a follower's pushed tree once,
-without asking it, and asks it again while it has no complete tree (SPEC §3)."""
+without asking it, and asks it again while it has no complete tree (design.md §3)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Page resources across profiles (issue 16; SPEC §3 "Several profiles, one provider"): a
+"""Page resources across profiles (design.md §3 "Several profiles, one provider"): a
 follower's resource links become the provider's (its instance, the `f<k>-` id), `page.read` of such
 an id goes over the real hand-off WebSocket to follower k without the prefix (a ~3 MB screenshot
 too), a follower that went away is `page_gone`, and the provider's resource list follows the
