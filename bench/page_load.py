@@ -243,7 +243,7 @@ def main() -> None:
     )
     args = parser.parse_args()
     if args.loads < 5:
-        parser.error("--loads: at least 5 (issue 17: a median of at least 5 loads each)")
+        parser.error("--loads: at least 5 (a median of at least 5 loads each)")
     isolate(Path(tempfile.mkdtemp(prefix="webctx-bench-")))
     report = asyncio.run(measure(args))
     if not args.json:

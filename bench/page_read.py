@@ -37,7 +37,7 @@ carries it. `CPU ms/call` (client / server / browser, bench/interleaved.py CpuMe
 call): what a read costs the reference client, the native host (or floor server) and the browser's
 other processes; a busy machine inflates it less than the wall-clock times.
 
-Phase 2, `current` with and without the links (issue 16: "`current` itself stays as small and
+Phase 2, `current` with and without the links ("`current` itself stays as small and
 fast as today"). The same browser, and with `--tabs N` (default 100) a second one with N tabs of
 index.html: settings switched over CDP to text links off and screenshots off (today's tree), text
 links on (the default), text and screenshot links on (as shipped: only the visible Pages carry

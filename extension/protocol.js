@@ -204,7 +204,7 @@ export const STATUS_KEY = "status";
 /**
  * The `result` of `hello`.
  * @typedef {{instance: string, protocol: string, version?: string, listening: boolean}} HelloResult
- *   `version`: the native host's webctx version (hosts before issue 17 do not send it)
+ *   `version`: the native host's webctx version (older hosts do not send it)
  */
 
 /**
@@ -250,7 +250,7 @@ export const STATUS_KEY = "status";
  * @property {number} [pagesWithTools]  Pages listing page tools in the last `current` answer
  * @property {number} [retryAt]   when the next connection attempt is due (ms since the epoch)
  * @property {VersionMismatch} [versionMismatch]  set while connected to a native host whose
- *   protocol (major.minor) or webctx version differs from this extension's (issue 17 item 6;
- *   docs/extension.md "Version mismatch")
+ *   protocol (major.minor) or webctx version differs from this extension's
+ *   (docs/extension.md "Version mismatch")
  * @property {number} at          when this status was written (ms since the epoch)
  */

@@ -49,7 +49,7 @@
   /**
    * A table with a row of more cells than this is written as one paragraph per row, not as a GFM
    * table: turndown-plugin-gfm finds each cell's index by scanning its row, so a row of n cells
-   * costs n² (10,000 cells: 3 s; 39,000: the tab busy for over a minute, review of issue 16).
+   * costs n² (10,000 cells: 3 s; 39,000: the tab busy for over a minute).
    * 100 columns is wider than any table a reader reads as a table.
    */
   const MAX_ROW_CELLS = 100;

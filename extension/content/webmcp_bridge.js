@@ -139,7 +139,7 @@
   }
 
   /**
-   * A tool's origin when it is a cross-origin frame's (webmcp_frames.js, research/webmcp.md §1.7).
+   * A tool's origin when it is a cross-origin frame's (webmcp_frames.js).
    * @param {unknown} origin
    * @returns {string | undefined}
    */

@@ -1,5 +1,5 @@
 // webctx content script, part 3a (see namespace.js for the map): which cross-origin frames the
-// top document should ask for WebMCP tools (design.md §5, research/webmcp.md §1.7).
+// top document should ask for WebMCP tools (design.md §5).
 //
 //   a frame's isolated world ── window.top.postMessage({channel: "webctx.webmcp.origin"}) ──►
 //   the top's isolated world: event.origin (set by the browser, not the sender) → origins()

@@ -2,7 +2,7 @@
 // under native WebMCP (design.md §5 "execute throws → isError with its message").
 //
 // Chromium's executeTool() rejects with a generic UnknownError whatever the tool threw
-// (research/webmcp.md §1.5), so the isolated-world bridge cannot see "out of stock". Here the
+//, so the isolated-world bridge cannot see "out of stock". Here the
 // native registerTool is wrapped so each tool's `execute` notes what it threw, then rethrows:
 //
 //   page: registerTool(tool) ──► wrapper: tool' = Object.create(tool) with getters for `name`

@@ -3,7 +3,7 @@
 //
 //   status_section.js  the provider switch, the state in words, the fixing command
 //   site_section.js    "This site": Don't share this site / Share this site again
-//   (#shared-now-section, #activity-section: what is shared now, who read it: issue 18 items 2, 3)
+//   (#shared-now-section, #activity-section: what is shared now, who read it)
 //
 //   chrome.storage.local "settings" ──► every section ──(change)──► writeSettings ──► main.js applies it
 //   chrome.storage.session "status" (written by service_worker/native_port.js)

@@ -29,7 +29,7 @@ export function renderStatus(status, settings) {
   byId("detail").textContent = view.detail;
   byId("fix").hidden = !view.fix;
   byId("fix-command").textContent = view.fix;
-  byId("versions").hidden = !view.versions; // issue 17 item 6: which side to update
+  byId("versions").hidden = !view.versions; // which side to update
   byId("versions").textContent = view.versions;
   // Issue 16: what a desktop host may read on request (the options page's two switches).
   const reads = describePageReads(settings);

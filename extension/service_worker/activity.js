@@ -10,10 +10,10 @@
 // port is a new native host whose own record (provider/activity.py) starts empty too. Entries hold
 // ids, roles, page titles and the client's self-declared name, never content (docs/protocol.md).
 
-/** Entries kept, newest first (the host keeps as many: issue 18 "the last 50"). */
+/** Entries kept, newest first (the host keeps as many). */
 export const MAX_ACTIVITY = 50;
 
-/** How long the toolbar badge shows READ_BADGE_TEXT after a read, in ms (issue 18: "~2 s"). */
+/** How long the toolbar badge shows READ_BADGE_TEXT after a read, in ms ("~2 s"). */
 export const READ_BADGE_MS = 2000;
 
 /** The badge's text while it flashes (at most 4 characters fit a toolbar badge). */

@@ -10,7 +10,7 @@
 //   Decision: "allow" | "deny" | "closed" | "timeout" | "cancelled" | "gone"; the window closes.
 //
 // Which tools ask (decided in docs/extension.md): only those whose page marks them
-// `consequentialHint: true` (WebMCP annotations, research/webmcp.md); a tool without
+// `consequentialHint: true` (WebMCP annotations); a tool without
 // `readOnlyHint` does not ask, or nearly every page tool would.
 //
 // The prompt shows every argument (prompt_arguments.js); when they cannot all be shown, it offers

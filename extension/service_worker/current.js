@@ -134,7 +134,7 @@ export class Current {
     frames = sharedFrames(frames, this.#deps.settings());
     const pages = pageTools.exposedPages(shown);
     const snapshot = { browser, windows: shown, lastFocusedWindowId: lastFocused.id, selections: new Map(), frames, pageTools: pages };
-    // design.md §2: incognito is opt-in; issue 16: the Pages' resource_links follow the two switches.
+    // design.md §2: incognito is opt-in; the Pages' resource_links follow the two switches.
     const options = { includeIncognito: settings.incognito, pageText: settings.pageText, screenshots: settings.screenshots };
     const root = buildTree(snapshot, ids, options);
     void this.#deps.noteStatus({ pagesWithTools: countPagesWithTools(root) }); // the popup shows it

@@ -26,7 +26,7 @@ export const STABLE_CONNECTION_MS = 10_000;
 
 /**
  * The fix to show beside a dropped port's chrome.runtime.lastError.message. Messages as Chromium
- * 156 words them (research/chromium-recipe.md §4).
+ * 156 words them.
  */
 const FIXES = [
   { error: "Specified native messaging host not found.", fix: "install" },
@@ -410,7 +410,7 @@ export class NativePort {
       this.#port.post(message);
       return true;
     } catch (error) {
-      // Above 64 MiB postMessage throws and the port stays up (research/chromium-recipe.md §6).
+      // Above 64 MiB postMessage throws and the port stays up.
       console.warn("webctx: could not post %s: %s", message.type, error instanceof Error ? error.message : error);
       return false;
     }

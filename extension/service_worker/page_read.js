@@ -89,7 +89,7 @@ export class PageReader {
   /**
    * Text reads running, by `tabId:maxBytes`: a second read of the same tab waits for the first's
    * answer instead of starting another extraction in the same busy page (a slow page's reads used
-   * to pile up there, one per retry; review of issue 16).
+   * to pile up there, one per retry).
    * @type {Map<string, Promise<TextResult>>}
    */
   #texts = new Map();

@@ -295,7 +295,7 @@ export function excludedHost(doc) {
 
 /**
  * What the popup (and the toolbar icon) shows for a status and the switch (pure, so node tests pin
- * the wording; issue 18 item 5: every state in words).
+ * the wording; every state in words).
  * @param {import("../protocol.js").ConnectionStatus | undefined} status
  * @param {boolean} enabled
  * @returns {StatusView}

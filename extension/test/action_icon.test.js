@@ -1,5 +1,5 @@
 // The toolbar icon per state and every state in words (action_icon.js, settings.js describeStatus;
-// issue 18 items 1 and 5).
+// the popup's status).
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { actionLook } from "../service_worker/action_icon.js";

@@ -1,4 +1,4 @@
-// node --test: the service worker's modules import one another without cycles (issue 19: a leaf
+// node --test: the service worker's modules import one another without cycles (a leaf
 // imports nothing back; e.g. tree.js → pointing.js → text_limits.js, never pointing.js → tree.js),
 // only browser_api.js (with its parts) touches chrome.*, and the pure modules never reach it.
 import assert from "node:assert/strict";

@@ -37,7 +37,7 @@ test("a site excludes itself and its subdomains, nothing else", () => {
   assert.equal(isExcluded("https://www.bank.test/", sites), true);
   assert.equal(isExcluded("https://notbank.test/", sites), false);
   assert.equal(isExcluded("not a url", sites), false);
-  // A trailing dot names the same site (review of issue 16: it got a page past its exclusion).
+  // A trailing dot names the same site (it got a page past its exclusion).
   assert.equal(isExcluded("https://bank.test./login", sites), true);
   assert.equal(isExcluded("https://www.bank.test../", sites), true);
   assert.equal(isExcluded("blob:https://bank.test/0b5d3c1e-1111-4222-8333-444455556666", sites), true);
@@ -120,7 +120,7 @@ test("pages with tools are counted from the tree", () => {
   assert.equal(countPagesWithTools({ id: "app", role: "Application" }), 0);
 });
 
-test("issue 16: page text is on and screenshots off by default; the popup says both", () => {
+test("page text is on and screenshots off by default; the popup says both", () => {
   assert.equal(DEFAULT_SETTINGS.pageText, true);
   assert.equal(DEFAULT_SETTINGS.screenshots, false);
   assert.deepEqual(normalizeSettings({ pageText: "yes", screenshots: 1 }), { ...DEFAULT_SETTINGS });

@@ -340,7 +340,7 @@ test("a huge data: URL is cut", () => {
   assert.ok(page.url.length <= 4096 && url.startsWith(page.url));
 });
 
-test("issue 16: a Page links its text and, when it is the active tab, its screenshot, per the switches", () => {
+test("a Page links its text and, when it is the active tab, its screenshot, per the switches", () => {
   const snap = snapshot(
     [
       win(1, [

@@ -139,7 +139,7 @@ def _page_text_lines(demo: DemoBrowser, root: Element) -> str:
     demo page's Markdown, each cut to PAGE_TEXT_LINE_CHARS, read through the page's text resource
     as a desktop host would (the `resource_link` its Page carries in `current`). Best
     effort, like the page tool: "" when the Page has no text link (page text switched off, an
-    extension without issue 16) or the read fails."""
+    extension without page resources) or the read fails."""
     uri = next(
         (
             str(block.get("uri"))

@@ -1,7 +1,7 @@
 """DATA: every conformance rule, as rule id → source → check (the table docs/conformance.md explains).
 
-Sources: "Concepts: <section>" is a section of the provider protocol's concepts page
-(`seeds/provider-protocol-concepts.txt`); "SPEC §n" is webctx's design contract, which pins
+Sources: "Concepts: <section>" is a section of the provider protocol's concepts page;
+"design.md §n" is webctx's design contract, which pins
 what the concepts page leaves open. The order here is the order of the report. One reader
 (`report.run_checks`) serves every row; a new rule is a new row and a new function in the module
 of its concern: checks.py (descriptor, security, MCP, timing), tree_checks.py (the `current`

@@ -3,7 +3,7 @@
 Google-branded Chrome ignores `--load-extension` since version 137; every Chromium-family browser
 started with `--remote-debugging-pipe --enable-unsafe-extension-debugging` instead answers
 `Extensions.loadUnpacked {path}` on the pipe with the extension's key-derived id, and its service
-worker starts (chromium-recipe §5 B: about 14 ms, the first native message 0.24 s later).
+worker starts (measured: about 14 ms, the first native message 0.24 s later).
 
 The pipe (Chromium's `DevToolsPipeHandler`): the browser reads commands from its fd 3 and writes
 answers and events to its fd 4; each message is one JSON object followed by a NUL byte.

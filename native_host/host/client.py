@@ -104,7 +104,7 @@ class HostClient:
             return await s.list_tools()
 
     async def list_resources(self, pid: int | None = None) -> list[types.Resource]:
-        """The chosen provider's listed MCP resources (issue 16: the pages' text and screenshot
+        """The chosen provider's listed MCP resources (the pages' text and screenshot
         resources); see `ProviderSession.list_resources`."""
         async with self.session(pid) as s:
             return await s.list_resources()

@@ -210,7 +210,7 @@ class ProviderSession:
         return [tool for page in pages for tool in page.tools]
 
     async def list_resources(self) -> list[types.Resource]:
-        """The provider's listed MCP resources (all pages of `resources/list`; issue 16: each Page's
+        """The provider's listed MCP resources (all pages of `resources/list`; each Page's
         `webctx://<instance>/<pageId>/text` and, when switched on, `…/screenshot`). Same errors as
         `call_tool`."""
         pages = await self._every_page(
@@ -226,7 +226,7 @@ class ProviderSession:
         Raises WebctxError with the provider's own message and `.code` its reason word when the
         message starts with one (`gone: …`; protocol/resources.py REASON_WORDS: `gone`, `unknown`,
         `not_shared`, `switched_off`, `not_capturable`, `read_failed`), else WebctxError
-        `mcp_error` ("<browser> refused …: <message>", e.g. a provider older than issue 16);
+        `mcp_error` ("<browser> refused …: <message>", e.g. a provider without page resources);
         ProviderUnavailable on timeout/transport failure."""
         limit = self.timeout_s if timeout_s is None else timeout_s
         return await self._limited(

@@ -17,7 +17,7 @@ native_host.install.doctor --write-docs`, checked by a test). The failure classe
 wild (manifest in the wrong folder, relative `path`, missing execute bit, wrong
 `allowed_origins`, stale descriptor, interpreter removed, providers folder mode 0755) each have a
 test in tests/unit/install/test_doctor.py. Error strings are the ones Chromium 156 puts in
-`chrome.runtime.lastError.message` (research/chromium-recipe.md §4).
+`chrome.runtime.lastError.message`.
 """
 
 from __future__ import annotations

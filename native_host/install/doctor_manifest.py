@@ -4,7 +4,7 @@ Flatpak browser's permission to start it outside its sandbox.
 
 Each check is a plain function returning `Check`s (doctor.py runs them in `CHECKS` order). Error
 strings quoted are the ones Chromium 156 puts in `chrome.runtime.lastError.message`
-(research/chromium-recipe.md §4).
+.
 """
 
 from __future__ import annotations

@@ -268,7 +268,7 @@ class Target:
 def browser_present(row: Location, home: Path | None = None, machine: Machine | None = None) -> bool:
     """True when the browser of `row` looks installed: its user data folder under `home` exists,
     or its program is where programs.py says on `machine` (default: this one, with `home`), when
-    `row` is for that machine's OS (issue 15: one table for the demo and this)."""
+    `row` is for that machine's OS (one table for the demo and this)."""
     profile = row.profile_path(home)
     if profile is not None and profile.exists():
         return True

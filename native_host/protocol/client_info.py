@@ -4,7 +4,7 @@ the client a bridge forwards for (provider/activity.py records it).
 A handshake-era (≤ 2025-11-25) client declares `clientInfo` once, in `initialize`; a 2026-07-28
 client sends it in every request's `_meta` (`io.modelcontextprotocol/clientInfo`, optional). The
 SDK exposes both as `ctx.session.client_params.client_info` (mcp/server/connection.py
-`from_envelope`; research/mcp-sdk.md); the raw `_meta` is read too, for a modern request that
+`from_envelope`); the raw `_meta` is read too, for a modern request that
 carried clientInfo but no well-formed capabilities (then the SDK makes no `client_params`).
 
 The bridge (`webctx mcp`, stdio/server.py) holds one session to the provider for all its calls,

@@ -42,7 +42,7 @@ MAX_MESSAGE_BYTES: Final = 80 << 20
 """Largest WebSocket message either side accepts, in bytes: a page-tool result string may be
 48 MiB (docs/protocol.md "Page tools"; browser → host frames are up to 64 MiB), sent as UTF-8
 JSON. A reply that would be larger is sent as an `error` with code `result_too_large` instead,
-never as a message that would close the link. A `page.read` reply (issue 16: a screenshot of at
+never as a message that would close the link. A `page.read` reply (a screenshot of at
 most 1600 px a side is ~3 MB of base64, a text at most 4 MiB) fits with room to spare."""
 
 MAX_TREE_MESSAGE_BYTES: Final = 2 << 20

@@ -126,7 +126,7 @@ class HelloReply(WireModel):
     instance: str
     protocol: str = PROTOCOL_VERSION
     version: str | None = __version__
-    """The native host's webctx version (issue 17 item 6: the worker shows a mismatch with its own)."""
+    """The native host's webctx version (the worker shows a mismatch with its own)."""
     listening: bool
     problem: str | None = None
     """Why the host does not serve although the user switched it on (e.g. an unsafe providers
@@ -237,8 +237,8 @@ class ActivityEvent(WireModel):
 
 
 PAGE_TEXT_DEADLINE_MS: Final = 10_000
-"""How long the host waits for the worker's reply to `page.read` of kind "text", in ms (issue 16:
-injecting Readability + turndown and running them on a large page takes seconds)."""
+"""How long the host waits for the worker's reply to `page.read` of kind "text", in ms
+(injecting Readability + turndown and running them on a large page takes seconds)."""
 
 PAGE_SCREENSHOT_DEADLINE_MS: Final = 10_000
 """How long the host waits for the worker's reply to `page.read` of kind "screenshot", in ms: the

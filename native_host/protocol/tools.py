@@ -151,11 +151,11 @@ class ProviderServer(Server[Any]):
 
     The SDK derives handshake-era `listChanged` from NotificationOptions, which its runner never
     passes, so `get_capabilities` sets it; in the 2026-07-28 era it follows from the registered
-    `subscriptions/listen` handler (research/mcp-sdk.md §2.1, §2.4).
+    `subscriptions/listen` handler.
 
     `extensions` (e.g. EXTENSIONS) go into `capabilities.extensions` for clients of both eras:
     the SDK's per-version sieve drops them from a handshake-era `initialize` result, so a
-    middleware puts them back (design.md §1; research/mcp-sdk.md §6.1). `middleware` is appended to the
+    middleware puts them back (design.md §1). `middleware` is appended to the
     SDK's own, outermost first. Every other keyword argument is the SDK `Server`'s (`version`,
     `on_list_tools`, …).
     """
@@ -199,7 +199,7 @@ class ProviderServer(Server[Any]):
         self, ctx: ServerRequestContext[Any, Any], call_next: CallNext
     ) -> HandlerResult:
         """ServerMiddleware: put `capabilities.extensions` back into a handshake-era `initialize`
-        result, whose per-version sieve drops it (design.md §1; research/mcp-sdk.md §6.1)."""
+        result, whose per-version sieve drops it (design.md §1)."""
         result = await call_next(ctx)
         if ctx.method == "initialize" and isinstance(result, dict):
             capabilities = result.get("capabilities")

@@ -91,7 +91,7 @@ def version_mismatch(
     """None when the extension (its `hello.protocol` and manifest version; None: not said) and
     the native host (default: this one, PROTOCOL_VERSION and `native_host.__version__`) speak
     together: the same major.minor protocol (`protocol_supported`'s rule) and, when the extension
-    says it, the same webctx version (extension and host ship together, one release: issue 17).
+    says it, the same webctx version (extension and host ship together, one release).
     Else the VersionMismatch. Never raises."""
     from native_host import __version__
 

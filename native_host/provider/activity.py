@@ -41,7 +41,7 @@ from native_host.protocol.display_text import display_line
 from native_host.protocol.tools import ACTIVITY_RESOURCE_URI
 
 MAX_ENTRIES: Final = 50
-"""Entries kept per native-host instance (issue 18: "the last 50")."""
+"""Entries kept per native-host instance ("the last 50")."""
 
 MAX_ELEMENTS: Final = 20
 """Elements kept per entry: a `current` of 30 windows would otherwise list every page."""

@@ -256,7 +256,7 @@ class NativeHost:
                 self._ms_since_start(),
                 listening,
             )
-        # On either path (the early one used to skip it): issue 17 item 6.
+        # On either path (the early one used to skip it).
         mismatch = version_mismatch(hello.protocol, hello.extension.version if hello.extension else None)
         if mismatch is not None:
             log.warning("version mismatch: %s", mismatch.message)

@@ -71,7 +71,7 @@ def providers_folder_problem() -> str | None:
 
 def hello_result(instance: str, *, enabled: bool, check_folder: bool = True) -> dict[str, Any]:
     """The `result` of a `hello` (wire names, HelloReply's shape): `instance`, our PROTOCOL_VERSION,
-    our webctx `version` (the worker compares both with its own: issue 17 item 6), and `listening`:
+    our webctx `version` (the worker compares both with its own), and `listening`:
     `enabled` (the worker's `settings.enabled`), except that with `check_folder`
     an unsafe providers folder makes it false and adds `problem`, the sentence for the popup.
     The folder is refused before we say we listen (design.md §3): the host stays connected without a

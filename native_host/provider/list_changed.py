@@ -1,5 +1,5 @@
-"""`notifications/tools/list_changed` (design.md §5) and `notifications/resources/list_changed` (issue 16:
-the page resources) to every connected client of both MCP eras.
+"""`notifications/tools/list_changed` (design.md §5) and `notifications/resources/list_changed`
+(the page resources) to every connected client of both MCP eras.
 
 ```
 notify("tools" | "resources") ── coalesced per kind: at most one send per MIN_INTERVAL_S, the last
@@ -12,7 +12,7 @@ notify("tools" | "resources") ── coalesced per kind: at most one send per MI
 
 The SDK keeps no public list of live sessions (python-sdk #875), so `on_initialized` records each
 handshake-era session's connection when `notifications/initialized` arrives, from the private
-`ServerSession._connection` (pinned to mcp 2.3.0; research/mcp-sdk.md §2.4), and forgets it through
+`ServerSession._connection` (pinned to mcp 2.3.0), and forgets it through
 the connection's public `exit_stack` (DELETE, idle timeout, crash, shutdown).
 """
 

@@ -85,7 +85,7 @@ from native_host.provider.error_bodies import MAX_MESSAGE_CHARS
 log = logging.getLogger(__name__)
 
 MAX_LISTED: Final = 200
-"""At most this many entries in `resources/list` (issue 16: a list a client can show; 30 windows
+"""At most this many entries in `resources/list` (a list a client can show; 30 windows
 of tabs would otherwise list hundreds). A page beyond it is still read by its URI (the rule in
 protocol/resources.py; the front Pages in `current` carry theirs)."""
 

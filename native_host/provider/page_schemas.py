@@ -65,7 +65,7 @@ MAX_SCHEMA_BYTES: Final = 64 * 1024
 CHECK_BUDGET_S: Final = 0.1
 """CPU time (of the thread that checks) one argument check may take: CPU, not wall time, so a
 busy machine does not turn a legitimate check into a refusal. The check runs in a worker thread
-(PageToolTable.call), so the event loop is not what this protects (issue 13 item 3: under 100 ms
+(PageToolTable.call), so the event loop is not what this protects (under 100 ms
 of loop delay); it bounds the CPU a hostile schema costs per call."""
 
 COMPILE_BUDGET_S: Final = 2.0

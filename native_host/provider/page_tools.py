@@ -230,8 +230,8 @@ class PageToolTable:
         if entry is None:
             return None
         info = entry.info
-        # In a worker thread: a hostile schema's regex or size must not stall the loop (issue 13
-        # item 3); page_schemas.CHECK_BUDGET_S ends the thread's work, so it cannot pile up.
+        # In a worker thread: a hostile schema's regex or size must not stall the loop;
+        # page_schemas.CHECK_BUDGET_S ends the thread's work, so it cannot pile up.
         problem = await asyncio.to_thread(lambda: check_input(entry.input_validator(), arguments))
         if problem is not None:
             return tool_error(f"{problem} (tool `{name}`)")

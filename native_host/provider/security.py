@@ -16,7 +16,7 @@ Checks, in this order, before anything reaches MCP or the hand-off:
 A token in the query string is never accepted; `Sec-Fetch-*` headers and the `User-Agent` are not
 looked at (Electron-based MCP clients send `Sec-Fetch-Site/Mode/Dest` on every request and cannot
 remove them). Each refusal is logged with its reason, never the token, through
-refusal_log.REFUSALS (the first few per minute one by one, then a count: issue 13). On the MCP endpoint a
+refusal_log.REFUSALS (the first few per minute one by one, then a count). On the MCP endpoint a
 refusal is a status and a one-line JSON-RPC error body without an id; the 403's `error.data` names
 the refused header and its value (`{"header": "Origin", "value": "…"}`) so a client's developer
 knows what to remove. `lifespan` scopes pass through; `websocket` scopes get the same checks as

@@ -131,7 +131,7 @@ class Serving:
             follower_tools=follower_tools,
             cached_tree=lambda: handoff.requester.cached_current(self._tree()),
         )
-        # Followers' trees change the page resources too (issue 16: resources/list_changed).
+        # Followers' trees change the page resources too (resources/list_changed).
         handoff.server.on_tree_change = endpoint.tree_changed
         # Who read what: each read goes to our worker for the popup and the badge.
         endpoint.activity.on_record = lambda entry: self._send_event(

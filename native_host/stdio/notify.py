@@ -8,8 +8,8 @@ ClientNotifier
   └─ resources_changed()    notifications/resources/list_changed → every client
 ```
 
-Split out of server.py (issue 16 added resources/list_changed beside tools/list_changed): one
-delivery path for both, research/mcp-sdk.md §2.4. A handshake-era client that does not read its
+Apart from server.py (resources/list_changed beside tools/list_changed): one
+delivery path for both A handshake-era client that does not read its
 notification within NOTIFY_TIMEOUT_S, or whose pipe is closed, is dropped from the list.
 """
 
@@ -71,7 +71,7 @@ class ClientNotifier:
 
     async def _send(self, event: ServerEvent, legacy: Callable[[ServerSession], Awaitable[None]]) -> None:
         """`event` on the listen streams (2026-07-28) and through `legacy` to each handshake-era
-        session (research/mcp-sdk.md §2.4)."""
+        session."""
         await self._bus.publish(event)
         for session in list(self._legacy_sessions):
             sent = False

@@ -291,7 +291,7 @@ class ProviderLink:
     async def settled(self) -> None:
         """Return once the first attempt to reach a provider has ended (connected and `on_change`
         told, nothing usable found, or the connection failed), or after `connect_grace_s` seconds,
-        whichever comes first; at once after that (issue 14: a client's first look)."""
+        whichever comes first; at once after that (a client's first look)."""
         with anyio.move_on_after(self.connect_grace_s):
             await self._first_attempt.wait()
 

@@ -4,7 +4,7 @@
 resources/list   → the bridge's own `webctx://current` (server.py), then ProviderResources.page():
                    the live provider's `resources/list`, page resources only (protocol/resources.py)
 resources/read   → a page-resource URI goes to the live provider as is (`_meta` names our client,
-                   issue 18); its JSON-RPC error (`gone: …`, `switched_off: …`) comes back as is
+                   the activity log); its JSON-RPC error (`gone: …`, `switched_off: …`) comes back as is
 list_changed     ← the provider's `notifications/resources/list_changed` (ProviderLink), and the
                    bridge's own when it follows another provider instance or none: every URI of
                    the old instance is then gone (design.md §2)
@@ -12,7 +12,7 @@ list_changed     ← the provider's `notifications/resources/list_changed` (Prov
 
 A URI is only forwarded when it is exactly a page resource (`webctx://<instance>/<pageId>/<kind>`),
 the kind of URI the bridge lists; anything else (e.g. the provider's unlisted `webctx://activity`)
-is an unknown resource, as before issue 16. The instance in the URI is not checked here: the
+is an unknown resource. The instance in the URI is not checked here: the
 provider answers `gone` for another instance's URI (one rule, in provider/page_resources.py).
 """
 

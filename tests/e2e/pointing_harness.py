@@ -72,7 +72,7 @@ def pointing_fixtures(prefix: str) -> tuple[Any, Any, Any]:
 
 
 async def ask(host: HostClient, shared: Shared) -> dict[str, Any]:
-    """`current` through the reference host, after the 50 ms the SPEC allows (§4 freshness)."""
+    """`current` through the reference host, after the 50 ms design.md §1.1 allows."""
     await asyncio.sleep(0.06)
     result = await host.current(shared[1].pid)
     return result.raw

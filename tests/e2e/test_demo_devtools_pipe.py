@@ -57,7 +57,7 @@ async def test_the_demo_succeeds_in_a_browser_that_ignores_load_extension(tmp_pa
     assert "MCP tools: current, location, read_page, p1_get_passage\n" in out
     tool_line = "p1_get_passage → “We may say most aptly that the Analytical Engine weaves algebraical pat…”"
     assert f"\n{tool_line}\n" in out
-    assert "\nPage text (resources/read webctx://" in out  # issue 16: the page's text follows
+    assert "\nPage text (resources/read webctx://" in out  # the page's text follows
     args = args_file.read_text().splitlines()
     assert "--remote-debugging-pipe" in args and "--enable-unsafe-extension-debugging" in args
     # The page opens only once the extension is loaded (devtools.open_page): a page loaded first

@@ -99,7 +99,7 @@ CASES: dict[str, tuple[str, str, str, Map]] = {
     # CSS zoom 0.8 on the iframe: its left and top are zoomed too, and its content.
     "zoom": ("", "", "", lambda p: (0.8 * (300 + p[0]), 0.8 * (200 + p[1]))),
     "scale": ("scale(0.8)", "", "", through_iframe(*TOP, scale(0.8))),
-    # A pure translation was already placed right before issue 17; with a scale it was not.
+    # A pure translation was already placed right before; with a scale it was not.
     "translate-scale": (
         "translate(30px, -20px) scale(0.9)", "", "", through_iframe(*TOP, scale(0.9), (30, -20)),
     ),

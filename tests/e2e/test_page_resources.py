@@ -303,7 +303,7 @@ async def test_a_new_tab_sends_one_resources_list_changed(
 
 
 KNOWN_BUG_BLANK_IN_FRONT = (
-    "Known bug (issue 16 review): while the active tab is one whose content script never reports "
+    "Known bug: while the active tab is one whose content script never reports "
     "(about:blank here; also pages extensions cannot script), the worker pushes `complete: false` "
     "once and then nothing (tree_push.js sends only when the tree differs), and the provider "
     "refreshes its resource list only on complete pushes (serving.py tree_changed), so a tab "

@@ -142,7 +142,7 @@ def many_cards(count: int) -> str:
 
 
 # An article with one table row of 30,000 cells: turndown-plugin-gfm scans the row for each cell's
-# index (n²), which kept the tab busy past the host's 10 s deadline (review of issue 16).
+# index (n²), which kept the tab busy past the host's 10 s deadline.
 WIDE = (
     "<!doctype html><html><head><meta charset='utf-8'><title>Wide</title></head><body><article>"
     f"<h1>Wide</h1><p>{LOREM}</p><p>{LOREM}</p><table><tr>"

@@ -1,7 +1,7 @@
 """Page tools end to end (design.md §5), how they come to be and are exposed: valid, distinct, stable
 MCP names that route to their own tool; the imperative WebMCP API as Chromium 156 has it; a
 same-origin iframe's tools; declarative forms and the schema Chromium synthesises for them; and
-hostile or broken pages (10,000 tools, fake bridge messages). Scenarios follow research/webmcp.md §5.
+hostile or broken pages (10,000 tools, fake bridge messages).
 
 The whole module runs twice: against the browser's native WebMCP (`--enable-features=WebMCP`) and
 against the extension's polyfill (flag off). One browser per mode serves every test of the module;
@@ -138,7 +138,7 @@ EXPECTED_API_BEHAVIOUR = {
 
 
 async def test_the_imperative_api_behaves_as_chromium_156(tb: ToolsBrowser, page_server: str) -> None:
-    """research/webmcp.md §5 scenarios 1-4, 7, 8: the polyfill gives the answers Chromium gives."""
+    """Scenarios 1-4, 7, 8: the polyfill gives the answers Chromium gives."""
     page = await tb.running.new_page(f"{page_server}/index.html")
     try:
         assert await page.evaluate(WEBMCP_API_SCRIPT) == EXPECTED_API_BEHAVIOUR

@@ -1,4 +1,4 @@
-"""Cross-origin iframe tools end to end (design.md §5; research/webmcp.md §1.3, §1.7, §5 scenario 11).
+"""Cross-origin iframe tools end to end (design.md §5 scenario 11).
 
 Runs twice, like test_page_tools_calls.py: against native WebMCP (`--enable-features=WebMCP`) and
 against the extension's polyfill. The top page is served from 127.0.0.1 (`page_server`), its
@@ -173,7 +173,7 @@ NOT_ORIGIN_KEYED_JS = """async () => {
 async def test_a_document_that_is_not_origin_keyed_gets_security_error(
     tb: ToolsBrowser, not_origin_keyed: str
 ) -> None:
-    """research/webmcp.md §1.3 step 2 (document.domain usable → SecurityError), in both modes."""
+    """Chromium's behaviour (document.domain usable → SecurityError), in both modes."""
     page = await tb.running.new_page(f"{not_origin_keyed}/index.html")
     try:
         assert await page.evaluate(NOT_ORIGIN_KEYED_JS) == {

@@ -1,5 +1,4 @@
-"""The popup's "Shared now" and "Who read it", and `webctx activity`, in a real Chromium (issue 18
-items 2, 3).
+"""The popup's "Shared now" and "Who read it", and `webctx activity`, in a real Chromium.
 
 One browser for the module's single test (it is slow to start): a page with a selection; the popup
 in its own popup-type window (so the page stays its window's active tab, as when the toolbar

@@ -7,7 +7,7 @@ Each transport goes through the same steps (`the_steps`): `tools/list`, `current
 made by a real mouse drag, `location` of the selected Text, a page tool, an id never issued
 (`isError` `unknown_id`), an unknown tool (a JSON-RPC error), list_changed after the page registers
 a tool, and a call cancelled through the SDK's AbortSignal that reaches the page's tool (its signal
-aborts), and issue 16's resources: the page's text link from `current` is in `resources/list`,
+aborts), and the page resources: the page's text link from `current` is in `resources/list`,
 `resources/read` returns its Markdown, and a tab opened sends `notifications/resources/list_changed`.
 Then a browser restart under a live bridge session: the old instance's ids are refused,
 the new browser's tools are announced and callable.
@@ -101,7 +101,7 @@ async def current_of(client: TsClient, instance: str, *, timeout_s: float = 10.0
 
 
 async def the_steps(client: TsClient, tb: ToolsBrowser, page: Page, url: str) -> None:
-    """Every step of issue 14 item 2 but the restart, through `client`; asserts each."""
+    """Every step of the client walk-through but the restart, through `client`; asserts each."""
     assert client.connected["protocolVersion"] == client.connected["requested"] == SDK_DEFAULT_VERSION
     assert client.connected["capabilities"]["tools"]["listChanged"] is True
 
@@ -132,7 +132,7 @@ async def the_steps(client: TsClient, tb: ToolsBrowser, page: Page, url: str) ->
     assert added.ok and not added.result.get("isError"), added
     assert added.result["structuredContent"] == {"result": 5} and result_text(added.result) == "5"
 
-    # An id nobody issued: a tool error with the SPEC's code, not a protocol error.
+    # An id nobody issued: a tool error with the code design.md §5 names, not a protocol error.
     bad = await client.call("location", {"id": selected["id"] + "9999"})
     assert bad.ok and bad.result.get("isError") is True, bad
     assert bad.result["structuredContent"]["error"]["code"] == "unknown_id", bad

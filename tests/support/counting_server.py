@@ -1,4 +1,4 @@
-"""A local HTTP server that counts every connection made to it (issue 13 item 1's witness).
+"""A local HTTP server that counts every connection made to it (the witness that nothing fetched).
 
 `with CountingServer() as server:` serves on 127.0.0.1 (a free port, `server.url`) from a thread;
 `server.connections` counts accepted TCP connections, so an `https://` URL to it (a TLS

@@ -75,7 +75,7 @@ class Host:
         self.answer_current = True
         self.provider_ready: list[dict[str, Any]] = []
         self.activity: list[dict[str, Any]] = []
-        """The `activity` events (issue 18: one per MCP read), kept aside from the replies."""
+        """The `activity` events (one per MCP read), kept aside from the replies."""
         self._reader = asyncio.create_task(self._read_stdout())
 
     async def _read_stdout(self) -> None:

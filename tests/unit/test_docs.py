@@ -1,4 +1,4 @@
-"""The docs name the tree as it is (issue 19: files move, docs follow).
+"""The docs name the tree as it is (files move, docs follow).
 
 - docs/native-host.md's module table has one row per `native_host/**/*.py` module (`__init__.py`
   aside: its docstring is the package's own row), and every path it names exists;

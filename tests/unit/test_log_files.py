@@ -1,5 +1,5 @@
-"""log_files.py: every log folder and file webctx creates is private under `umask 000` (issue 13,
-"Also" c): the folder and the parents we create 0700, the files 0600, rotated files too, never
+"""log_files.py: every log folder and file webctx creates is private under `umask 000`:
+the folder and the parents we create 0700, the files 0600, rotated files too, never
 through a symlink; for the CLI's cli.log, the bridge's mcp.log and the demo's browser log. (The
 native host's own log: tests/unit/provider/test_log_modes.py, through the real process.)"""
 

@@ -90,7 +90,7 @@ class MergingRequester:
     def cached_current(self, own: Any) -> Any:
         """The `current` result `request` would give with `own` (our pushed tree's reply), when no
         follower needs asking: `own` merged with every follower's pushed tree; None when some
-        follower has none (issue 16: page_resources.py compares the resource list without I/O)."""
+        follower has none (page_resources.py compares the resource list without I/O)."""
         if own is None or not self._server.followers or not self._is_provider():
             return own
         cached = self._server.cached_follower_windows()

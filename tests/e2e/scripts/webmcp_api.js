@@ -1,4 +1,4 @@
-// research/webmcp.md §5 scenarios 1–4, 7, 8 run inside a page; returns what happened, so the same
+// Scenarios 1–4, 7, 8 run inside a page; returns what happened, so the same
 // expectations hold for Chromium's native WebMCP and for the webctx polyfill.
 async () => {
   const mc = document.modelContext;

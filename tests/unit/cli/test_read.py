@@ -188,7 +188,7 @@ def test_a_screenshot_is_not_written_to_a_terminal() -> None:
 
 
 def test_out_writes_like_a_shell_redirection(tmp_path: Path) -> None:
-    """A plain write (issue 16 decision): an existing file is replaced, a symlink is followed."""
+    """A plain write: an existing file is replaced, a symlink is followed."""
     from mcp import types
 
     from native_host.cli.read import write_out

@@ -1,6 +1,6 @@
 """One liveness rule for every reader of a descriptor: a zombie is dead (protocol/processes.py).
 
-Regression for issue 19: the provider's stale-descriptor cleanup treated a zombie listener as
+Regression: the provider's stale-descriptor cleanup treated a zombie listener as
 alive while the reference host treated it as dead, so on a machine whose PID 1 does not reap
 (a container) a SIGKILLed native host's descriptor was never removed. These tests make a real
 zombie (a child that exited and was not waited for), so they fail on any machine without the rule.

@@ -1,4 +1,4 @@
-"""The page-resource URI rule (native_host/protocol/resources.py; issue 16, design.md §2 "The page on
+"""The page-resource URI rule (native_host/protocol/resources.py; design.md §2 "The page on
 demand"): one shape, no normalisation, and the truncation line's wording."""
 
 from __future__ import annotations

@@ -40,7 +40,7 @@ MAX_LAG_S = 0.1
 
 
 def hostile_schemas(server: CountingServer, file_uri: str) -> dict[str, dict[str, Any]]:
-    """Every way issue 13 item 1 found to make jsonschema fetch: each refers to `server` (or to
+    """Every known way to make jsonschema fetch: each refers to `server` (or to
     `file_uri`) from the schema of argument `q`."""
 
     def one(q: dict[str, Any], **top: Any) -> dict[str, Any]:

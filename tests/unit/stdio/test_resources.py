@@ -170,7 +170,7 @@ async def test_a_page_text_and_a_screenshot_are_read_through_the_bridge_for_the_
     assert isinstance(image, types.BlobResourceContents)
     assert base64.b64decode(image.blob) == PNG_BYTES and image.mime_type == "image/png"
     assert image.meta == {"devicePixelRatio": 1, "width": 800, "height": 600, "scale": 1}
-    # issue 18: the provider records the reads as the bridged client's, via `webctx mcp`
+    # the provider records the reads as the bridged client's, via `webctx mcp`
     await wait_until(lambda: len([a for a in host.activity if a["entry"]["tool"] == "resources/read"]) == 2,
                      what="two activity entries for the reads")
     reads = [a["entry"] for a in host.activity if a["entry"]["tool"] == "resources/read"]
@@ -199,7 +199,7 @@ async def test_the_providers_errors_reach_the_client_as_they_are(spawn: Callable
 
 async def test_only_page_resources_are_read_through(spawn: Callable[[], Any]) -> None:  # noqa: F811
     """`webctx://activity` (the provider's unlisted resource) and other URIs are unknown to the
-    bridge, as before issue 16: it reads through only what it lists."""
+    bridge, as before it reads through only what it lists."""
     host, instance, descriptor = await started(spawn, "tab-1")
     async with running_bridge(descriptor["bundleId"]) as bridge:
         await connected(bridge, instance)
