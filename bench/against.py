@@ -1,13 +1,13 @@
 """`--against REV` for any bench: this checkout and commit REV, run alternately, side by side.
 
 `run_main(main, file)` replaces a bench's `main()` call. Without `--against` it just calls
-`main`. With it, a temporary git worktree of REV is made and the bench runs `--against-rounds` times
-(default 3) per checkout as `python -m bench.<name> ... --json`, this checkout and REV
-alternating so that a change in the machine's speed hits both alike; each child's cwd is its
-checkout, because `python -m` puts the cwd first on `sys.path`. Every number in the children's
-last JSON line is printed as median and p99 (nearest rank, over rounds) per side, with the ratio
-this / REV. Benches that interleave finer inside one process (peers.py, bridge_start.py,
-selection_read.py) keep their own `--against`.
+`main`. With it, a temporary git worktree of REV is made and the bench runs `--against-rounds`
+times (default 3) per checkout as `python -m bench.<name> ... --json`, this checkout and REV
+alternating (ABBA: each goes first every other round) so that a change in the machine's speed
+hits both alike; each child's cwd is its checkout, because `python -m` puts the cwd first on
+`sys.path`. Every number in the children's last JSON line is printed as median and p99 (nearest
+rank, over rounds) per side, with the ratio this / REV. Benches that interleave finer inside one
+process (peers.py, bridge_start.py, selection_read.py) keep their own `--against`.
 """
 
 from __future__ import annotations
@@ -82,9 +82,11 @@ def compare(module: str, rev: str, rounds: int, argv: list[str]) -> dict[str, An
     runs: dict[str, list[dict[str, float]]] = {"this": [], rev: []}
     load_before = os.getloadavg()
     with checkout(rev) as other:
-        for _ in range(rounds):
-            runs["this"].append(one_run(module, REPO, argv))
-            runs[rev].append(one_run(module, other, argv))
+        trees = {"this": REPO, rev: other}
+        for index in range(rounds):
+            # ABBA order: neither side always goes first (a warm cache, the other helpers' load)
+            for label in (("this", rev) if index % 2 == 0 else (rev, "this")):
+                runs[label].append(one_run(module, trees[label], argv))
     keys = sorted({k for side in runs.values() for run in side for k in run})
     rows = []
     print(f"{'figure':<60} {'this p50 / p99':>18} {rev[:10] + ' p50 / p99':>22} {'ratio p50 / p99':>16}")
