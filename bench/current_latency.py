@@ -73,6 +73,7 @@ REPO: Final = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
 
 from bench import host_log  # noqa: E402
+from bench.against import run_main  # noqa: E402
 from bench.browser import capture_root, launched_browser  # noqa: E402
 from bench.environment import isolate, load_average, progress  # noqa: E402
 from bench.floor import floor_provider  # noqa: E402
@@ -244,4 +245,4 @@ def main(argv: list[str] | None = None) -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(run_main(main, __file__))

@@ -44,6 +44,7 @@ import psutil
 REPO: Final = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
 
+from bench.against import run_main  # noqa: E402
 from bench.browser import EXTENSION_ID  # noqa: E402
 from bench.environment import isolated_env  # noqa: E402
 
@@ -212,4 +213,4 @@ async def main() -> None:
 
 
 if __name__ == "__main__":
-    asyncio.run(main())
+    run_main(lambda: asyncio.run(main()), __file__)

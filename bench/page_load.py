@@ -51,6 +51,7 @@ import psutil
 ROOT: Final = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
+from bench.against import run_main  # noqa: E402
 from bench.browser import devtools_port, launched_browser, two_origins  # noqa: E402
 from bench.environment import isolate, load_average, progress  # noqa: E402
 from bench.stats import Summary, ratio  # noqa: E402
@@ -267,4 +268,4 @@ def main() -> None:
 
 if __name__ == "__main__":
     os.environ.setdefault("PYTHONUNBUFFERED", "1")
-    main()
+    run_main(main, __file__)

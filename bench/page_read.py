@@ -78,6 +78,7 @@ ROOT: Final = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from bench import host_log  # noqa: E402
+from bench.against import run_main  # noqa: E402
 from bench.browser import EXTENSION_ID, LaunchedBrowser, cdp_browser, settle, walk  # noqa: E402
 from bench.environment import isolate, load_average, progress  # noqa: E402
 from bench.floor import floor_provider  # noqa: E402
@@ -592,4 +593,4 @@ def main() -> None:
 
 
 if __name__ == "__main__":
-    main()
+    run_main(main, __file__)

@@ -47,6 +47,7 @@ from mcp.client.streamable_http import streamable_http_client
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
 
+from bench.against import run_main  # noqa: E402
 from bench.floor import PAGE_TOOL_NAME, floor_provider  # noqa: E402
 from bench.stats import Summary  # noqa: E402
 from tests.e2e.page_tools_harness import launch  # noqa: E402
@@ -180,4 +181,4 @@ async def main() -> None:
 
 
 if __name__ == "__main__":
-    asyncio.run(main())
+    run_main(lambda: asyncio.run(main()), __file__)

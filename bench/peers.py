@@ -52,6 +52,7 @@ REPO: Final = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
 
 from bench import host_log  # noqa: E402
+from bench.against import checkout  # noqa: E402
 from bench.environment import isolate, load_average, progress  # noqa: E402
 from bench.floor import PAGE_TOOL_NAME, floor_provider  # noqa: E402
 from bench.peer_targets import (  # noqa: E402
@@ -214,24 +215,13 @@ async def cold_webctx(checkout: Checkout, url: str, root: Path) -> dict[str, flo
 
 @contextlib.contextmanager
 def against_checkout(rev: str | None, root: Path) -> Any:
-    """A temporary git worktree at `rev` (None: no second checkout)."""
+    """A temporary git worktree at `rev` (bench/against.py; None: no second checkout; `root`
+    is unused)."""
     if rev is None:
         yield None
         return
-    folder = root / "against"
-    subprocess.run(
-        ["git", "-C", str(REPO), "worktree", "add", "--detach", str(folder), rev],
-        check=True,
-        capture_output=True,
-    )
-    try:
+    with checkout(rev) as folder:
         yield Checkout(rev[:10], folder)
-    finally:
-        subprocess.run(
-            ["git", "-C", str(REPO), "worktree", "remove", "--force", str(folder)],
-            check=False,
-            capture_output=True,
-        )
 
 
 @contextlib.asynccontextmanager

@@ -55,6 +55,7 @@ ROOT: Final = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from bench import host_log  # noqa: E402
+from bench.against import run_main  # noqa: E402
 from bench.browser import EXTENSION_ID, LaunchedBrowser, cdp_browser, two_origins, walk  # noqa: E402
 from bench.environment import isolate  # noqa: E402
 from bench.floor import floor_provider  # noqa: E402
@@ -312,4 +313,4 @@ def main() -> None:
 
 
 if __name__ == "__main__":
-    main()
+    run_main(main, __file__)

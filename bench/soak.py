@@ -36,6 +36,7 @@ import websockets
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
+from bench.against import run_main
 from bench.browser import LaunchedBrowser, devtools, launched_browser, page_server
 from bench.environment import isolate, progress
 from bench.stats import Summary
@@ -149,4 +150,4 @@ def main() -> int:
 
 if __name__ == "__main__":
     os.environ.setdefault("PYTHONUNBUFFERED", "1")
-    sys.exit(main())
+    sys.exit(run_main(main, __file__))

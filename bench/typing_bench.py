@@ -46,6 +46,7 @@ from typing import Any
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
+from bench.against import run_main  # noqa: E402
 from bench.browser import EXTENSION_ID, cdp_browser, two_origins, walk  # noqa: E402
 from bench.environment import isolate  # noqa: E402
 
@@ -192,4 +193,4 @@ def main() -> None:
 
 
 if __name__ == "__main__":
-    main()
+    run_main(main, __file__)
