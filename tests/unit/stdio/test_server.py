@@ -197,7 +197,7 @@ async def test_the_provider_records_the_bridged_clients_name_via_webctx_mcp(
     async with asyncio.timeout(20), connect(bridge, mode, info) as (client, _):
         await client.call_tool("current", {})
         await client.read_resource("webctx://current")
-    entries = provider.http.endpoint.activity.entries()
+    entries = provider.endpoint.activity.entries()
     assert [entry.tool for entry in entries] == ["current", "current"]
     assert {entry.client for entry in entries} == {ClientName("Claude Desktop", "1.2", via="webctx mcp")}
 
@@ -277,7 +277,7 @@ async def test_upstream_list_changed_is_relayed(
     async with asyncio.timeout(20), connect(bridge, mode) as (_, changes):
         await asyncio.sleep(0.1)  # the bridge's own upstream listen stream is open
         await drain(changes)
-        await provider.http.endpoint.notify_tools_changed()
+        await provider.endpoint.notify_tools_changed()
         assert await changes.get() == "tools"
 
 
