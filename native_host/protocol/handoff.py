@@ -7,11 +7,9 @@ follower (standby host)                                              provider (h
   ─► follower.hello {instance}                                FollowerHello (first, HELLO_TIMEOUT_S)
   ─► tools.changed {tools}                                    FollowerToolsChanged
   ─► tree {complete, root?, windowFocused?}                   FollowerTree
-  ◄─ current {id, deadlineMs}                                 HandoffCurrent
-  ◄─ location {elementId, id, deadlineMs}                     HandoffLocation
-  ◄─ tools.call {pageId, name, input, deadlineMs, id}         HandoffToolsCall
-  ◄─ tools.cancel {callId, id, deadlineMs}                    HandoffToolsCancel
-  ◄─ page.read {pageId, kind, maxBytes?, id, deadlineMs}      HandoffPageRead
+  ◄─ {type, …, id, deadlineMs}: current, location {elementId},  HandoffRequest (one envelope
+     tools.call {pageId, name, input}, tools.cancel {callId},     around a protocol/native.py
+     page.read {pageId, kind, maxBytes?}                          request)
   ─► result {id, result} | error {id, error: {code, message}} HandoffResult | HandoffError
 ```
 
@@ -19,20 +17,28 @@ Every message is one WebSocket message of compact UTF-8 JSON (`encode`), at most
 MAX_TREE_MESSAGE_BYTES, or MAX_MESSAGE_BYTES for a reply to `tools.call` or `page.read`. Each side
 parses what it receives with one TypeAdapter over the union it may receive
 (`parse_follower_message`, `parse_provider_request`); a message that does not parse is dropped.
-Models keep unknown fields (a newer peer may add some; docs/design.md "The tree"). Field order is
-the order on the wire: the bytes are those of the hand-off before it had models (a request's own fields come
-before `type`, `id` and `deadlineMs`).
+Models keep unknown fields, or for a forwarded request ignore them (a newer peer may add some;
+design.md §2).
 """
 
 from __future__ import annotations
 
 import json
+from dataclasses import dataclass
 from typing import Annotated, Any, Final, Literal
 
 from pydantic import Field, TypeAdapter
 
 from native_host.protocol.base import IncomingFrame, WireModel
-from native_host.protocol.native import PAGE_TOOL_DEADLINE_MS, ErrorBody
+from native_host.protocol.native import (
+    PAGE_TOOL_DEADLINE_MS,
+    CurrentRequest,
+    ErrorBody,
+    LocationRequest,
+    PageReadRequest,
+    ToolCallRequest,
+    ToolCancelRequest,
+)
 
 HANDOFF_PATH: Final = "/handoff"
 """The path of the provider's hand-off URL (`ws://127.0.0.1:<port>/handoff`, the descriptor's
@@ -153,75 +159,35 @@ FOLLOWER_MESSAGE_ADAPTER: Final[
 # -- provider → follower ---------------------------------------------------------------------------
 
 
-class HandoffCurrent(HandoffMessage):
-    """"Send your tree" (design.md §1.1): the follower asks its own extension, with `deadline_ms`."""
+ForwardedRequest = CurrentRequest | LocationRequest | PageReadRequest | ToolCallRequest | ToolCancelRequest
+"""The host requests a provider forwards to a follower (protocol/native.py; no bench `ping`)."""
 
-    type: Literal["current"] = "current"
+FORWARDED_REQUEST_ADAPTER: Final[TypeAdapter[ForwardedRequest]] = TypeAdapter(
+    Annotated[ForwardedRequest, Field(discriminator="type")]
+)
+"""Parses a forwarded request's own fields; raises pydantic.ValidationError on a wrong shape or
+an unknown `type`."""
+
+
+@dataclass(frozen=True, slots=True)
+class HandoffRequest:
+    """provider → follower, the one envelope of every forwarded request: `request` (a
+    protocol/native.py model, the follower's `f<k>-` prefix already taken off its ids), the
+    provider's `id` for the reply (and for a later `tools.cancel`'s `callId`), and the provider's
+    `deadline_ms` for it, in ms (see `wait_ms`). On the wire: the request's fields, then `id` and
+    `deadlineMs`, flat."""
+
     id: str
+    request: ForwardedRequest
     deadline_ms: int | None = None
-    """The provider's deadline for this request, in ms (see `wait_ms`)."""
 
-
-class HandoffLocation(HandoffMessage):
-    """"Where is this element?" (design.md §1.2), `element_id` without the provider's `f<k>-` prefix."""
-
-    element_id: str
-    type: Literal["location"] = "location"
-    id: str
-    deadline_ms: int | None = None
-    """The provider's deadline for this request, in ms (see `wait_ms`)."""
-
-
-class HandoffToolsCall(HandoffMessage):
-    """Run page tool `name` (the page's WebMCP name) of Page `page_id` (without the `f<k>-`
-    prefix) with `input` (design.md §5). The provider's `id` names the call in a later `tools.cancel`."""
-
-    page_id: str
-    name: str
-    input: dict[str, Any]
-    deadline_ms: int | None = None
-    """The provider's limit for the whole call, in ms; the follower waits CALL_MARGIN_MS longer so
-    the provider's deadline (and its `tools.cancel`) comes first (follower_link.py)."""
-    type: Literal["tools.call"] = "tools.call"
-    id: str
-
-
-class HandoffToolsCancel(HandoffMessage):
-    """Abort the page's `signal` of call `call_id` (the provider's id of the `tools.call`). The
-    follower answers `{cancelled: false}` itself when that call is not running."""
-
-    call_id: str
-    type: Literal["tools.cancel"] = "tools.cancel"
-    id: str
-    deadline_ms: int | None = None
-    """The provider's deadline for this request, in ms (see `wait_ms`)."""
-
-
-class HandoffPageRead(HandoffMessage):
-    """Read Page `page_id` (without the `f<k>-` prefix) as `kind` (native `page.read`,
-    `max_bytes` for text). The follower answers its extension's result or error."""
-
-    page_id: str
-    kind: Literal["text", "screenshot"]
-    max_bytes: int | None = None
-    type: Literal["page.read"] = "page.read"
-    id: str
-    deadline_ms: int | None = None
-    """The provider's deadline for this request, in ms (see `wait_ms`)."""
-
-
-ProviderRequest = Annotated[
-    HandoffCurrent | HandoffLocation | HandoffToolsCall | HandoffToolsCancel | HandoffPageRead,
-    Field(discriminator="type"),
-]
-"""Every message the provider sends to a follower (each a request: the follower answers
-HandoffResult or HandoffError with the same `id`)."""
-
-PROVIDER_REQUEST_ADAPTER: Final[
-    TypeAdapter[HandoffCurrent | HandoffLocation | HandoffToolsCall | HandoffToolsCancel | HandoffPageRead]
-] = TypeAdapter(ProviderRequest)
-"""Parses one decoded provider → follower message (or builds one from `{type, id, deadlineMs,
-**body}`); raises pydantic.ValidationError on a wrong shape or an unknown `type`."""
+    def to_wire(self) -> dict[str, Any]:
+        """`{**request, id, deadlineMs?}` with wire (camelCase) names."""
+        wire = self.request.to_wire()
+        wire["id"] = self.id
+        if self.deadline_ms is not None:
+            wire["deadlineMs"] = self.deadline_ms
+        return wire
 
 
 def wait_ms(asked_ms: int | None, default_ms: int) -> int:
@@ -232,7 +198,7 @@ def wait_ms(asked_ms: int | None, default_ms: int) -> int:
     return default_ms
 
 
-def encode(message: HandoffMessage) -> bytes:
+def encode(message: HandoffMessage | HandoffRequest) -> bytes:
     """A hand-off message as compact UTF-8 JSON (sent as a binary message: no re-encoding, and
     non-ASCII text is not inflated by `\\u` escapes)."""
     return json.dumps(message.to_wire(), ensure_ascii=False, separators=(",", ":")).encode()
@@ -257,9 +223,17 @@ def parse_follower_message(
     return FOLLOWER_MESSAGE_ADAPTER.validate_python(_loads(raw))
 
 
-def parse_provider_request(
-    raw: str | bytes,
-) -> HandoffCurrent | HandoffLocation | HandoffToolsCall | HandoffToolsCancel | HandoffPageRead:
-    """One WebSocket message from the provider, parsed. Raises ValueError (not JSON, not UTF-8, or
-    a pydantic.ValidationError: a wrong shape or an unknown `type`)."""
-    return PROVIDER_REQUEST_ADAPTER.validate_python(_loads(raw))
+def parse_provider_request(raw: str | bytes) -> HandoffRequest:
+    """One WebSocket message from the provider, parsed. Raises ValueError (not JSON, not UTF-8,
+    not an object, an `id` that is not a string, a `deadlineMs` that is not an integer, or a
+    pydantic.ValidationError: a wrong shape or an unknown `type`)."""
+    data = _loads(raw)
+    if not isinstance(data, dict):
+        raise ValueError("a hand-off request is a JSON object")
+    request_id = data.pop("id", None)
+    deadline_ms = data.pop("deadlineMs", None)
+    if not isinstance(request_id, str):
+        raise ValueError("a hand-off request has a string `id`")
+    if deadline_ms is not None and (isinstance(deadline_ms, bool) or not isinstance(deadline_ms, int)):
+        raise ValueError("a hand-off request's `deadlineMs` is an integer")
+    return HandoffRequest(request_id, FORWARDED_REQUEST_ADAPTER.validate_python(data), deadline_ms)

@@ -6,7 +6,7 @@ extension/protocol.js, so every message of the port has one home."""
 from __future__ import annotations
 
 import re
-from typing import Annotated, Any, Final, Literal
+from typing import Annotated, Any, ClassVar, Final, Literal
 
 from pydantic import ConfigDict, Field, TypeAdapter, field_validator
 
@@ -133,20 +133,45 @@ class HelloReply(WireModel):
     folder, design.md §3): one sentence ending with the fix, for the popup."""
 
 
-class CurrentRequest(WireModel):
+class HostRequest(WireModel):
+    """Base of every host → worker request: the message without its `id`, which the port that
+    sends it adds (provider/port/bridge.py `h-<n>`, the hand-off `p-<n>`). Immutable: one request
+    object may pass several layers (provider/port/chain.py) and be sent to several profiles.
+
+    `default_deadline_ms()` is how long the host waits for its reply unless the caller says
+    otherwise, in ms. Unknown fields are ignored when one is parsed (a newer provider's, over the
+    hand-off: protocol/handoff.py). `SENDS_DEADLINE`: the worker is told that deadline too (`deadlineMs`), for
+    a request whose own work must end before it (a page-tool call's confirmation prompt)."""
+
+    model_config = ConfigDict(frozen=True, extra="ignore")
+
+    type: str
+    DEADLINE_MS: ClassVar[int]
+    SENDS_DEADLINE: ClassVar[bool] = False
+
+    def default_deadline_ms(self) -> int:
+        """How long to wait for the reply when the caller does not say, in ms."""
+        return self.DEADLINE_MS
+
+
+class CurrentRequest(HostRequest):
     """host → worker: "send the tree" (design.md §1.1). Reply: `result` with `{root: Element}`."""
 
     type: Literal["current"] = "current"
-    id: str
+    DEADLINE_MS: ClassVar[int] = CURRENT_DEADLINE_MS
 
 
-class PingRequest(WireModel):
-    """host → worker, bench only (native_host/bench_ping.py): answered `result {}` at once, so its
-    round trip is native messaging alone (docs/protocol.md)."""
+PING_DEADLINE_MS: Final = 3000
+"""How long a bench `ping` may take, in ms (bench only; the worker answers at once)."""
+
+
+class PingRequest(HostRequest):
+    """host → worker, bench only (native_host/provider/port/bench_ping.py): answered `result {}` at
+    once, so its round trip is native messaging alone (docs/protocol.md)."""
 
     type: Literal["ping"] = "ping"
-    id: str
-    page: bool = False
+    DEADLINE_MS: ClassVar[int] = PING_DEADLINE_MS
+    page: bool | None = None
     """True: the worker times one page-channel round trip to the active tab and answers `{pageMs}`."""
 
 
@@ -154,13 +179,13 @@ LOCATION_DEADLINE_MS: Final = 3000
 """How long the host waits for the worker's reply to `location` (docs/protocol.md), in ms."""
 
 
-class LocationRequest(WireModel):
+class LocationRequest(HostRequest):
     """host → worker: "where is this element?" (design.md §1.2). The request's own `id` is the request
     id, so the element id travels as `elementId`. Reply: `result` with a LocationReply, or `error`
     with code `unknown_id` / `invalid_id`."""
 
     type: Literal["location"] = "location"
-    id: str
+    DEADLINE_MS: ClassVar[int] = LOCATION_DEADLINE_MS
     element_id: str
 
 
@@ -247,17 +272,21 @@ MAX_CAPTURE_WAIT_MS), and the browser's own PNG encode of a 2560x1440 photo-like
 of a 5.5 s read at load 15-21, over the 5 s first chosen."""
 
 
-class PageReadRequest(WireModel):
-    """host → worker: read Page `page_id` (as `current` answers it, without a follower prefix) as
-    `kind` (docs/protocol.md "Messages"). `max_bytes` (text only): cap of the Markdown in
-    UTF-8 bytes (the worker clamps to [1024, 4 MiB]). Reply: `result` with a PageTextResult or
-    PageScreenshotResult, or `error` with a code of protocol/resources.py REASON_WORDS."""
+class PageReadRequest(HostRequest):
+    """host → worker: read Page `page_id` (as `current` answers it; a follower's prefix is taken off
+    on the way to it) as `kind` (docs/protocol.md "Messages"). `max_bytes` (text only): cap of the
+    Markdown in UTF-8 bytes (the worker clamps to [1024, 4 MiB]). Reply: `result` with a
+    PageTextResult or PageScreenshotResult, or `error` with a code of protocol/resources.py
+    REASON_WORDS."""
 
     type: Literal["page.read"] = "page.read"
-    id: str
     page_id: str = Field(pattern=ID_PATTERN.pattern)
     kind: Literal["text", "screenshot"]
     max_bytes: int | None = Field(default=None, ge=1)
+
+    def default_deadline_ms(self) -> int:
+        """PAGE_TEXT_DEADLINE_MS or PAGE_SCREENSHOT_DEADLINE_MS, by `kind`."""
+        return PAGE_TEXT_DEADLINE_MS if self.kind == "text" else PAGE_SCREENSHOT_DEADLINE_MS
 
 
 class PageTextResult(IncomingFrame):
@@ -362,28 +391,50 @@ class TreePush(IncomingFrame):
     window_focused: bool = False
 
 
-class ToolCallRequest(WireModel):
+class ToolCallRequest(HostRequest):
     """host → worker: run page tool `name` (the original WebMCP name) of Page `page_id` with
     `input` (a JSON object). Reply: `result` with a ToolCallReply, or `error` with code
-    `page_gone` (tab closed or navigated, tool gone) or `unknown_page`."""
+    `page_gone` (tab closed or navigated, tool gone) or `unknown_page`.
+
+    The port adds `deadlineMs`, the host's limit for the whole call in ms (PAGE_TOOL_DEADLINE_MS
+    unless overridden): a confirmation prompt answers "timed out" shortly before it
+    (docs/extension.md)."""
 
     type: Literal["tools.call"] = "tools.call"
-    id: str
+    DEADLINE_MS: ClassVar[int] = PAGE_TOOL_DEADLINE_MS
+    SENDS_DEADLINE: ClassVar[bool] = True
     page_id: str
     name: str
     input: dict[str, Any]
-    deadline_ms: int | None = None
-    """The host's limit for the whole call, in ms (PAGE_TOOL_DEADLINE_MS unless overridden): a
-    confirmation prompt answers "timed out" shortly before it (docs/extension.md)."""
+
+    def to_wire(self) -> dict[str, Any]:
+        """The wire fields, `input` as given: a page-tool input may be megabytes, which
+        `model_dump` would copy once more on its way to the port's JSON encoder."""
+        return {"type": self.type, "pageId": self.page_id, "name": self.name, "input": self.input}
 
 
-class ToolCancelRequest(WireModel):
+class ToolCancelRequest(HostRequest):
     """host → worker: abort the page's `signal` of call `call_id` (the `tools.call` request's
     `id`). Reply: `result` with `{cancelled: bool}` (false when the call had already ended)."""
 
     type: Literal["tools.cancel"] = "tools.cancel"
-    id: str
+    DEADLINE_MS: ClassVar[int] = TOOLS_CANCEL_DEADLINE_MS
     call_id: str
+
+
+AnyHostRequest = Annotated[
+    CurrentRequest | LocationRequest | PageReadRequest | ToolCallRequest | ToolCancelRequest | PingRequest,
+    Field(discriminator="type"),
+]
+"""Every host → worker request, told apart by `type`."""
+
+HOST_REQUEST_ADAPTER: Final[
+    TypeAdapter[
+        CurrentRequest | LocationRequest | PageReadRequest | ToolCallRequest | ToolCancelRequest | PingRequest
+    ]
+] = TypeAdapter(AnyHostRequest)
+"""Parses a request without its `id` (the hand-off carries them so, protocol/handoff.py); raises
+pydantic.ValidationError on a wrong shape or an unknown `type`."""
 
 
 class ToolCallReply(IncomingFrame):

@@ -53,7 +53,7 @@ from native_host.provider.port import bench_ping
 from native_host.provider.port.bridge import Bridge
 from native_host.provider.port.framing import FrameWriter, iter_frames
 from native_host.provider.port.hello import hello_result, mint_instance
-from native_host.provider.port.tree_cache import CachingRequester, TreeCache
+from native_host.provider.port.tree_cache import TreeCache
 from native_host.provider.publisher import remove_stale_locks
 from native_host.provider.serving import Serving
 
@@ -90,7 +90,6 @@ class NativeHost:
         self.origin = origin
         self.bridge = Bridge(writer.send)
         self.tree_cache = TreeCache(on_change=self._tree_changed)
-        self.requester = CachingRequester(self.bridge, self.tree_cache, lambda: not self.bridge.closed)
         self.exit_code = 0
         self._reader = reader
         self._writer = writer
@@ -101,9 +100,10 @@ class NativeHost:
         self._mcp_module: asyncio.Future[ModuleType] | None = None
         self._bench_tasks: set[asyncio.Task[None]] = set()
         self.serving: Final = Serving(
-            self.requester,
+            self.bridge,
+            self.tree_cache,
+            alive=lambda: not self.bridge.closed,
             instance=self.instance,
-            tree=self.tree_cache.reply,
             send_event=self._send_event,
             stopping=self._stop,
             started_at=self.started_at,

@@ -3,10 +3,12 @@ the third, `read_page`, is read_page.py.
 
 ```
 tools/call current {}         ──► BuiltinTools.run_current
-                                    Requester.request("current") ──► {root}  (tree_cache.py: often no I/O)
+                                    Requester.request(CurrentRequest()) ──► {root}
+                                      (tree_cache.py: often no I/O)
                                     ──► {protocol, instance, root}, checked against CurrentAnswer once
 tools/call location {id}      ──► BuiltinTools.run_location
-                                    check the id (ID_PATTERN) ──► Requester.request("location", {elementId})
+                                    check the id (ID_PATTERN)
+                                    ──► Requester.request(LocationRequest(element_id))
                                     ──► LocationAnswer + `window`: WindowFinder(bounds) → OS window number
 ```
 
@@ -36,14 +38,16 @@ from native_host.protocol.native import (
     CURRENT_DEADLINE_MS,
     LOCATION_DEADLINE_MS,
     MAX_JSON_DEPTH,
+    CurrentRequest,
     LocationReply,
+    LocationRequest,
     exceeds_depth,
 )
 from native_host.protocol.resources import without_background_links
 from native_host.protocol.tools import CURRENT_TOOL, LOCATION_TOOL, id_error, json_result, tool_error
 from native_host.protocol.version import PROTOCOL_VERSION
 from native_host.provider.platform import has_windows, window_number
-from native_host.provider.port.bridge import Requester
+from native_host.provider.port.chain import Requester
 
 log = logging.getLogger(__name__)
 
@@ -88,10 +92,11 @@ async def default_window_finder(bounds: WindowBounds) -> int | None:
 class BuiltinTools:
     """`current` and `location` of one native-host instance, as `specs` for the endpoint's table.
 
-    `requester` reaches the extension (the Bridge, through the tree cache and the hand-off);
+    `requester` reaches the extension (the endpoint's request chain, serving.py);
     `instance` is the host's instance, put into every `current` answer; `current_deadline_ms`
     and `location_deadline_ms` bound one request to the extension, in ms; `window_finder` adds
-    the OS window number to a `location` answer.
+    the OS window number to a `location` answer; `on_current` sees every `current` reply a
+    client gets (the page resources' list, page_resources.py `observe_current`).
     """
 
     def __init__(
@@ -102,8 +107,10 @@ class BuiltinTools:
         current_deadline_ms: int = CURRENT_DEADLINE_MS,
         location_deadline_ms: int = LOCATION_DEADLINE_MS,
         window_finder: WindowFinder = default_window_finder,
+        on_current: Callable[[Any], None] = lambda reply: None,
     ) -> None:
         self._requester = requester
+        self._on_current = on_current
         self._instance = instance
         self._current_deadline_ms = current_deadline_ms
         self._location_deadline_ms = location_deadline_ms
@@ -122,7 +129,7 @@ class BuiltinTools:
         if arguments:
             return tool_error("The `current` tool takes no arguments; call it with {}.")
         try:
-            reply = await self._requester.request("current", deadline_ms=self._current_deadline_ms)
+            reply = await self._requester.request(CurrentRequest(), deadline_ms=self._current_deadline_ms)
         except DeadlineExceeded:
             return tool_error(
                 f"The browser did not answer within {self._current_deadline_ms} ms. "
@@ -138,6 +145,7 @@ class BuiltinTools:
             )
         except TooDeep as exc:  # tree_cache.check_tree_depth: the sentence names the limit
             return tool_error(str(exc))
+        self._on_current(reply)
         memo = self._current_memo
         if memo is not None and memo[0] is reply:
             return json_result(memo[1], memo[2])
@@ -166,7 +174,7 @@ class BuiltinTools:
             )
         try:
             reply = await self._requester.request(
-                "location", {"elementId": element_id}, deadline_ms=self._location_deadline_ms
+                LocationRequest(element_id=element_id), deadline_ms=self._location_deadline_ms
             )
         except DeadlineExceeded:
             return tool_error(

@@ -4,19 +4,19 @@ Just over 400 lines: listing, reading and wording a failed read of one family of
 share the listed set and the pages' titles (the pure URI rule is already apart).
 
 ```
-resources/list ──► Requester.request("current")       (tree_cache.py: a pushed tree, no round trip)
+resources/list ──► Requester.request(CurrentRequest())  (tree_cache.py: a pushed tree, no round trip)
                     └─ listed(): each Page's resource_links of OUR instance, focused page first,
                        then visible pages, then the rest, tree order; ≤ MAX_LISTED; + description
 resources/read webctx://activity ──► ActivityLog.read_resource (unlisted, unchanged)
 resources/read webctx://<instance>/<pageId>/<kind>
    ├─ not this shape ──► MCPError INVALID_PARAMS "invalid: …"
    ├─ another instance ──► MCPError -32002 "gone: …"       (a restarted provider, design.md §2)
-   └─ Requester.request("page.read", {pageId, kind, maxBytes?})     (followers: merging_requester)
+   └─ Requester.request(PageReadRequest(page_id, kind, max_bytes?))  (followers: merge_layer)
         ├─ text ──► TextResourceContents (the truncation line first when cut) + _meta
         ├─ screenshot ──► BlobResourceContents + _meta
         └─ error code ──► MCPError "<reason word>: … <fix>"  (-32002 for unknown/gone)
       every page read ──► ActivityLog.record("resources/read", page id + title + kind; never content)
-each `current` answer (ObservingRequester), each pushed tree and follower tree (tree_changed: the
+each `current` answer a client gets (observe_current), each pushed tree and follower tree (tree_changed: the
 merged tree when it is at hand without asking anyone, `cached_tree`)
    └─ observe(): the set of listed URIs changed ──► notifications/resources/list_changed (both eras)
 ```
@@ -43,6 +43,8 @@ from native_host.protocol.native import (
     CURRENT_DEADLINE_MS,
     PAGE_SCREENSHOT_DEADLINE_MS,
     PAGE_TEXT_DEADLINE_MS,
+    CurrentRequest,
+    PageReadRequest,
     PageScreenshotResult,
     PageTextResult,
 )
@@ -80,7 +82,7 @@ from native_host.protocol.resources import (
 from native_host.protocol.tools import ACTIVITY_RESOURCE_URI
 from native_host.provider.activity import MAX_TITLE_CHARS, ActivityLog
 from native_host.provider.http.error_bodies import MAX_MESSAGE_CHARS
-from native_host.provider.port.bridge import Requester
+from native_host.provider.port.chain import Requester
 
 log = logging.getLogger(__name__)
 
@@ -211,41 +213,11 @@ def listed(found: list[_Link]) -> list[types.Resource]:
     ]
 
 
-class ObservingRequester:
-    """A Requester that passes every request to `inner` and shows every `current` result to
-    `on_current` (PageResources.observe), so each tree a client sees updates the listed set."""
-
-    def __init__(self, inner: Requester, on_current: Callable[[Any], None]) -> None:
-        self._inner = inner
-        self._on_current = on_current
-
-    def new_request_id(self) -> str:
-        """As `Bridge.new_request_id`."""
-        return self._inner.new_request_id()
-
-    async def request(
-        self,
-        type_: str,
-        body: Mapping[str, Any] | None = None,
-        *,
-        deadline_ms: int,
-        request_id: str | None = None,
-    ) -> Any:
-        """As `Bridge.request`."""
-        reply = await self._inner.request(type_, body, deadline_ms=deadline_ms, request_id=request_id)
-        if type_ == "current" and not body:
-            try:
-                self._on_current(reply)
-            except Exception:  # never fail a `current` because of the resource list
-                log.exception("observing the tree for resources failed")
-        return reply
-
-
 class PageResources:
     """`resources/list` and `resources/read` of one native-host instance (with `webctx://activity`).
 
-    `requester` reaches the extension (the endpoint passes the hand-off's MergingRequester over the
-    tree cache); `instance` is ours; `activity` records reads and serves `webctx://activity`;
+    `requester` reaches the extension (the endpoint's request chain, serving.py); `instance` is
+    ours; `activity` records reads and serves `webctx://activity`;
     `on_list_changed` is called (from the loop) when the set of listed URIs changed (the
     endpoint's ListChangedBroadcaster.notify("resources")); `cached_tree` gives the `current`
     result when it is at hand without a round trip (pushed trees), else None. Deadlines in ms."""
@@ -262,7 +234,7 @@ class PageResources:
         text_deadline_ms: int = PAGE_TEXT_DEADLINE_MS,
         screenshot_deadline_ms: int = PAGE_SCREENSHOT_DEADLINE_MS,
     ) -> None:
-        self.requester: Final = ObservingRequester(requester, self.observe)
+        self.requester: Final = requester
         self._instance = instance
         self._activity = activity
         self._on_list_changed = on_list_changed
@@ -289,6 +261,14 @@ class PageResources:
             self._listed_uris = uris
             self._on_list_changed()
 
+    def observe_current(self, reply: Any) -> None:
+        """`observe(reply)` for a `current` answer a client got (resources/list here, the `current`
+        tool: builtin_tools.py); never raises, so no `current` fails because of the resource list."""
+        try:
+            self.observe(reply)
+        except Exception:
+            log.exception("observing the tree for resources failed")
+
     def tree_changed(self) -> None:
         """A tree was pushed (ours or a follower's), or a follower left: compare the merged tree
         when it is at hand (`cached_tree`). Never a round trip: a tree that needs asking is
@@ -310,11 +290,12 @@ class PageResources:
         browser cannot answer (the links come back with the next tree). `webctx://activity` stays
         unlisted."""
         try:
-            reply = await self.requester.request("current", deadline_ms=self._current_deadline_ms)
+            reply = await self.requester.request(CurrentRequest(), deadline_ms=self._current_deadline_ms)
         except (DeadlineExceeded, ExtensionError, ProviderUnavailable, TooDeep) as exc:
             log.info("resources/list: no tree (%s)", type(exc).__name__)
             return types.ListResourcesResult(resources=[])
-        # The request showed `reply` to observe(), which walked it once; walk it here only if not.
+        self.observe_current(reply)
+        # observe() walked `reply` once; walk it here only if it did not.
         found = self._listed if reply is self._listed_source else links(reply, self._instance)[0]
         return types.ListResourcesResult(resources=listed(found))
 
@@ -350,12 +331,11 @@ class PageResources:
         return result
 
     async def _read(self, parsed: PageUri, uri: str) -> types.ReadResourceResult:
-        body: dict[str, Any] = {"pageId": parsed.page_id, "kind": parsed.kind}
-        if parsed.kind == TEXT:
-            body["maxBytes"] = TEXT_MAX_BYTES
+        max_bytes = TEXT_MAX_BYTES if parsed.kind == TEXT else None
+        request = PageReadRequest(page_id=parsed.page_id, kind=parsed.kind, max_bytes=max_bytes)
         deadline_ms = self._deadlines[parsed.kind]
         try:
-            reply = await self.requester.request("page.read", body, deadline_ms=deadline_ms)
+            reply = await self.requester.request(request, deadline_ms=deadline_ms)
         except DeadlineExceeded:
             raise read_error(
                 TIMEOUT, f"the browser did not read the page within {deadline_ms / 1000:g} s", uri

@@ -6,7 +6,7 @@ worker ── tools.changed {tools:[PageTool]} ──► PageToolTable.update() 
 desktop host ── tools/call p1_add ──► PageToolTable.call()
     check arguments against inputSchema (page_schemas.py, in a worker thread: never fetches, 100 ms budget)
         invalid, a ref outside the schema, out of time → isError
-    Bridge.request("tools.call", {pageId, name, input}, deadline) ──► worker ──► page
+    Requester.request(ToolCallRequest(page_id, name, input), deadline) ──► worker ──► page
         ok → map_result(text)      error page_gone → isError "page gone"
         deadline → isError + tools.cancel      client cancels → tools.cancel, re-raise
 ```
@@ -31,14 +31,15 @@ from native_host.protocol.display_text import display_block, display_line
 from native_host.protocol.native import (
     MAX_JSON_DEPTH,
     PAGE_TOOL_DEADLINE_MS,
-    TOOLS_CANCEL_DEADLINE_MS,
     PageTool,
     ToolCallReply,
+    ToolCallRequest,
+    ToolCancelRequest,
     exceeds_depth,
 )
 from native_host.protocol.tools import tool_error
 from native_host.provider.page_schemas import InputSchema, check_input, compile_schema
-from native_host.provider.port.bridge import Requester
+from native_host.provider.port.chain import Requester
 
 log = logging.getLogger(__name__)
 
@@ -236,17 +237,11 @@ class PageToolTable:
         if problem is not None:
             return tool_error(f"{problem} (tool `{name}`)")
         call_id = self.requester.new_request_id()
-        # deadlineMs: a confirmation prompt (extension/service_worker/confirm.js) gives up before it.
-        body = {
-            "pageId": info.page_id,
-            "name": info.tool_name,
-            "input": arguments,
-            "deadlineMs": self.deadline_ms,
-        }
+        # The port sends the deadline too: a confirmation prompt (extension/service_worker/confirm.js)
+        # gives up before it.
+        request = ToolCallRequest(page_id=info.page_id, name=info.tool_name, input=arguments)
         try:
-            raw = await self.requester.request(
-                "tools.call", body, deadline_ms=self.deadline_ms, request_id=call_id
-            )
+            raw = await self.requester.request(request, deadline_ms=self.deadline_ms, request_id=call_id)
         except asyncio.CancelledError:
             self._cancel_later(call_id)
             raise
@@ -280,9 +275,7 @@ class PageToolTable:
 
         async def cancel() -> None:
             try:
-                await self.requester.request(
-                    "tools.cancel", {"callId": call_id}, deadline_ms=TOOLS_CANCEL_DEADLINE_MS
-                )
+                await self.requester.request(ToolCancelRequest(call_id=call_id))
             except (DeadlineExceeded, ExtensionError, ProviderUnavailable) as exc:
                 log.info("tools.cancel %s: %s", call_id, exc.code)
 

@@ -43,7 +43,8 @@ from native_host.protocol.native import (
 )
 from native_host.protocol.version import PROTOCOL_VERSION
 from native_host.provider.daemon_threads import run_in_daemon_thread
-from native_host.provider.port.bridge import Requester
+from native_host.provider.port.chain import RequestChain, Requester
+from native_host.provider.port.tree_cache import PushedTree, TreeCache
 from native_host.provider.publisher import DescriptorPublisher
 
 if TYPE_CHECKING:  # imported for real in `start`: they take about a second
@@ -71,26 +72,33 @@ def page_tool_deadline_ms() -> int:
 class Serving:
     """The serving side of one native host: MCP endpoint, hand-off server, descriptor.
 
-    `requester` reaches our worker (the tree cache over the Bridge); `instance` is the host's
-    instance; `tree` gives the pushed `current` reply (TreeCache.reply); `send_event` writes an
-    event frame to the worker without waiting; `stopping` is set once the host shuts down;
+    `bridge` reaches our worker over the native port; `tree_cache` holds the tree it pushed;
+    `alive()` is false once the port closed; `instance` is the host's instance; `send_event`
+    writes an event frame to the worker without waiting; `stopping` is set once the host shuts down;
     `started_at` is the process start on the `time.monotonic()` clock (for the log's timings).
     `endpoint`, `handoff` and `publisher` are None until `start` made them.
     """
 
     def __init__(
         self,
-        requester: Requester,
+        bridge: Requester,
+        tree_cache: TreeCache,
         *,
+        alive: Callable[[], bool],
         instance: str,
-        tree: Callable[[], dict[str, Any] | None],
         send_event: Callable[[dict[str, Any]], None],
         stopping: asyncio.Event,
         started_at: float,
     ) -> None:
-        self._requester = requester
+        # Requests to the extension, in the order they pass (design.md §4; chain.py):
+        #   our MCP clients ─► the other profiles (handoff.merge, added by `start`) ─► own
+        #   own ─► the tree our worker pushed (`current` without a round trip) ─► the native port
+        self.own: Final = RequestChain([PushedTree(tree_cache, alive)], terminal=bridge)
+        """Our extension alone: what a provider we follow is answered from."""
+        self.requester: Requester = self.own
+        """What our MCP endpoint asks."""
         self._instance = instance
-        self._tree = tree
+        self._tree = tree_cache.reply
         self._send_event = send_event
         self._stopping = stopping
         self._started_at = started_at
@@ -122,14 +130,15 @@ class Serving:
             deadline_ms=page_tool_deadline_ms(), on_change=self._follower_tools_changed
         )
         self.handoff = handoff = ProfileHandoff(
-            self._requester, instance=self._instance, tools=follower_tools, on_provider=self._on_provider_port
+            self.own, instance=self._instance, tools=follower_tools, on_provider=self._on_provider_port
         )
+        self.requester = RequestChain([handoff.merge], terminal=self.own)
         self.endpoint = endpoint = module.McpEndpoint(
-            handoff.requester,
+            self.requester,
             instance=self._instance,
             page_tool_deadline_ms=page_tool_deadline_ms(),
             follower_tools=follower_tools,
-            cached_tree=lambda: handoff.requester.cached_current(self._tree()),
+            cached_tree=lambda: handoff.merge.cached_current(self._tree()),
         )
         # Followers' trees change the page resources too (resources/list_changed).
         handoff.server.on_tree_change = endpoint.tree_changed

@@ -4,13 +4,22 @@ profiles, one provider"; native_host/provider/profiles/).
   window(id_)          a Window element holding one Page, optionally on the focus path
   FakeExtension        one profile's extension: answers `current` with its windows
   RecordingConnection  stands in for a hand-off WebSocket connection: records what is sent
+  served(handoff)      the requester serving.py gives the MCP endpoint over a ProfileHandoff
 """
 
 from __future__ import annotations
 
 from typing import Any
 
+from native_host.provider.port.chain import RequestChain
+from native_host.provider.profiles.handoff import ProfileHandoff
 from tests.support.requester import FakeRequester, SentRequest
+
+
+def served(handoff: ProfileHandoff) -> RequestChain:
+    """What our MCP clients' requests pass, as serving.py assembles it: the other profiles
+    (`handoff.merge`) in front of our own extension (`handoff.own`)."""
+    return RequestChain([handoff.merge], terminal=handoff.own)
 
 
 def window(id_: str, *, focused: bool = False, tab: str = "tab-1") -> dict[str, Any]:

@@ -1,4 +1,4 @@
-"""A fake of what the MCP endpoint and page tools talk to: `bridge.Requester` (the native port
+"""A fake of what the MCP endpoint and page tools talk to: a `chain.Requester` (the native port
 to the extension's service worker), for tests and benches."""
 
 from __future__ import annotations
@@ -8,6 +8,8 @@ import inspect
 from collections.abc import Mapping
 from typing import Any, Final, NamedTuple
 
+from native_host.provider.port.chain import Call, Requester
+
 
 class SentRequest(NamedTuple):
     """One request a FakeRequester received, its fields in `Requester.request`'s order."""
@@ -15,7 +17,8 @@ class SentRequest(NamedTuple):
     type: str
     """The request type, e.g. `current`, `location`, `tools.call` (design.md §4)."""
     body: dict[str, Any]
-    """A copy of the body; `{}` when none was given."""
+    """The request's wire fields but `type` (camelCase, `deadlineMs` where the port sends it);
+    `{}` for a request without fields."""
     request_id: str | None
     """The id the caller chose with `new_request_id()`, if any."""
     deadline_ms: int
@@ -34,8 +37,9 @@ UNEXPECTED: Final = object()
 """The default `default`: a request type without an answer fails the test (AssertionError)."""
 
 
-class FakeRequester:
-    """Plays the extension behind `native_host.provider.port.bridge.Requester`.
+class FakeRequester(Requester):
+    """Plays the extension behind a `native_host.provider.port.chain.Requester` (in place of the
+    Bridge).
 
     Every request is recorded, in order, in `requests` (SentRequest tuples). Its answer comes from
     `answers[type]`, else from `default`:
@@ -64,16 +68,14 @@ class FakeRequester:
         self._ids += 1
         return f"h-{self._ids}"
 
-    async def request(
-        self,
-        type_: str,
-        body: Mapping[str, Any] | None = None,
-        *,
-        deadline_ms: int,
-        request_id: str | None = None,
-    ) -> Any:
+    async def send(self, call: Call) -> Any:
         """Record the request, then return (or raise) its answer (see the class docstring)."""
-        sent = SentRequest(type_, dict(body or {}), request_id, deadline_ms)
+        request = call.request
+        body = request.to_wire()
+        del body["type"]
+        if request.SENDS_DEADLINE:
+            body["deadlineMs"] = call.deadline_ms
+        sent = SentRequest(request.type, body, call.id, call.deadline_ms)
         self.requests.append(sent)
         return await self.answer(sent)
 

@@ -122,7 +122,7 @@ def test_the_native_port_side_never_imports_the_http_side(tmp_path: Path) -> Non
         "provider/port/deep/__init__.py": "",
         "provider/port/deep/x.py": "from ...http import security\n",
         "provider/http/__init__.py": "",
-        "provider/http/endpoint.py": "from native_host.provider.port.bridge import Requester\n",
+        "provider/http/endpoint.py": "from native_host.provider.port.chain import Requester\n",
         "provider/http/security.py": "",
         "provider/portal/__init__.py": "from native_host.provider.http import endpoint\n",
     })

@@ -9,8 +9,8 @@ desktop host ──HTTP──► uvicorn (pre-bound 127.0.0.1:0 socket, embedded
                           └─ ShortErrorBodies (every other error body: one-line JSON-RPC; error_bodies.py)
                           └─ SDK Streamable HTTP app at /mcp/<random> (its own Host allow-list too)
                              └─ ProviderServer (protocol/tools.py): tools/list, tools/call, listen
-                                ├─ ToolSpec table (builtin_tools.py): `current` → Requester.request("current")
-                                │      `location` → Requester.request("location", {elementId})
+                                ├─ ToolSpec table (builtin_tools.py): `current` → request(CurrentRequest())
+                                │      `location` → request(LocationRequest(element_id))
                                 │                   + platform.window_number (OS window id)
                                 │      `read_page` → resources/read of the Page's link (read_page.py)
                                 ├─ PageToolTable (page_tools.py): `p<n>_…` → tools.call → page (design.md §5)
@@ -18,7 +18,7 @@ desktop host ──HTTP──► uvicorn (pre-bound 127.0.0.1:0 socket, embedded
                                 │  profile's host → its page (design.md §3, handoff.py)
                                 ├─ every call above ──► ActivityLog (activity.py): who read what
                                 ├─ resources/list, resources/read (page_resources.py): each Page's
-                                │  text and screenshot ──► Requester.request("page.read"), and
+                                │  text and screenshot ──► Requester.request(PageReadRequest(…)), and
                                 │  `webctx://activity` (unlisted) ──► `webctx activity`
                                 └─ list_changed.py: tools/list_changed, resources/list_changed
 ```
@@ -78,7 +78,7 @@ from native_host.provider.http.security import LoopbackGuard
 from native_host.provider.http.sse_escape import EscapedLineSeparators
 from native_host.provider.page_resources import PageResources
 from native_host.provider.page_tools import PageToolTable
-from native_host.provider.port.bridge import Requester
+from native_host.provider.port.chain import Requester
 from native_host.provider.read_page import ReadPage
 
 log = logging.getLogger(__name__)
@@ -137,7 +137,7 @@ class _EmbeddedUvicorn(uvicorn.Server):
 class McpEndpoint:
     """The MCP endpoint of one native-host instance (design.md §1).
 
-    `requester` reaches the extension (a `bridge.Bridge`); `instance` is the host's instance
+    `requester` reaches the extension (the request chain of serving.py); `instance` is the host's instance
     (16 random bytes, URL-safe base64); `current_deadline_ms` and `location_deadline_ms` bound
     the built-in tools' requests and `page_tool_deadline_ms` one page-tool call (default 60 s,
     design.md §5), in ms; `window_finder` gives `location` its OS window number; `follower_tools`,
@@ -183,7 +183,6 @@ class McpEndpoint:
             cached_tree=cached_tree or (lambda: None),
             current_deadline_ms=current_deadline_ms,
         )
-        requester = self.page_resources.requester
         self.page_tools = PageToolTable(requester, page_tool_deadline_ms, on_change=self.notify_tools_changed)
         self.follower_tools: Final = follower_tools
         builtin = BuiltinTools(
@@ -192,6 +191,7 @@ class McpEndpoint:
             current_deadline_ms=current_deadline_ms,
             location_deadline_ms=location_deadline_ms,
             window_finder=window_finder,
+            on_current=self.page_resources.observe_current,
         )
         read_page = ReadPage(self.page_resources, instance=instance)
         self._tools: dict[str, ToolSpec] = {spec.tool.name: spec for spec in (*builtin.specs, read_page.spec)}

@@ -23,14 +23,13 @@ import os
 import signal
 import time
 
+from native_host.protocol.native import PingRequest
 from native_host.provider.port.bridge import Bridge
 
 log = logging.getLogger(__name__)
 
 BENCH_PINGS_ENV = "WEBCTX_BENCH_PINGS"
 """The environment variable that turns the hook on: how many pings per SIGUSR1."""
-PING_DEADLINE_MS = 3000
-"""Per ping; a ping that takes longer ends the round (logged as a warning)."""
 
 
 def pings_per_round() -> int:
@@ -47,7 +46,7 @@ async def ping_round(bridge: Bridge, count: int) -> list[float]:
     times: list[float] = []
     for _ in range(count):
         start = time.perf_counter()
-        await bridge.request("ping", deadline_ms=PING_DEADLINE_MS)
+        await bridge.request(PingRequest())
         times.append((time.perf_counter() - start) * 1e3)
     return times
 
@@ -57,7 +56,7 @@ async def page_ping_round(bridge: Bridge, count: int) -> list[float]:
     ms (-1 where it had no page to ask). Raises what `Bridge.request` raises."""
     times: list[float] = []
     for _ in range(count):
-        result = await bridge.request("ping", {"page": True}, deadline_ms=PING_DEADLINE_MS)
+        result = await bridge.request(PingRequest(page=True))
         page_ms = result.get("pageMs") if isinstance(result, dict) else None
         times.append(float(page_ms) if isinstance(page_ms, int | float) else -1.0)
     return times

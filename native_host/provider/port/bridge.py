@@ -1,7 +1,7 @@
 """Requests from the native host to the extension over the native port (design.md §4, docs/protocol.md).
 
 ```
-request("current", deadline_ms=3000) ──► {"type":"current","id":"h-7"} ──► worker
+request(CurrentRequest()) ──► {"type":"current","id":"h-7"} ──► worker
                      ▲ waits on a future keyed "h-7"
 handle_reply(frame) ◄── {"type":"result","id":"h-7","result":…} / {"type":"error",…} ◄── worker
 ```
@@ -17,34 +17,13 @@ from __future__ import annotations
 
 import logging
 import time
-from collections.abc import Awaitable, Callable, Mapping
-from typing import Any, Protocol
+from collections.abc import Awaitable, Callable
+from typing import Any
 
 from native_host.errors import DeadlineExceeded, ExtensionError, ProviderUnavailable
 from native_host.protocol.native import ErrorFrame, ResultFrame
+from native_host.provider.port.chain import Call, Requester
 from native_host.provider.port.correlator import Correlator, numbered_ids
-
-
-class Requester(Protocol):
-    """What the MCP endpoint and page-tool calls need from the native port; `Bridge` satisfies it
-    (and `profiles.merging_requester.MergingRequester`, which merges several profiles' answers)."""
-
-    def new_request_id(self) -> str:
-        """A fresh request id, for requests a later message refers to (`tools.cancel`)."""
-        ...
-
-    async def request(
-        self,
-        type_: str,
-        body: Mapping[str, Any] | None = None,
-        *,
-        deadline_ms: int,
-        request_id: str | None = None,
-    ) -> Any:
-        """Send a request to the extension and return its `result`; raises DeadlineExceeded,
-        ExtensionError or ProviderUnavailable."""
-        ...
-
 
 log = logging.getLogger(__name__)
 
@@ -52,7 +31,7 @@ SendFrame = Callable[[dict[str, Any]], Awaitable[None]]
 """Writes one message to the browser (`FrameWriter.send`); raises OSError when the port is gone."""
 
 
-class Bridge:
+class Bridge(Requester):
     """Host → worker requests over the native port, correlated with the worker's `result`/`error`
     replies (correlator.py, ids `h-<n>`).
 
@@ -79,30 +58,25 @@ class Bridge:
         page-tool call names it in a later `tools.cancel`)."""
         return self._pending.new_id()
 
-    async def request(
-        self,
-        type_: str,
-        body: Mapping[str, Any] | None = None,
-        *,
-        deadline_ms: int,
-        request_id: str | None = None,
-    ) -> Any:
-        """Send `{type: type_, id: "h-<n>", **body}` and return the reply's `result` value.
-        `request_id` (from `new_request_id`) replaces the minted id.
+    async def send(self, call: Call) -> Any:
+        """Send `{type, id: "h-<n>", …}` (`call.request`'s wire fields, `deadlineMs` where the
+        request says the worker needs it) and return the reply's `result` value. `call.id` (from
+        `new_request_id`) replaces the minted id.
 
-        Waits at most `deadline_ms` milliseconds. Raises ValueError if `body` holds `type` or `id`
-        (the bridge owns them), DeadlineExceeded when no reply comes in
-        time, ExtensionError (with the worker's `code` and `message`) for an `error` reply, and
+        Waits at most `call.deadline_ms` milliseconds. Raises DeadlineExceeded when no reply comes
+        in time, ExtensionError (with the worker's `code` and `message`) for an `error` reply, and
         ProviderUnavailable when the port is closed or closes while waiting. Cancelling the
         awaiting task forgets the request; a reply arriving later is logged and dropped.
         """
-        if body and ("type" in body or "id" in body):
-            raise ValueError("A request body must not contain `type` or `id`: the bridge sets them.")
-        if request_id is None:
-            request_id = self.new_request_id()
-        message: dict[str, Any] = {"type": type_, "id": request_id, **(body or {})}
+        request = call.request
+        type_, deadline_ms = request.type, call.deadline_ms
+        request_id = call.id if call.id is not None else self.new_request_id()
+        message = request.to_wire()
+        message["id"] = request_id
+        if request.SENDS_DEADLINE:
+            message["deadlineMs"] = deadline_ms
 
-        async def send() -> None:
+        async def write() -> None:
             try:
                 await self._send(message)
             except OSError as exc:
@@ -112,7 +86,7 @@ class Bridge:
 
         started = time.monotonic()
         try:
-            value = await self._pending.call(request_id, send, deadline_ms=deadline_ms)
+            value = await self._pending.call(request_id, write, deadline_ms=deadline_ms)
         except TimeoutError:
             log.warning("request %s %s: no reply within %d ms", request_id, type_, deadline_ms)
             raise DeadlineExceeded(

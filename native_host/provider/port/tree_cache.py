@@ -4,9 +4,9 @@
 ```
 worker ── tree {complete, root, windowFocused} ──► TreeCache.update   (validated once, on arrival;
                                                    a root deeper than MAX_JSON_DEPTH is not kept)
-MCP `current` ──► CachingRequester.request("current")
+MCP `current` ──► PushedTree (a layer of the request chain, chain.py)
                     ├─ a complete pushed tree of this connection → the same reply object, no I/O
-                    └─ else (none yet, `complete: false`, cleared, too deep) → Bridge.request("current")
+                    └─ else (none yet, `complete: false`, cleared, too deep) → call_next (the Bridge)
                          an answer deeper than MAX_JSON_DEPTH → TooDeep (run_current: isError)
 hello again, the port closing ──► TreeCache.clear                     (never a dead worker's tree)
 ```
@@ -24,8 +24,8 @@ from collections.abc import Callable, Mapping
 from typing import Any
 
 from native_host.errors import TooDeep
-from native_host.protocol.native import MAX_JSON_DEPTH, TreePush, exceeds_depth
-from native_host.provider.port.bridge import Requester
+from native_host.protocol.native import MAX_JSON_DEPTH, CurrentRequest, TreePush, exceeds_depth
+from native_host.provider.port.chain import Call, Next
 
 log = logging.getLogger(__name__)
 
@@ -74,40 +74,28 @@ class TreeCache:
         return self._reply
 
 
-class CachingRequester:
-    """A Requester (bridge.py) that answers `current` from `cache` when it can, and sends every
-    other request, and `current` without a complete pushed tree, to `own` (the Bridge).
-    `alive()` false (the port closed) forgets the tree: `own` then says why it cannot answer."""
+class PushedTree:
+    """A layer of the request chain (chain.py) that answers `current` from `cache` when it can,
+    and passes every other request, and `current` without a complete pushed tree, on. `alive()`
+    false (the port closed) forgets the tree: the Bridge then says why it cannot answer."""
 
-    def __init__(self, own: Requester, cache: TreeCache, alive: Callable[[], bool] = lambda: True) -> None:
-        self._own = own
+    def __init__(self, cache: TreeCache, alive: Callable[[], bool] = lambda: True) -> None:
         self._alive = alive
         self.cache = cache
 
-    def new_request_id(self) -> str:
-        """As `Bridge.new_request_id`."""
-        return self._own.new_request_id()
-
-    async def request(
-        self,
-        type_: str,
-        body: Mapping[str, Any] | None = None,
-        *,
-        deadline_ms: int,
-        request_id: str | None = None,
-    ) -> Any:
-        """As `Bridge.request`; `current` (no body) is answered from the pushed tree when there is
-        a complete one (no I/O, so neither deadline nor ProviderUnavailable applies). Raises
-        TooDeep when the worker answers `current` with a `root` nested deeper than MAX_JSON_DEPTH
-        (the extension's tree never is: the answer is not passed on)."""
-        if type_ != "current" or body:
-            return await self._own.request(type_, body, deadline_ms=deadline_ms, request_id=request_id)
+    async def __call__(self, call: Call, call_next: Next) -> Any:
+        """`current` from the pushed tree when there is a complete one (no I/O, so neither deadline
+        nor ProviderUnavailable applies), else `call_next(call)`. Raises TooDeep when the worker
+        answers `current` with a `root` nested deeper than MAX_JSON_DEPTH (the extension's tree
+        never is: the answer is not passed on)."""
+        if not isinstance(call.request, CurrentRequest):
+            return await call_next(call)
         if not self._alive():
             self.cache.clear()
         cached = self.cache.reply()
         if cached is not None:
             return cached
-        reply = await self._own.request(type_, body, deadline_ms=deadline_ms, request_id=request_id)
+        reply = await call_next(call)
         check_tree_depth(reply)
         return reply
 

@@ -3,6 +3,6 @@ follower link on each standby host, the followers' page tools and the merged tre
 
 Modules: `handoff` (ProfileHandoff: one host's side, whatever its role), `handoff_server`,
 `handoff_limits` (what a hostile follower or hand-off client can make it hold),
-`follower_link`, `merge` (the merged tree), `merging_requester`, `follower_tools`; the messages
+`follower_link`, `merge` (the merged tree), `merge_layer`, `follower_tools`; the messages
 are `protocol/handoff.py`.
 """

@@ -42,27 +42,22 @@ from native_host.protocol.handoff import (
     FollowerHello,
     FollowerToolsChanged,
     FollowerTree,
-    HandoffCurrent,
     HandoffError,
-    HandoffLocation,
-    HandoffPageRead,
     HandoffResult,
-    HandoffToolsCall,
     encode,
     parse_provider_request,
     wait_ms,
 )
 from native_host.protocol.native import (
-    LOCATION_DEADLINE_MS,
-    PAGE_SCREENSHOT_DEADLINE_MS,
-    PAGE_TEXT_DEADLINE_MS,
-    PAGE_TOOL_DEADLINE_MS,
-    TOOLS_CANCEL_DEADLINE_MS,
+    CurrentRequest,
     ErrorBody,
+    HostRequest,
+    ToolCallRequest,
+    ToolCancelRequest,
 )
 
 if TYPE_CHECKING:
-    from native_host.provider.port.bridge import Requester
+    from native_host.provider.port.chain import Requester
 
 log = logging.getLogger(__name__)
 
@@ -221,59 +216,45 @@ class FollowerLink:
         """The provider is gone: abort our page-tool calls still running in their pages."""
         calls, self._calls = list(self._calls.values()), {}
         for call_id in calls:
-            self._spawn(self._forward("tools.cancel", {"callId": call_id}, TOOLS_CANCEL_DEADLINE_MS))
+            self._spawn(self._forward(ToolCancelRequest(call_id=call_id)))
 
-    async def _forward(
-        self, type_: str, body: dict[str, Any], deadline_ms: int, request_id: str | None = None
-    ) -> Any:
+    async def _forward(self, request: HostRequest) -> Any:
         try:
-            return await self._own.request(type_, body, deadline_ms=deadline_ms, request_id=request_id)
+            return await self._own.request(request)
         except WebctxError as exc:
-            log.info("%s for the provider failed: %s", type_, exc.code)
+            log.info("%s for the provider failed: %s", request.type, exc.code)
             return None
 
     async def _answer(self, connection: ClientConnection, raw: str | bytes) -> None:
         """Answer one provider request from our own extension (a message that does not parse as
         one is dropped)."""
         try:
-            request = parse_provider_request(raw)
+            envelope = parse_provider_request(raw)
         except ValueError:
             return
+        request: HostRequest = envelope.request
         own_id: str | None = None
-        body: dict[str, Any]
-        if isinstance(request, HandoffCurrent):
-            body = {}
-            wait = wait_ms(request.deadline_ms, self._deadline_ms)
-        elif isinstance(request, HandoffLocation):
-            body = {"elementId": request.element_id}
-            wait = wait_ms(request.deadline_ms, LOCATION_DEADLINE_MS)
-        elif isinstance(request, HandoffPageRead):
-            body = {"pageId": request.page_id, "kind": request.kind}
-            if request.max_bytes is not None:
-                body["maxBytes"] = request.max_bytes
-            own_default = PAGE_TEXT_DEADLINE_MS if request.kind == "text" else PAGE_SCREENSHOT_DEADLINE_MS
-            wait = wait_ms(request.deadline_ms, own_default)
-        elif isinstance(request, HandoffToolsCall):
-            body = {"pageId": request.page_id, "name": request.name, "input": request.input}
-            wait = wait_ms(request.deadline_ms, PAGE_TOOL_DEADLINE_MS) + CALL_MARGIN_MS
-            own_id = self._own.new_request_id()
-            self._calls[request.id] = own_id
-        else:  # HandoffToolsCancel
+        if isinstance(request, ToolCancelRequest):
             target = self._calls.get(request.call_id)
             if target is None:
-                await self._reply(connection, HandoffResult(id=request.id, result={"cancelled": False}))
+                await self._reply(connection, HandoffResult(id=envelope.id, result={"cancelled": False}))
                 return
-            body = {"callId": target}
-            wait = wait_ms(request.deadline_ms, TOOLS_CANCEL_DEADLINE_MS)
+            request = ToolCancelRequest(call_id=target)
+        own = self._deadline_ms if isinstance(request, CurrentRequest) else request.default_deadline_ms()
+        wait = wait_ms(envelope.deadline_ms, own)
+        if isinstance(request, ToolCallRequest):
+            wait += CALL_MARGIN_MS
+            own_id = self._own.new_request_id()
+            self._calls[envelope.id] = own_id
         reply: HandoffResult | HandoffError
         try:
-            result = await self._own.request(request.type, body, deadline_ms=wait, request_id=own_id)
-            reply = HandoffResult(id=request.id, result=result)
+            result = await self._own.request(request, deadline_ms=wait, request_id=own_id)
+            reply = HandoffResult(id=envelope.id, result=result)
         except WebctxError as exc:
-            reply = HandoffError(id=request.id, error=ErrorBody(code=exc.code, message=str(exc)))
+            reply = HandoffError(id=envelope.id, error=ErrorBody(code=exc.code, message=str(exc)))
         finally:
             if own_id is not None:
-                self._calls.pop(request.id, None)
+                self._calls.pop(envelope.id, None)
         await self._reply(connection, reply, big=request.type in BIG_REPLY_REQUESTS)
 
     @staticmethod

@@ -15,7 +15,7 @@
 The parts: the messages and their limits are protocol/handoff.py; the provider's server and its
 follower connections handoff_server.py; the merged tree merge.py; the MCP endpoint's requester
 (`current` = every profile, `location` and `page.read` of `f<k>-…` to follower k)
-merging_requester.py; a follower's page tools as the provider's MCP tools follower_tools.py; the
+merge_layer.py; a follower's page tools as the provider's MCP tools follower_tools.py; the
 standby host's link follower_link.py.
 ProfileHandoff below ties them together for one host, whatever its role: it serves followers
 while it is the provider and follows the provider while it stands by.
@@ -29,18 +29,19 @@ from typing import TYPE_CHECKING, Any
 
 from native_host.provider.profiles.follower_link import FollowerLink
 from native_host.provider.profiles.handoff_server import HandoffServer
-from native_host.provider.profiles.merging_requester import MergingRequester
+from native_host.provider.profiles.merge_layer import ProfileMerge
 
 if TYPE_CHECKING:
-    from native_host.provider.port.bridge import Requester
+    from native_host.provider.port.chain import Requester
     from native_host.provider.profiles.follower_tools import FollowerTools
 
 
 class ProfileHandoff:
     """The hand-off of one native host, whatever its role: the server it would serve followers on,
-    the requester its MCP endpoint uses, and the link it follows the provider with while standing by.
+    the layer its MCP endpoint's requests pass (`merge`), and the link it follows the provider with
+    while standing by, answering the provider from `own` (our extension).
 
-    Usage (app.py): `McpEndpoint(handoff.requester, …)`; `tools` is the endpoint's
+    Usage (serving.py): `merge` is a layer of the endpoint's RequestChain; `tools` is the endpoint's
     `follower_tools`; `url = await handoff.start(token)` goes into the descriptor as `handoff`;
     the publisher's role changes reach `handoff.on_role_change(role, publisher.path)`;
     `handoff.set_page_tools(…)` on every `tools.changed` of our extension;
@@ -59,16 +60,14 @@ class ProfileHandoff:
         tools: FollowerTools | None = None,
         on_provider: Callable[[int], None] | None = None,
     ) -> None:
-        self._own = own
+        self.own = own
         self._instance = instance
         self._deadline_ms = deadline_ms
         self._on_provider = on_provider
         self.server = HandoffServer(tools, instance=instance)
         self.role = "starting"
-        self.requester = MergingRequester(own, self.server, lambda: self.role == "provider")
-        """The descriptor the publisher keeps written (publisher.py): where a standby host reads
-        the provider's `handoff` URL and token. Set by app.py once the publisher exists, which
-        needs our `start` URL first."""
+        self.merge = ProfileMerge(self.server, lambda: self.role == "provider")
+        """The layer of the MCP endpoint's request chain that adds our followers (serving.py)."""
         self._link: FollowerLink | None = None
         self._page_tools: list[dict[str, Any]] = []
         self._tree: dict[str, Any] | None = None
@@ -97,7 +96,7 @@ class ProfileHandoff:
         if role == "standby" and descriptor_path is not None:
             if self._link is None:
                 self._link = FollowerLink(
-                    descriptor_path, self._instance, self._own, deadline_ms=self._deadline_ms,
+                    descriptor_path, self._instance, self.own, deadline_ms=self._deadline_ms,
                     on_provider=self._on_provider, tools=self._page_tools, tree=self._tree,
                 )
             self._link.start()

@@ -44,18 +44,20 @@ from native_host.protocol.handoff import (
     HANDOFF_PATH,
     HELLO_TIMEOUT_S,
     MAX_TREE_MESSAGE_BYTES,
-    PROVIDER_REQUEST_ADAPTER,
     FollowerHello,
     FollowerToolsChanged,
     FollowerTree,
+    ForwardedRequest,
     HandoffError,
+    HandoffRequest,
     HandoffResult,
     encode,
 )
-from native_host.protocol.native import MAX_JSON_DEPTH, exceeds_depth
+from native_host.protocol.native import MAX_JSON_DEPTH, CurrentRequest, exceeds_depth
 from native_host.provider.http.connections import ACCEPT_BATCH, HEADER_TIMEOUT_S, widen_listen_queue
 from native_host.provider.http.refusal_log import REFUSALS
 from native_host.provider.http.security import loopback_hosts, refusal
+from native_host.provider.port.chain import Call, Requester
 from native_host.provider.port.correlator import Correlator, numbered_ids
 from native_host.provider.port.tree_cache import check_tree_depth
 from native_host.provider.profiles.handoff_limits import (
@@ -86,8 +88,8 @@ FOLLOWER_GONE: Final = "The other profile's native host disconnected."
 """Why a request to a follower that went away fails (ProviderUnavailable)."""
 
 
-class FollowerConnection:
-    """One connected follower on the provider's side; a `bridge.Requester` that reaches the
+class FollowerConnection(Requester):
+    """One connected follower on the provider's side; a Requester (chain.py) that reaches the
     follower's extension through its host (ids lose the `f<k>-` prefix on the way). `number` is
     its `k`; `ids` mints request ids (shared by every follower of the provider: `p-<n>`)."""
 
@@ -171,26 +173,19 @@ class FollowerConnection:
         """A fresh id `p-<n>` (unique across the provider's followers)."""
         return self.pending.new_id()
 
-    async def request(
-        self,
-        type_: str,
-        body: Mapping[str, Any] | None = None,
-        *,
-        deadline_ms: int,
-        request_id: str | None = None,
-    ) -> Any:
-        """As `Bridge.request`, through the follower: a protocol/handoff.py request `{**body, type,
-        id, deadlineMs}` (pageId and elementId without our prefix). Raises DeadlineExceeded,
-        ExtensionError (the follower's extension's code), ProviderUnavailable (the follower is
-        gone), ValueError (a request the hand-off does not carry)."""
-        if request_id is None:
-            request_id = self.new_request_id()
-        message = PROVIDER_REQUEST_ADAPTER.validate_python(
-            {**strip_prefix(body, self.prefix), "type": type_, "id": request_id, "deadlineMs": deadline_ms}
-        )
-        data = encode(message)
+    async def send(self, call: Call) -> Any:
+        """`call` through the follower: a HandoffRequest (protocol/handoff.py) of its request,
+        pageId and elementId without our prefix. Raises DeadlineExceeded, ExtensionError (the
+        follower's extension's code), ProviderUnavailable (the follower is gone), ValueError (a
+        request the hand-off does not carry)."""
+        request, deadline_ms = call.request, call.deadline_ms
+        if not isinstance(request, ForwardedRequest):
+            raise ValueError(f"The hand-off does not carry `{request.type}`.")
+        request_id = call.id if call.id is not None else self.new_request_id()
+        data = encode(HandoffRequest(request_id, strip_prefix(request, self.prefix), deadline_ms))
+        type_ = request.type
 
-        async def send() -> None:
+        async def write() -> None:
             try:
                 await self.connection.send(data)
             except WebSocketException:
@@ -200,7 +195,7 @@ class FollowerConnection:
         if big:
             self.window.open()
         try:
-            return await self.pending.call(request_id, send, deadline_ms=deadline_ms)
+            return await self.pending.call(request_id, write, deadline_ms=deadline_ms)
         except TimeoutError:
             raise DeadlineExceeded(
                 f"The other profile's native host did not answer `{type_}` within {deadline_ms} ms."
@@ -216,7 +211,7 @@ class FollowerConnection:
         request_id = self.new_request_id()
         self._reply_bytes[request_id] = 0
         try:
-            result = await self.request("current", deadline_ms=deadline_ms, request_id=request_id)
+            result = await self.request(CurrentRequest(), deadline_ms=deadline_ms, request_id=request_id)
         finally:
             size = self._reply_bytes.pop(request_id, 0)
         if not self.budget.fits(self.number, size):

@@ -23,8 +23,9 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping
-from typing import Any, Final
+from typing import Any, Final, TypeVar
 
+from native_host.protocol.native import HostRequest
 from native_host.protocol.resources import format_page_uri, parse_page_uri
 
 FOLLOWER_ID: Final = re.compile(r"f(\d+)-(.+)", re.DOTALL)
@@ -80,15 +81,18 @@ def prefix_ids(
     return copy
 
 
-def strip_prefix(body: Mapping[str, Any] | None, prefix: str) -> dict[str, Any]:
-    """`body` with the follower `prefix` taken off its `pageId` and `elementId` (the follower's
-    extension knows its ids without it)."""
-    out = dict(body or {})
-    for key in ("pageId", "elementId"):
-        value = out.get(key)
+R = TypeVar("R", bound=HostRequest)
+
+
+def strip_prefix(request: R, prefix: str) -> R:
+    """`request` with the follower `prefix` taken off its `page_id` and `element_id` (the
+    follower's extension knows its ids without it); the same object when neither has it."""
+    update: dict[str, str] = {}
+    for name in ("page_id", "element_id"):
+        value = getattr(request, name, None)
         if isinstance(value, str) and value.startswith(prefix):
-            out[key] = value[len(prefix):]
-    return out
+            update[name] = value[len(prefix):]
+    return request.model_copy(update=update) if update else request
 
 
 def follower_windows(

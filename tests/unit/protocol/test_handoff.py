@@ -8,22 +8,25 @@ import pytest
 
 from native_host.protocol.handoff import (
     MAX_ASKED_DEADLINE_MS,
-    PROVIDER_REQUEST_ADAPTER,
     FollowerHello,
     FollowerToolsChanged,
     FollowerTree,
-    HandoffCurrent,
     HandoffError,
-    HandoffLocation,
+    HandoffRequest,
     HandoffResult,
-    HandoffToolsCall,
-    HandoffToolsCancel,
     encode,
     parse_follower_message,
     parse_provider_request,
     wait_ms,
 )
-from native_host.protocol.native import ErrorBody
+from native_host.protocol.native import (
+    CurrentRequest,
+    ErrorBody,
+    LocationRequest,
+    PageReadRequest,
+    ToolCallRequest,
+    ToolCancelRequest,
+)
 
 ROOT: dict[str, Any] = {"id": "app", "role": "Application", "children": [{"id": "win-1", "role": "Window"}]}
 
@@ -61,49 +64,65 @@ def test_follower_messages_keep_their_bytes_and_parse_back(message: Any, wire: b
 
 
 @pytest.mark.parametrize(
-    ("request_dict", "wire"),
+    ("envelope", "wire"),
     [
-        # the provider built `{**body, "type", "id"}` then set `deadlineMs`: those bytes, unchanged
+        # one envelope for every forwarded request: the request's fields, then `id` and `deadlineMs`
+        (HandoffRequest("p-4", CurrentRequest(), 2800), b'{"type":"current","id":"p-4","deadlineMs":2800}'),
         (
-            {"type": "current", "id": "p-4", "deadlineMs": 2800},
-            b'{"type":"current","id":"p-4","deadlineMs":2800}',
+            HandoffRequest("p-1", LocationRequest(element_id="sel-1"), 3000),
+            b'{"type":"location","elementId":"sel-1","id":"p-1","deadlineMs":3000}',
         ),
         (
-            {"elementId": "sel-1", "type": "location", "id": "p-1", "deadlineMs": 3000},
-            b'{"elementId":"sel-1","type":"location","id":"p-1","deadlineMs":3000}',
+            HandoffRequest("p-2", ToolCallRequest(page_id="tab-7", name="add", input={"a": 1}), 60000),
+            b'{"type":"tools.call","pageId":"tab-7","name":"add","input":{"a":1},"id":"p-2","deadlineMs":60000}',
         ),
         (
-            {"pageId": "tab-7", "name": "add", "input": {"a": 1}, "deadlineMs": 60000, "type": "tools.call",
-             "id": "p-2"},
-            b'{"pageId":"tab-7","name":"add","input":{"a":1},"deadlineMs":60000,"type":"tools.call","id":"p-2"}',
+            HandoffRequest("p-3", ToolCancelRequest(call_id="p-2"), 2000),
+            b'{"type":"tools.cancel","callId":"p-2","id":"p-3","deadlineMs":2000}',
         ),
         (
-            {"callId": "p-2", "type": "tools.cancel", "id": "p-3", "deadlineMs": 2000},
-            b'{"callId":"p-2","type":"tools.cancel","id":"p-3","deadlineMs":2000}',
+            HandoffRequest("p-5", PageReadRequest(page_id="tab-7", kind="text", max_bytes=4096)),
+            b'{"type":"page.read","pageId":"tab-7","kind":"text","maxBytes":4096,"id":"p-5"}',
         ),
     ],
 )
-def test_provider_requests_keep_their_bytes_and_parse_back(request_dict: dict[str, Any], wire: bytes) -> None:
-    message = PROVIDER_REQUEST_ADAPTER.validate_python(request_dict)
-    assert encode(message) == wire
-    assert parse_provider_request(wire) == message
+def test_forwarded_requests_have_one_envelope_and_parse_back(envelope: HandoffRequest, wire: bytes) -> None:
+    assert encode(envelope) == wire
+    assert parse_provider_request(wire) == envelope
+
+
+def test_a_request_in_the_field_order_of_an_older_provider_parses_the_same() -> None:
+    """Older providers sent the request's own fields first, then `type`, `id` and `deadlineMs`."""
+    older = b'{"pageId":"tab-7","name":"add","input":{"a":1},"deadlineMs":60000,"type":"tools.call","id":"p-2"}'
+    assert parse_provider_request(older) == HandoffRequest(
+        "p-2", ToolCallRequest(page_id="tab-7", name="add", input={"a": 1}), 60000
+    )
 
 
 def test_each_side_parses_only_what_the_other_sends() -> None:
     for wire, model in (
-        (b'{"type":"current","id":"p-1"}', HandoffCurrent),
-        (b'{"type":"location","id":"p-1","elementId":"e"}', HandoffLocation),
-        (b'{"type":"tools.call","id":"p-1","pageId":"tab-1","name":"n","input":{}}', HandoffToolsCall),
-        (b'{"type":"tools.cancel","id":"p-1","callId":"p-0"}', HandoffToolsCancel),
+        (b'{"type":"current","id":"p-1"}', CurrentRequest),
+        (b'{"type":"location","id":"p-1","elementId":"e"}', LocationRequest),
+        (b'{"type":"tools.call","id":"p-1","pageId":"tab-1","name":"n","input":{}}', ToolCallRequest),
+        (b'{"type":"tools.cancel","id":"p-1","callId":"p-0"}', ToolCancelRequest),
     ):
-        assert isinstance(parse_provider_request(wire), model)
+        assert isinstance(parse_provider_request(wire).request, model)
     hello = b'{"type":"follower.hello","instance":"B"}'
-    for wrong in (hello, b'{"type":"nope","id":"p-1"}', b"[]", b"{", b"\xff"):
+    for wrong in (
+        hello, b'{"type":"nope","id":"p-1"}', b'{"type":"ping","id":"p-1"}', b'{"type":"current"}',
+        b'{"type":"current","id":7}', b'{"type":"current","id":"p-1","deadlineMs":"soon"}',
+        b'{"type":"current","id":"p-1","deadlineMs":true}', b"[]", b"{", b"\xff",
+    ):
         with pytest.raises(ValueError):
             parse_provider_request(wrong)
     for wrong in (b'{"type":"current","id":"p-1"}', b'{"type":"result"}', b'{"type":"tree"}'):
         with pytest.raises(ValueError):
             parse_follower_message(wrong)
+
+
+def test_unknown_fields_of_a_newer_provider_are_ignored() -> None:
+    envelope = parse_provider_request(b'{"type":"location","elementId":"e","later":1,"id":"p-1"}')
+    assert envelope == HandoffRequest("p-1", LocationRequest(element_id="e"))
 
 
 def test_unknown_fields_of_a_newer_peer_are_kept() -> None:

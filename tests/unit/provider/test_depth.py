@@ -29,14 +29,16 @@ from native_host.protocol.handoff import (
 from native_host.protocol.native import (
     BROWSER_FRAME_ADAPTER,
     MAX_JSON_DEPTH,
+    CurrentRequest,
     PageTool,
     TreePush,
     exceeds_depth,
 )
 from native_host.provider.builtin_tools import BuiltinTools
 from native_host.provider.page_tools import TOO_DEEP_SENTENCE, map_result, mcp_tool
+from native_host.provider.port.chain import RequestChain
 from native_host.provider.port.correlator import numbered_ids
-from native_host.provider.port.tree_cache import CachingRequester, TreeCache
+from native_host.provider.port.tree_cache import PushedTree, TreeCache
 from native_host.provider.profiles.handoff_server import FollowerConnection
 from tests.support.host_process import ROOT, WAIT_S, Host, log_text, mcp_client, ready_descriptor, wait_until
 from tests.support.profiles import RecordingConnection
@@ -183,20 +185,20 @@ def push(cache: TreeCache, root: dict[str, Any]) -> None:
 async def test_a_pushed_tree_too_deep_is_not_kept_and_current_asks_the_browser() -> None:
     pulled = {"root": ROOT, "windowFocused": False}
     browser, cache = Browser(pulled), TreeCache()
-    requester = CachingRequester(browser, cache)
+    requester = RequestChain([PushedTree(cache)], terminal=browser)
     push(cache, ROOT)
     push(cache, deep_tree(240))  # replaces the good tree: the old one is no longer the browser's
     assert cache.reply() is None
-    assert await requester.request("current", deadline_ms=100) == pulled
+    assert await requester.request(CurrentRequest(), deadline_ms=100) == pulled
     assert browser.request_types() == ["current"]
     push(cache, deep_tree(MAX_JSON_DEPTH // 2 - 2))  # just under the limit: kept
     assert cache.reply() is not None
 
 
 async def test_the_browsers_own_current_answer_too_deep_is_an_is_error_naming_the_limit() -> None:
-    requester = CachingRequester(Browser({"root": deep_tree(240)}), TreeCache())
+    requester = RequestChain([PushedTree(TreeCache())], terminal=Browser({"root": deep_tree(240)}))
     with pytest.raises(TooDeep):
-        await requester.request("current", deadline_ms=100)
+        await requester.request(CurrentRequest(), deadline_ms=100)
     tools = BuiltinTools(requester, instance="i")
     result = await tools.run_current({})
     assert result.is_error is True

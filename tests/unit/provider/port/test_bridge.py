@@ -9,7 +9,13 @@ from typing import Any
 import pytest
 
 from native_host.errors import DeadlineExceeded, ExtensionError, ProviderUnavailable
-from native_host.protocol.native import BROWSER_FRAME_ADAPTER
+from native_host.protocol.native import (
+    BROWSER_FRAME_ADAPTER,
+    PAGE_TOOL_DEADLINE_MS,
+    CurrentRequest,
+    PageReadRequest,
+    ToolCallRequest,
+)
 from native_host.provider.port.bridge import Bridge
 
 
@@ -45,7 +51,7 @@ def bridge(port: FakePort) -> Bridge:
 
 
 async def test_request_sends_type_and_h_id_and_returns_the_result(port: FakePort, bridge: Bridge) -> None:
-    task = asyncio.create_task(bridge.request("current", deadline_ms=2000))
+    task = asyncio.create_task(bridge.request(CurrentRequest(), deadline_ms=2000))
     sent = await port.next_sent()
     assert sent == {"type": "current", "id": "h-1"}
     bridge.handle_reply(reply({"type": "result", "id": "h-1", "result": {"root": {"id": "app"}}}))
@@ -54,24 +60,37 @@ async def test_request_sends_type_and_h_id_and_returns_the_result(port: FakePort
 
 
 async def test_ids_count_up_and_replies_route_by_id(port: FakePort, bridge: Bridge) -> None:
-    first = asyncio.create_task(bridge.request("tools.call", {"name": "n"}, deadline_ms=2000))
-    second = asyncio.create_task(bridge.request("current", deadline_ms=2000))
+    call = ToolCallRequest(page_id="tab-1", name="n", input={})
+    first = asyncio.create_task(bridge.request(call, deadline_ms=2000))
+    second = asyncio.create_task(bridge.request(CurrentRequest(), deadline_ms=2000))
     sent = [await port.next_sent(), await port.next_sent()]
-    assert sent == [{"type": "tools.call", "id": "h-1", "name": "n"}, {"type": "current", "id": "h-2"}]
+    assert sent == [
+        {"type": "tools.call", "id": "h-1", "pageId": "tab-1", "name": "n", "input": {}, "deadlineMs": 2000},
+        {"type": "current", "id": "h-2"},
+    ]
     # replies may come in any order
     bridge.handle_reply(reply({"type": "result", "id": "h-2", "result": 2}))
     bridge.handle_reply(reply({"type": "result", "id": "h-1", "result": 1}))
     assert (await first, await second) == (1, 2)
 
 
-async def test_a_body_may_not_set_type_or_id(bridge: Bridge) -> None:
-    with pytest.raises(ValueError, match="`type` or `id`"):
-        await bridge.request("location", {"id": "sel-1"}, deadline_ms=100)
-    assert bridge.pending_count == 0
+async def test_a_request_goes_with_its_wire_names_and_own_deadline(port: FakePort, bridge: Bridge) -> None:
+    """`request(model)` sends the model's camelCase fields; without `deadline_ms` the caller waits
+    the request's own default (protocol/native.py), and only a page-tool call tells the worker."""
+    task = asyncio.create_task(bridge.request(PageReadRequest(page_id="tab-2", kind="text", max_bytes=4096)))
+    assert await port.next_sent() == {
+        "type": "page.read", "id": "h-1", "pageId": "tab-2", "kind": "text", "maxBytes": 4096,
+    }
+    bridge.handle_reply(reply({"type": "result", "id": "h-1", "result": {}}))
+    await task
+    calls = asyncio.create_task(bridge.request(ToolCallRequest(page_id="tab-2", name="n", input={"a": 1})))
+    assert (await port.next_sent())["deadlineMs"] == PAGE_TOOL_DEADLINE_MS
+    bridge.handle_reply(reply({"type": "result", "id": "h-2", "result": {}}))
+    await calls
 
 
 async def test_error_reply_raises_extension_error_with_its_code(port: FakePort, bridge: Bridge) -> None:
-    task = asyncio.create_task(bridge.request("current", deadline_ms=2000))
+    task = asyncio.create_task(bridge.request(CurrentRequest(), deadline_ms=2000))
     await port.next_sent()
     bridge.handle_reply(
         reply({"type": "error", "id": "h-1", "error": {"code": "page_gone", "message": "Tab closed."}})
@@ -86,7 +105,7 @@ async def test_no_reply_within_the_deadline_raises_deadline_exceeded(port: FakeP
     loop = asyncio.get_running_loop()
     started = loop.time()
     with pytest.raises(DeadlineExceeded, match="within 50 ms"):
-        await bridge.request("current", deadline_ms=50)
+        await bridge.request(CurrentRequest(), deadline_ms=50)
     assert 0.04 <= loop.time() - started < 1.0
     assert bridge.pending_count == 0
 
@@ -96,14 +115,14 @@ async def test_late_and_unknown_replies_are_logged_and_dropped(
 ) -> None:
     caplog.set_level(logging.INFO, logger="native_host")
     with pytest.raises(DeadlineExceeded):
-        await bridge.request("current", deadline_ms=10)
+        await bridge.request(CurrentRequest(), deadline_ms=10)
     bridge.handle_reply(reply({"type": "result", "id": "h-1", "result": "late"}))
     bridge.handle_reply(reply({"type": "error", "id": "h-99", "error": {"code": "x"}}))
     assert caplog.text.count("no request is waiting") == 2
 
 
 async def test_cancelling_a_waiting_request_is_clean(port: FakePort, bridge: Bridge) -> None:
-    task = asyncio.create_task(bridge.request("current", deadline_ms=5000))
+    task = asyncio.create_task(bridge.request(CurrentRequest(), deadline_ms=5000))
     await port.next_sent()
     task.cancel()
     with pytest.raises(asyncio.CancelledError):
@@ -111,14 +130,14 @@ async def test_cancelling_a_waiting_request_is_clean(port: FakePort, bridge: Bri
     assert bridge.pending_count == 0
     bridge.handle_reply(reply({"type": "result", "id": "h-1", "result": "late"}))  # dropped, no error
     # other requests are unaffected
-    other = asyncio.create_task(bridge.request("current", deadline_ms=2000))
+    other = asyncio.create_task(bridge.request(CurrentRequest(), deadline_ms=2000))
     await port.next_sent()
     bridge.handle_reply(reply({"type": "result", "id": "h-2", "result": "ok"}))
     assert await other == "ok"
 
 
 async def test_closing_the_port_fails_every_pending_and_later_request(port: FakePort, bridge: Bridge) -> None:
-    tasks = [asyncio.create_task(bridge.request("current", deadline_ms=5000)) for _ in range(3)]
+    tasks = [asyncio.create_task(bridge.request(CurrentRequest(), deadline_ms=5000)) for _ in range(3)]
     for _ in tasks:
         await port.next_sent()
     bridge.close("The browser went away.")
@@ -127,7 +146,7 @@ async def test_closing_the_port_fails_every_pending_and_later_request(port: Fake
     assert all(isinstance(result, ProviderUnavailable) for result in results)
     assert bridge.pending_count == 0
     with pytest.raises(ProviderUnavailable, match="went away"):
-        await bridge.request("current", deadline_ms=5000)
+        await bridge.request(CurrentRequest(), deadline_ms=5000)
 
 
 async def test_a_broken_pipe_fails_the_request_as_provider_unavailable(
@@ -135,5 +154,5 @@ async def test_a_broken_pipe_fails_the_request_as_provider_unavailable(
 ) -> None:
     port.broken = True
     with pytest.raises(ProviderUnavailable):
-        await bridge.request("current", deadline_ms=5000)
+        await bridge.request(CurrentRequest(), deadline_ms=5000)
     assert bridge.pending_count == 0

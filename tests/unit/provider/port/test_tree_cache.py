@@ -1,4 +1,4 @@
-"""tree_cache.py: `current` from the worker's pushed tree, else from the worker as before."""
+"""tree_cache.py: `current` from the worker's pushed tree (the PushedTree layer), else from the worker."""
 
 from __future__ import annotations
 
@@ -7,8 +7,9 @@ from typing import Any
 import pytest
 from pydantic import ValidationError
 
-from native_host.protocol.native import BROWSER_FRAME_ADAPTER, TreePush
-from native_host.provider.port.tree_cache import CachingRequester, TreeCache
+from native_host.protocol.native import BROWSER_FRAME_ADAPTER, CurrentRequest, LocationRequest, TreePush
+from native_host.provider.port.chain import RequestChain
+from native_host.provider.port.tree_cache import PushedTree, TreeCache
 from tests.support.requester import FakeRequester
 
 ROOT = {"id": "app", "role": "Application", "title": "Chromium", "children": [{"id": "w1", "role": "Window"}]}
@@ -30,10 +31,10 @@ def push(cache: TreeCache, frame: dict[str, Any]) -> None:
 
 async def test_current_is_answered_from_a_complete_pushed_tree_without_asking() -> None:
     bridge, cache = FakeBridge(), TreeCache()
-    requester = CachingRequester(bridge, cache)
+    requester = RequestChain([PushedTree(cache)], terminal=bridge)
     push(cache, {"type": "tree", "complete": True, "root": ROOT, "windowFocused": True})
-    first = await requester.request("current", deadline_ms=100)
-    second = await requester.request("current", deadline_ms=100)
+    first = await requester.request(CurrentRequest(), deadline_ms=100)
+    second = await requester.request(CurrentRequest(), deadline_ms=100)
     assert first == {"root": ROOT, "windowFocused": True}
     assert second is first  # one object per push: the endpoint checks and encodes it once
     assert bridge.request_types() == []
@@ -41,35 +42,34 @@ async def test_current_is_answered_from_a_complete_pushed_tree_without_asking() 
 
 async def test_without_a_tree_or_with_an_incomplete_one_it_asks_the_worker() -> None:
     bridge, cache = FakeBridge(), TreeCache()
-    requester = CachingRequester(bridge, cache)
-    assert await requester.request("current", deadline_ms=100) == PULLED
+    requester = RequestChain([PushedTree(cache)], terminal=bridge)
+    assert await requester.request(CurrentRequest(), deadline_ms=100) == PULLED
     push(cache, {"type": "tree", "complete": True, "root": ROOT})
     push(cache, {"type": "tree", "complete": False})
-    assert await requester.request("current", deadline_ms=100) == PULLED
+    assert await requester.request(CurrentRequest(), deadline_ms=100) == PULLED
     assert bridge.request_types() == ["current", "current"]
     assert cache.pushes == 2
 
 
 async def test_other_requests_always_go_to_the_worker() -> None:
     bridge, cache = FakeBridge(), TreeCache()
-    requester = CachingRequester(bridge, cache)
+    requester = RequestChain([PushedTree(cache)], terminal=bridge)
     push(cache, {"type": "tree", "complete": True, "root": ROOT})
-    await requester.request("location", {"elementId": "x"}, deadline_ms=100)
-    assert await requester.request("current", {"x": 1}, deadline_ms=100) == PULLED  # a body: not ours
-    assert bridge.request_types() == ["location", "current"]
+    await requester.request(LocationRequest(element_id="x"), deadline_ms=100)
+    assert bridge.request_types() == ["location"]
     assert requester.new_request_id() == "h-1"
 
 
 async def test_it_forgets_the_tree_on_clear_and_once_the_port_is_closed() -> None:
     bridge, cache = FakeBridge(), TreeCache()
     alive = [True]
-    requester = CachingRequester(bridge, cache, lambda: alive[0])
+    requester = RequestChain([PushedTree(cache, lambda: alive[0])], terminal=bridge)
     push(cache, {"type": "tree", "complete": True, "root": ROOT})
     cache.clear()  # a new hello
-    assert await requester.request("current", deadline_ms=100) == PULLED
+    assert await requester.request(CurrentRequest(), deadline_ms=100) == PULLED
     push(cache, {"type": "tree", "complete": True, "root": ROOT})
     alive[0] = False  # the port closed: the bridge says why it cannot answer
-    assert await requester.request("current", deadline_ms=100) == PULLED
+    assert await requester.request(CurrentRequest(), deadline_ms=100) == PULLED
     assert cache.reply() is None
     assert bridge.request_types() == ["current", "current"]
 

@@ -14,7 +14,7 @@ import pytest
 from mcp import types
 
 from native_host.errors import ExtensionError
-from native_host.protocol.native import PAGE_TOOL_NAME_PATTERN
+from native_host.protocol.native import PAGE_TOOL_NAME_PATTERN, LocationRequest
 from native_host.provider.profiles import follower_link
 from native_host.provider.profiles.follower_tools import (
     FOLLOWER_GONE_SENTENCE,
@@ -24,6 +24,7 @@ from native_host.provider.profiles.follower_tools import (
 )
 from native_host.provider.profiles.handoff import ProfileHandoff
 from native_host.provider.profiles.merge import prefix_ids
+from tests.support.profiles import served
 from tests.support.requester import FakeRequester, SentRequest
 
 
@@ -243,19 +244,19 @@ async def test_a_follower_going_away_removes_its_tools_and_ends_its_calls(tmp_pa
 
 async def test_location_of_a_follower_id_goes_to_that_follower_and_a_gone_one_is_gone(tmp_path: Path) -> None:
     async with pair(tmp_path) as p:
-        reply = await p.provider.requester.request("location", {"elementId": "f1-sel-1"}, deadline_ms=2000)
+        reply = await served(p.provider).request(LocationRequest(element_id="f1-sel-1"), deadline_ms=2000)
         assert reply["location"]["state"] == "visible"
         assert ("location", {"elementId": "sel-1"}) in [r[:2] for r in p.other.requests]
-        gone = await p.provider.requester.request("location", {"elementId": "f9-sel-1"}, deadline_ms=2000)
+        gone = await served(p.provider).request(LocationRequest(element_id="f9-sel-1"), deadline_ms=2000)
         assert gone["location"]["state"] == "gone"
         try:
-            await p.provider.requester.request("location", {"elementId": "f1-sel-2"}, deadline_ms=2000)
+            await served(p.provider).request(LocationRequest(element_id="f1-sel-2"), deadline_ms=2000)
         except ExtensionError as exc:
             assert exc.code == "unknown_id"
         else:
             raise AssertionError("the follower's unknown_id comes back")
         # the provider's own ids still go to its own extension
-        await p.provider.requester.request("location", {"elementId": "sel-1"}, deadline_ms=2000)
+        await served(p.provider).request(LocationRequest(element_id="sel-1"), deadline_ms=2000)
         assert p.own.requests[-1][:2] == ("location", {"elementId": "sel-1"})
 
 

@@ -1,7 +1,7 @@
 """handoff.py: later native hosts of one browser hand their windows to the provider (design.md §3):
 ProfileHandoff ties the server, the merging requester and the follower link together, whatever the
 host's role. The parts have their own tests: test_handoff_server.py, test_merge.py,
-test_merging_requester.py, test_follower_link.py."""
+test_merge_layer.py, test_follower_link.py."""
 
 from __future__ import annotations
 
@@ -9,8 +9,9 @@ import asyncio
 import json
 from pathlib import Path
 
+from native_host.protocol.native import CurrentRequest
 from native_host.provider.profiles.handoff import ProfileHandoff
-from tests.support.profiles import FakeExtension, window
+from tests.support.profiles import FakeExtension, served, window
 
 
 async def test_a_standby_host_follows_the_provider_and_its_windows_join_current(tmp_path: Path) -> None:
@@ -27,14 +28,14 @@ async def test_a_standby_host_follows_the_provider_and_its_windows_join_current(
         async with asyncio.timeout(5):
             while not provider.server.followers:
                 await asyncio.sleep(0.01)
-        answer = await provider.requester.request("current", deadline_ms=2000)
+        answer = await served(provider).request(CurrentRequest(), deadline_ms=2000)
         ids = [w["id"] for w in answer["root"]["children"]]
         assert ids == ["win-1", "f1-win-1"]
         assert answer["root"]["children"][1]["children"][0]["id"] == "f1-tab-7"
         # the follower's window has the focus now: the focus path is its own
         assert [w["id"] for w in answer["root"]["children"] if w.get("focused")] == ["f1-win-1"]
         # The follower's own endpoint (if asked) answers for its own profile only.
-        own = await follower.requester.request("current", deadline_ms=2000)
+        own = await served(follower).request(CurrentRequest(), deadline_ms=2000)
         assert [w["id"] for w in own["root"]["children"]] == ["win-1"]
     finally:
         await follower.stop()

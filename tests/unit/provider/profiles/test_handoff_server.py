@@ -17,7 +17,13 @@ from websockets.exceptions import InvalidStatus
 
 from native_host.errors import ExtensionError, ProviderUnavailable
 from native_host.protocol.handoff import FollowerTree, HandoffError, HandoffResult
-from native_host.protocol.native import ErrorBody
+from native_host.protocol.native import (
+    CurrentRequest,
+    ErrorBody,
+    HostRequest,
+    LocationRequest,
+    ToolCallRequest,
+)
 from native_host.provider.http import security
 from native_host.provider.port.correlator import numbered_ids
 from native_host.provider.profiles.handoff_server import FollowerConnection, HandoffServer
@@ -108,42 +114,41 @@ async def test_the_handoff_lets_in_loopback_hosts_with_the_token_and_knows_its_p
     assert await status_of(handoff_port, good, path="/other") == 404
 
 
-async def test_the_provider_sends_the_requests_bytes_it_always_sent() -> None:
+async def test_the_provider_sends_each_request_in_one_envelope_without_the_followers_prefix() -> None:
     connection = RecordingConnection()
     follower = FollowerConnection(2, connection, numbered_ids("p-"))  # type: ignore[arg-type]
 
-    async def answered(type_: str, body: dict[str, Any] | None, deadline_ms: int) -> Any:
-        task = asyncio.create_task(follower.request(type_, body, deadline_ms=deadline_ms))
+    async def answered(request: HostRequest, deadline_ms: int) -> Any:
+        task = asyncio.create_task(follower.request(request, deadline_ms=deadline_ms))
         await asyncio.sleep(0)
         follower.on_reply(HandoffResult(id=json.loads(connection.sent[-1])["id"], result="ok"))
         return await task
 
-    assert await answered("location", {"elementId": "f2-sel-1"}, 3000) == "ok"
-    body = {"pageId": "f2-tab-7", "name": "add", "input": {"a": 1}, "deadlineMs": 60000}
-    assert await answered("tools.call", body, 60000) == "ok"
-    assert await answered("current", None, 2800) == "ok"
+    assert await answered(LocationRequest(element_id="f2-sel-1"), 3000) == "ok"
+    assert await answered(ToolCallRequest(page_id="f2-tab-7", name="add", input={"a": 1}), 60000) == "ok"
+    assert await answered(CurrentRequest(), 2800) == "ok"
     assert connection.sent == [
-        b'{"elementId":"sel-1","type":"location","id":"p-1","deadlineMs":3000}',
-        b'{"pageId":"tab-7","name":"add","input":{"a":1},"deadlineMs":60000,"type":"tools.call","id":"p-2"}',
+        b'{"type":"location","elementId":"sel-1","id":"p-1","deadlineMs":3000}',
+        b'{"type":"tools.call","pageId":"tab-7","name":"add","input":{"a":1},"id":"p-2","deadlineMs":60000}',
         b'{"type":"current","id":"p-3","deadlineMs":2800}',
     ]
 
 
 async def test_a_followers_error_reply_raises_its_code_and_a_gone_follower_fails_every_request() -> None:
     follower = FollowerConnection(1, RecordingConnection(), numbered_ids("p-"))  # type: ignore[arg-type]
-    task = asyncio.create_task(follower.request("current", deadline_ms=2000))
+    task = asyncio.create_task(follower.request(CurrentRequest(), deadline_ms=2000))
     await asyncio.sleep(0)
     follower.on_reply(HandoffError(id="p-1", error=ErrorBody(code="page_gone", message="x")))
     with pytest.raises(ExtensionError) as failed:
         await task
     assert failed.value.code == "page_gone"
-    waiting = asyncio.create_task(follower.request("current", deadline_ms=2000))
+    waiting = asyncio.create_task(follower.request(CurrentRequest(), deadline_ms=2000))
     await asyncio.sleep(0)
     follower.close()
     with pytest.raises(ProviderUnavailable):
         await waiting
     with pytest.raises(ProviderUnavailable):
-        await follower.request("current", deadline_ms=2000)
+        await follower.request(CurrentRequest(), deadline_ms=2000)
     assert follower.pending.pending_count == 0
 
 

@@ -20,6 +20,7 @@ import pytest
 from websockets.asyncio.client import ClientConnection, connect
 
 from native_host.protocol.handoff import MAX_TREE_MESSAGE_BYTES
+from native_host.protocol.native import PageReadRequest
 from native_host.provider.profiles.handoff_limits import CLOSE_TOO_BIG, MAX_FOLLOWER_TREES_BYTES
 from native_host.provider.profiles.handoff_server import HandoffServer
 from tests.support.host_process import Host, mcp_client, ready_descriptor
@@ -208,8 +209,8 @@ async def test_only_a_reply_to_page_read_or_tools_call_may_be_over_the_tree_limi
                 while not server.followers:
                     await asyncio.sleep(0.01)
             [connection] = server.followers.values()
-            body = {"pageId": "f1-tab-1", "kind": "screenshot"}
-            reading = asyncio.ensure_future(connection.request("page.read", body, deadline_ms=20_000))
+            read = PageReadRequest(page_id="f1-tab-1", kind="screenshot")
+            reading = asyncio.ensure_future(connection.request(read, deadline_ms=20_000))
             request = json.loads(await asyncio.wait_for(ws.recv(), 10))
             await ws.send(json.dumps({"type": "result", "id": request["id"], "result": {"data": big}},
                                      separators=(",", ":")))

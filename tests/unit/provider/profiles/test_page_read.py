@@ -15,12 +15,13 @@ import pytest
 
 from native_host.errors import ExtensionError
 from native_host.protocol.handoff import MAX_MESSAGE_BYTES
+from native_host.protocol.native import CurrentRequest, PageReadRequest
 from native_host.protocol.resources import format_page_uri, parse_page_uri
 from native_host.provider.activity import ActivityLog
 from native_host.provider.page_resources import PageResources
 from native_host.provider.profiles.handoff import ProfileHandoff
 from native_host.provider.profiles.merge import prefix_ids
-from tests.support.profiles import window
+from tests.support.profiles import served, window
 from tests.support.requester import FakeRequester, SentRequest
 
 PROVIDER = "PPPPPPPPPPPPPPPPPPPPPP"
@@ -90,12 +91,12 @@ async def test_page_read_reaches_the_follower_without_the_prefix_and_gone_after_
     descriptor.write_text(json.dumps({"instance": PROVIDER, "token": "token-P", "handoff": url}))
     provider.on_role_change("provider")
     changes: list[int] = []
-    own_reply = await own.request("current", deadline_ms=1000)  # as our pushed tree
-    resources = PageResources(provider.requester, instance=PROVIDER, activity=ActivityLog(),
+    own_reply = await own.request(CurrentRequest(), deadline_ms=1000)  # as our pushed tree
+    resources = PageResources(served(provider), instance=PROVIDER, activity=ActivityLog(),
                               on_list_changed=lambda: changes.append(1),
-                              cached_tree=lambda: provider.requester.cached_current(own_reply))
+                              cached_tree=lambda: provider.merge.cached_current(own_reply))
     provider.server.on_tree_change = resources.tree_changed
-    follower.set_tree(await theirs.request("current", deadline_ms=1000))
+    follower.set_tree(await theirs.request(CurrentRequest(), deadline_ms=1000))
     follower.on_role_change("standby", descriptor)
     try:
         async with asyncio.timeout(10):
@@ -104,17 +105,17 @@ async def test_page_read_reaches_the_follower_without_the_prefix_and_gone_after_
             listed = [r.uri for r in (await resources.list_resources(None, None)).resources]
             assert listed == [format_page_uri(PROVIDER, p, k) for p, k in (  # type: ignore[arg-type]
                 ("tab-1", "text"), ("tab-1", "screenshot"), ("f1-tab-9", "text"), ("f1-tab-9", "screenshot"))]
-            text = await provider.requester.request(
-                "page.read", {"pageId": "f1-tab-9", "kind": "text", "maxBytes": 4096}, deadline_ms=5000)
+            text = await served(provider).request(
+                PageReadRequest(page_id="f1-tab-9", kind="text", max_bytes=4096), deadline_ms=5000)
             assert text["markdown"] == "# tab-9"
             assert theirs.requests[-1].body == {"pageId": "tab-9", "kind": "text", "maxBytes": 4096}
-            shot = await provider.requester.request(
-                "page.read", {"pageId": "f1-tab-9", "kind": "screenshot"}, deadline_ms=5000)
+            shot = await served(provider).request(
+                PageReadRequest(page_id="f1-tab-9", kind="screenshot"), deadline_ms=5000)
             assert shot["data"] == SCREENSHOT
             assert theirs.requests[-1].body == {"pageId": "tab-9", "kind": "screenshot"}
             # Our own pages are read by our own extension.
-            await provider.requester.request(
-                "page.read", {"pageId": "tab-1", "kind": "text"}, deadline_ms=5000)
+            await served(provider).request(
+                PageReadRequest(page_id="tab-1", kind="text"), deadline_ms=5000)
             assert own.requests[-1].body["pageId"] == "tab-1"
             # The follower leaves: its pages are gone, and the list changes.
             before = len(changes)
@@ -122,8 +123,8 @@ async def test_page_read_reaches_the_follower_without_the_prefix_and_gone_after_
             while provider.server.followers or len(changes) == before:
                 await asyncio.sleep(0.01)
             with pytest.raises(ExtensionError) as gone:
-                await provider.requester.request(
-                    "page.read", {"pageId": "f1-tab-9", "kind": "text"}, deadline_ms=5000)
+                await served(provider).request(
+                    PageReadRequest(page_id="f1-tab-9", kind="text"), deadline_ms=5000)
             assert gone.value.code == "page_gone"
             listed = [r.uri for r in (await resources.list_resources(None, None)).resources]
             assert all("f1-" not in uri for uri in listed)

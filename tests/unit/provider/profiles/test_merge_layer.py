@@ -1,4 +1,4 @@
-"""merging_requester.py: `current` on a host with followers merges a follower's pushed tree once,
+"""merge_layer.py: `current` on a host with followers merges a follower's pushed tree once,
 without asking it, and asks it again while it has no complete tree (design.md §3)."""
 
 from __future__ import annotations
@@ -8,8 +8,9 @@ import json
 from pathlib import Path
 from typing import Any
 
+from native_host.protocol.native import CurrentRequest
 from native_host.provider.profiles.handoff import ProfileHandoff
-from tests.support.profiles import FakeExtension, window
+from tests.support.profiles import FakeExtension, served, window
 from tests.support.requester import SentRequest
 
 
@@ -54,8 +55,8 @@ async def test_a_follower_pushes_its_tree_and_the_provider_merges_it_without_ask
 
     try:
         await wait_for(lambda: any(f.tree for f in provider.server.followers.values()))
-        first = await provider.requester.request("current", deadline_ms=2000)
-        again = await provider.requester.request("current", deadline_ms=2000)
+        first = await served(provider).request(CurrentRequest(), deadline_ms=2000)
+        again = await served(provider).request(CurrentRequest(), deadline_ms=2000)
         assert [w["id"] for w in first["root"]["children"]] == ["win-1", "f1-win-9"]
         assert first["root"]["children"][1]["children"][0]["id"] == "f1-tab-9"
         assert again is first  # merged once per pushed tree
@@ -64,12 +65,12 @@ async def test_a_follower_pushes_its_tree_and_the_provider_merges_it_without_ask
         focused_root = {**pushed["root"], "children": [window("win-9", focused=True)]}
         follower.set_tree({"root": focused_root, "windowFocused": True})
         await wait_for(lambda: next(iter(provider.server.followers.values())).tree["windowFocused"])
-        answer = await provider.requester.request("current", deadline_ms=2000)
+        answer = await served(provider).request(CurrentRequest(), deadline_ms=2000)
         assert [w["id"] for w in answer["root"]["children"] if w.get("focused")] == ["f1-win-9"]
         # No complete tree (its worker needs a page asked): the provider asks it as before.
         follower.set_tree(None)
         await wait_for(lambda: next(iter(provider.server.followers.values())).tree is None)
-        answer = await provider.requester.request("current", deadline_ms=2000)
+        answer = await served(provider).request(CurrentRequest(), deadline_ms=2000)
         assert [w["id"] for w in answer["root"]["children"]] == ["win-1", "f1-win-1"]
         assert follower_ext.asked == 1
     finally:

@@ -1,4 +1,4 @@
-"""The MCP endpoint's requester on a host with followers: `current` is every profile's windows,
+"""The request chain's layer on a host with followers: `current` is every profile's windows,
 `location` of a follower's id goes to that follower (design.md §3 "Several profiles, one provider").
 
 ```
@@ -15,14 +15,15 @@ from __future__ import annotations
 
 import asyncio
 import operator
-from collections.abc import Callable, Mapping
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, Final
 
 from native_host.errors import ExtensionError
+from native_host.protocol.native import CurrentRequest, LocationRequest, PageReadRequest
 from native_host.provider.profiles.merge import Windows, merge_windows
 
 if TYPE_CHECKING:
-    from native_host.provider.port.bridge import Requester
+    from native_host.provider.port.chain import Call, Next
     from native_host.provider.profiles.handoff_server import HandoffServer
 
 GONE_REPLY: Final[dict[str, Any]] = {"location": {"state": "gone", "rects": []}}
@@ -33,58 +34,41 @@ FOLLOWER_MARGIN_MS: Final = 200
 100 ms), so their answers arrive before our own caller gives up."""
 
 
-class MergingRequester:
-    """A `bridge.Requester`: `own` (our extension) plus every follower of `server`, while
-    `is_provider()` (we hold the provider lock); otherwise just `own`."""
+class ProfileMerge:
+    """A layer of the request chain (chain.py): while `is_provider()` (we hold the provider lock),
+    `current` is our extension's windows (`call_next`) plus every follower's of `server`, and
+    `location`/`page.read` of a follower's id go to that follower; otherwise it passes through."""
 
-    def __init__(self, own: Requester, server: HandoffServer, is_provider: Callable[[], bool]) -> None:
-        self._own = own
+    def __init__(self, server: HandoffServer, is_provider: Callable[[], bool]) -> None:
         self._server = server
         self._is_provider = is_provider
         self._memo: tuple[tuple[Any, ...], Any] | None = None
 
-    def new_request_id(self) -> str:
-        """As `Bridge.new_request_id` (page-tool calls name their id for `tools.cancel`)."""
-        return self._own.new_request_id()
-
-    async def request(
-        self,
-        type_: str,
-        body: Mapping[str, Any] | None = None,
-        *,
-        deadline_ms: int,
-        request_id: str | None = None,
-    ) -> Any:
-        """As `Bridge.request`; for `current` on the provider, follower windows are appended;
-        `location` and `page.read` of a follower's id (`f<k>-…`) go to that follower (`gone`, or
-        ExtensionError `page_gone`, when it is not connected)."""
-        if type_ == "page.read" and self._is_provider():
-            page_id = (body or {}).get("pageId")
-            is_follower, follower = self._server.follower_of(page_id if isinstance(page_id, str) else "")
+    async def __call__(self, call: Call, call_next: Next) -> Any:
+        """For `current` on the provider, follower windows are appended; `location` and
+        `page.read` of a follower's id (`f<k>-…`) go to that follower (`gone`, or ExtensionError
+        `page_gone`, when it is not connected)."""
+        request = call.request
+        if not self._is_provider():
+            return await call_next(call)
+        if isinstance(request, PageReadRequest | LocationRequest):
+            target = request.page_id if isinstance(request, PageReadRequest) else request.element_id
+            is_follower, follower = self._server.follower_of(target)
             if is_follower:
-                if follower is None:
-                    raise ExtensionError(
-                        "That page is in another profile whose native host disconnected.", code="page_gone"
-                    )
-                return await follower.request(type_, body, deadline_ms=deadline_ms, request_id=request_id)
-        if type_ == "location" and self._is_provider():
-            element_id = (body or {}).get("elementId")
-            element_id = element_id if isinstance(element_id, str) else ""
-            is_follower, follower = self._server.follower_of(element_id)
-            if is_follower:
-                if follower is None:
+                if follower is not None:
+                    return await follower.send(call)
+                if isinstance(request, LocationRequest):
                     return GONE_REPLY
-                return await follower.request(type_, body, deadline_ms=deadline_ms, request_id=request_id)
-        if type_ != "current" or not self._server.followers or not self._is_provider():
-            return await self._own.request(type_, body, deadline_ms=deadline_ms, request_id=request_id)
+                raise ExtensionError(
+                    "That page is in another profile whose native host disconnected.", code="page_gone"
+                )
+        if not isinstance(request, CurrentRequest) or not self._server.followers:
+            return await call_next(call)
         cached = self._server.cached_follower_windows()
         if cached is not None:  # every follower pushed its tree: no round trip to them
-            own = await self._own.request(type_, body, deadline_ms=deadline_ms, request_id=request_id)
-            return self._merged(own, cached)
-        own_task = asyncio.ensure_future(
-            self._own.request(type_, body, deadline_ms=deadline_ms, request_id=request_id)
-        )
-        others = await self._server.follower_windows(max(100, deadline_ms - FOLLOWER_MARGIN_MS))
+            return self._merged(await call_next(call), cached)
+        own_task = asyncio.ensure_future(call_next(call))
+        others = await self._server.follower_windows(max(100, call.deadline_ms - FOLLOWER_MARGIN_MS))
         return merge_windows(await own_task, others)
 
     def cached_current(self, own: Any) -> Any:
