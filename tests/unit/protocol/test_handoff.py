@@ -93,7 +93,8 @@ def test_forwarded_requests_have_one_envelope_and_parse_back(envelope: HandoffRe
 
 def test_a_request_in_the_field_order_of_an_older_provider_parses_the_same() -> None:
     """Older providers sent the request's own fields first, then `type`, `id` and `deadlineMs`."""
-    older = b'{"pageId":"tab-7","name":"add","input":{"a":1},"deadlineMs":60000,"type":"tools.call","id":"p-2"}'
+    older = (b'{"pageId":"tab-7","name":"add","input":{"a":1},"deadlineMs":60000,'
+             b'"type":"tools.call","id":"p-2"}')
     assert parse_provider_request(older) == HandoffRequest(
         "p-2", ToolCallRequest(page_id="tab-7", name="add", input={"a": 1}), 60000
     )
