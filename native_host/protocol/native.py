@@ -1,7 +1,7 @@
 """Native-messaging frames between the service worker and the native host, and their limits
 (design.md §4, §5; docs/protocol.md "Messages"). Just over 400 lines: one model per native-port message
-type, together with the type list that tests/unit/protocol/test_protocol_names.py compares with
-extension/protocol.js, so every message of the port has one home."""
+type, together with the type list that scripts/gen_wire.py writes into extension/wire.js, so every
+message of the port has one home."""
 
 from __future__ import annotations
 
@@ -76,8 +76,9 @@ NATIVE_MESSAGE_TYPES: Final = (
     "activity",
     "page.read",
 )
-"""Every `type` that crosses the native port (docs/protocol.md "Messages").
-`extension/protocol.js` exports the same list; `tests/unit/test_protocol_names.py` compares them."""
+"""Every `type` that crosses the native port (docs/protocol.md "Messages"). The extension takes this
+list and a constant per type (`tools.call` → TOOLS_CALL) from extension/wire.js, which
+scripts/gen_wire.py writes from it."""
 
 
 CURRENT_DEADLINE_MS: Final = 3000

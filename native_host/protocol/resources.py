@@ -112,9 +112,14 @@ RESOURCE_NOT_FOUND: Final = -32002
 Handling"; the SDK has no constant for it)."""
 
 _PART: Final = r"[A-Za-z0-9_-]{1,128}"
-_PAGE_URI: Final = re.compile(
+PAGE_URI_PATTERN: Final = re.compile(
     rf"{SCHEME}://(?P<instance>{_PART})/(?P<page_id>{_PART})/(?P<kind>text|screenshot)"
 )
+"""A page-resource URI, whole (`fullmatch`): the extension's links are checked against the same
+pattern (scripts/gen_wire.py writes it into extension/wire.js)."""
+
+RESOURCE_URI_PREFIX: Final = f"{SCHEME}://"
+"""What every webctx resource URI starts with."""
 
 
 class PageUri(NamedTuple):
@@ -140,7 +145,7 @@ def parse_page_uri(uri: object) -> PageUri | None:
     No normalisation: MCP compares URIs as plain strings."""
     if not isinstance(uri, str):
         return None
-    match = _PAGE_URI.fullmatch(uri)
+    match = PAGE_URI_PATTERN.fullmatch(uri)
     if match is None:
         return None
     kind: PageKind = TEXT if match["kind"] == TEXT else SCREENSHOT
