@@ -153,8 +153,18 @@ export const MAX_TOOL_RESULT_BYTES = 48 * 1024 * 1024;
  * (extension_rules.py TOOL_RESULT_TOO_LARGE)
  */
 export const TOOL_RESULT_TOO_LARGE = "The tool's result is larger than 48 MiB of UTF-8 (the most a page-tool result may be); it was not sent. Ask the tool for less.";
-/** A page tool's `title` is cut to this many UTF-16 code units. (extension_rules.py MAX_TOOL_TITLE_CHARS) */
+/**
+ * The titles a `tools.changed` entry carries, a page tool's `title` and its page's `pageTitle`, are cut
+ * to this many UTF-16 code units (the content script cuts the tool's title too). (extension_rules.py
+ * MAX_TOOL_TITLE_CHARS)
+ */
 export const MAX_TOOL_TITLE_CHARS = 256;
+/**
+ * Longest origin a page tool may name (its `origin`, a cross-origin frame's `frameOrigin`), in
+ * characters: a longer one is dropped (protocol/native.py PageTool `frame_origin` refuses it too).
+ * (extension_rules.py MAX_ORIGIN_CHARS)
+ */
+export const MAX_ORIGIN_CHARS = 256;
 /**
  * An element's title in the tree (a tab's title, a field's label, a link's text or an image's alt) is cut
  * to this many UTF-16 code units (protocol/handoff.py MAX_TREE_MESSAGE_BYTES counts on it).
@@ -166,6 +176,12 @@ export const MAX_TITLE_CHARS = 1024;
  * (extension_rules.py MAX_URL_CHARS)
  */
 export const MAX_URL_CHARS = 4096;
+/**
+ * The host's cap of a page's Markdown, in UTF-8 bytes (256 KiB): sent as `page.read` `maxBytes` (the
+ * worker clamps to [1024, 4 MiB]), and the worker's default when none is sent: text large enough for an
+ * article, small enough for a model's context. (resources.py TEXT_MAX_BYTES)
+ */
+export const TEXT_MAX_BYTES = 256 * 1024;
 /** What every webctx resource URI starts with. (resources.py RESOURCE_URI_PREFIX) */
 export const RESOURCE_URI_PREFIX = "webctx://";
 /**

@@ -172,8 +172,10 @@ def constants() -> list[Const]:
         from_module(extension_rules, "MAX_TOOL_RESULT_BYTES"),
         from_module(extension_rules, "TOOL_RESULT_TOO_LARGE"),
         from_module(extension_rules, "MAX_TOOL_TITLE_CHARS"),
+        from_module(extension_rules, "MAX_ORIGIN_CHARS"),
         from_module(extension_rules, "MAX_TITLE_CHARS"),
         from_module(extension_rules, "MAX_URL_CHARS"),
+        from_module(resources, "TEXT_MAX_BYTES"),
         from_module(resources, "RESOURCE_URI_PREFIX"),
         from_module(resources, "PAGE_URI_PATTERN"),
         Const(
@@ -218,8 +220,10 @@ def js_value(value: object) -> str:
     if isinstance(value, str):
         return json.dumps(value, ensure_ascii=False)
     if isinstance(value, int):
-        mib = 1 << 20
-        return f"{value // mib} * 1024 * 1024" if value >= mib and value % mib == 0 else str(value)
+        mib, kib = 1 << 20, 1 << 10
+        if value >= mib and value % mib == 0:
+            return f"{value // mib} * 1024 * 1024"
+        return f"{value // kib} * 1024" if value >= 64 * kib and value % kib == 0 else str(value)
     if isinstance(value, re.Pattern):
         return js_regex(value)
     if isinstance(value, tuple | list):

@@ -104,7 +104,7 @@
       seen.add(name);
       /** @type {ToolSummary} */
       const summary = { name, description: cap(description, MAX_DESCRIPTION_CHARS) };
-      if (typeof title === "string" && title) summary.title = cap(title, 256);
+      if (typeof title === "string" && title) summary.title = cap(title, wire.MAX_TOOL_TITLE_CHARS);
       const schema = schemaText(tool.inputSchema);
       if (schema !== undefined && schema.length <= schemaBudget) {
         summary.inputSchema = schema;
@@ -146,7 +146,7 @@
    * @returns {string | undefined}
    */
   function frameOrigin(origin) {
-    return typeof origin === "string" && origin !== location.origin && origin.length <= 256 ? origin : undefined;
+    return typeof origin === "string" && origin !== location.origin && origin.length <= wire.MAX_ORIGIN_CHARS ? origin : undefined;
   }
 
   /** @param {{tools: ToolSummary[], omitted: number}} report */

@@ -49,8 +49,10 @@
     MAX_TOOL_RESULT_BYTES: 48 * 1024 * 1024,
     TOOL_RESULT_TOO_LARGE: "The tool's result is larger than 48 MiB of UTF-8 (the most a page-tool result may be); it was not sent. Ask the tool for less.",
     MAX_TOOL_TITLE_CHARS: 256,
+    MAX_ORIGIN_CHARS: 256,
     MAX_TITLE_CHARS: 1024,
     MAX_URL_CHARS: 4096,
+    TEXT_MAX_BYTES: 256 * 1024,
     RESOURCE_URI_PREFIX: "webctx://",
     PAGE_URI_PATTERN: /^(?:webctx:\/\/(?<instance>[A-Za-z0-9_-]{1,128})\/(?<page_id>[A-Za-z0-9_-]{1,128})\/(?<kind>text|screenshot))$/,
     PAGE_LINK_MIME_TYPES: Object.freeze({

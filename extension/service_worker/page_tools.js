@@ -9,7 +9,14 @@
 // window) are exposed, each under a name from tool_names.js.
 
 import { ToolNameRegistry } from "./tool_names.js";
-import { MAX_TOOLS_PER_PAGE, MAX_TOOL_RESULT_BYTES, MAX_TOOL_TITLE_CHARS, TOOL_RESULT_TOO_LARGE, WEBMCP_TOOL_NAME_PATTERN } from "../wire.js";
+import {
+  MAX_ORIGIN_CHARS,
+  MAX_TOOLS_PER_PAGE,
+  MAX_TOOL_RESULT_BYTES,
+  MAX_TOOL_TITLE_CHARS,
+  TOOL_RESULT_TOO_LARGE,
+  WEBMCP_TOOL_NAME_PATTERN,
+} from "../wire.js";
 import { MAX_URL_CHARS, firstChars, jsonTextOver, wellFormed } from "./text_limits.js";
 import { isInternalUrl, tabUrl } from "./tree.js";
 
@@ -167,7 +174,7 @@ function safeOrigin(url) {
  * @returns {string | null}
  */
 export function serialisedOrigin(value) {
-  if (typeof value !== "string" || value.length > 256) return null;
+  if (typeof value !== "string" || value.length > MAX_ORIGIN_CHARS) return null;
   try {
     const url = new URL(value);
     return url.origin === value && /^(https?|wss?):$/.test(url.protocol) ? value : null;
@@ -365,7 +372,7 @@ export class PageToolStore {
           toolName: tool.name,
           pageId,
           description: tool.description,
-          pageTitle: firstChars(wellFormed(tab.title ?? ""), 256),
+          pageTitle: firstChars(wellFormed(tab.title ?? ""), MAX_TOOL_TITLE_CHARS),
           origin: reported.origin,
           url: firstChars(wellFormed(url), MAX_URL_CHARS),
         };

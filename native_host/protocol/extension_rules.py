@@ -8,7 +8,7 @@ Three title caps, three rules (not one cap written three ways):
 
 ```
 MAX_TITLE_CHARS        1024  an element's title in the tree: a tab's title, a field's label, a link's text
-MAX_TOOL_TITLE_CHARS    256  a page tool's own `title` (WebMCP), as tools.changed carries it
+MAX_TOOL_TITLE_CHARS    256  a page tool's `title` and `pageTitle`, as tools.changed carries them
 provider/activity.py     80  a page title in an activity entry (the popup's "Who read it"; host only)
 ```
 
@@ -50,7 +50,12 @@ WEBMCP_TOOL_NAME_PATTERN: Final = re.compile(r"^[A-Za-z0-9_.-]{1,128}$")
 protocol/native.py PAGE_TOOL_NAME_PATTERN."""
 
 MAX_TOOL_TITLE_CHARS: Final = 256
-"""A page tool's `title` is cut to this many UTF-16 code units."""
+"""The titles a `tools.changed` entry carries, a page tool's `title` and its page's `pageTitle`, are
+cut to this many UTF-16 code units (the content script cuts the tool's title too)."""
+
+MAX_ORIGIN_CHARS: Final = 256
+"""Longest origin a page tool may name (its `origin`, a cross-origin frame's `frameOrigin`), in
+characters: a longer one is dropped (protocol/native.py PageTool `frame_origin` refuses it too)."""
 
 MAX_TITLE_CHARS: Final = 1024
 """An element's title in the tree (a tab's title, a field's label, a link's text or an image's

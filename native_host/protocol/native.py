@@ -13,6 +13,7 @@ from pydantic import ConfigDict, Field, TypeAdapter, field_validator
 from native_host import __version__
 from native_host.protocol.answers import Element, LocationAnswer, WindowBounds
 from native_host.protocol.base import ID_PATTERN, IncomingFrame, WireModel
+from native_host.protocol.extension_rules import MAX_ORIGIN_CHARS
 from native_host.protocol.version import PROTOCOL_VERSION
 
 MAX_BROWSER_TO_HOST_BYTES: Final = 64 << 20
@@ -330,7 +331,7 @@ class PageTool(IncomingFrame):
     url: str = ""
     input_schema: dict[str, Any] | None = None
     annotations: PageToolAnnotations | None = None
-    frame_origin: str | None = Field(default=None, max_length=256)
+    frame_origin: str | None = Field(default=None, max_length=MAX_ORIGIN_CHARS)
     frame_url: str | None = None
 
     @field_validator("input_schema")

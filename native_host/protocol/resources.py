@@ -44,8 +44,8 @@ MIME_TYPES: Final[dict[PageKind, str]] = {TEXT: TEXT_MIME_TYPE, SCREENSHOT: SCRE
 
 TEXT_MAX_BYTES: Final = 262_144
 """The host's cap of a page's Markdown, in UTF-8 bytes (256 KiB): sent as `page.read` `maxBytes`
-(the worker clamps to [1024, 4 MiB]). Issue 16: text large enough for an article, small enough for
-a model's context."""
+(the worker clamps to [1024, 4 MiB]), and the worker's default when none is sent: text large enough
+for an article, small enough for a model's context."""
 
 SCREENSHOT_MAX_SIDE: Final = 1600
 """Longest side of a screenshot, in output px (the worker scales down, never up)."""
