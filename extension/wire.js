@@ -154,6 +154,22 @@ export const MAX_TOOL_RESULT_BYTES = 48 * 1024 * 1024;
  */
 export const TOOL_RESULT_TOO_LARGE = "The tool's result is larger than 48 MiB of UTF-8 (the most a page-tool result may be); it was not sent. Ask the tool for less.";
 /**
+ * A page tool's description longer than this many UTF-16 code units is cut (and ends with "…"), in the
+ * content script and again in the worker. (extension_rules.py MAX_TOOL_DESCRIPTION_CHARS)
+ */
+export const MAX_TOOL_DESCRIPTION_CHARS = 4096;
+/**
+ * A page tool's inputSchema whose JSON is longer than this many UTF-16 code units is dropped (the tool is
+ * listed with `{"type": "object"}`). (extension_rules.py MAX_TOOL_SCHEMA_CHARS)
+ */
+export const MAX_TOOL_SCHEMA_CHARS = 64 * 1024;
+/**
+ * All input schemas of one page's tools together, in UTF-16 code units; the later tools' schemas over it
+ * are dropped, so a page cannot make every change cost megabytes. (extension_rules.py
+ * MAX_PAGE_SCHEMA_CHARS)
+ */
+export const MAX_PAGE_SCHEMA_CHARS = 1024 * 1024;
+/**
  * The titles a `tools.changed` entry carries, a page tool's `title` and its page's `pageTitle`, are cut
  * to this many UTF-16 code units (the content script cuts the tool's title too). (extension_rules.py
  * MAX_TOOL_TITLE_CHARS)

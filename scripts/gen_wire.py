@@ -171,6 +171,9 @@ def constants() -> list[Const]:
         from_module(extension_rules, "MAX_TOOLS_PER_PAGE"),
         from_module(extension_rules, "MAX_TOOL_RESULT_BYTES"),
         from_module(extension_rules, "TOOL_RESULT_TOO_LARGE"),
+        from_module(extension_rules, "MAX_TOOL_DESCRIPTION_CHARS"),
+        from_module(extension_rules, "MAX_TOOL_SCHEMA_CHARS"),
+        from_module(extension_rules, "MAX_PAGE_SCHEMA_CHARS"),
         from_module(extension_rules, "MAX_TOOL_TITLE_CHARS"),
         from_module(extension_rules, "MAX_ORIGIN_CHARS"),
         from_module(extension_rules, "MAX_TITLE_CHARS"),
@@ -222,7 +225,7 @@ def js_value(value: object) -> str:
     if isinstance(value, int):
         mib, kib = 1 << 20, 1 << 10
         if value >= mib and value % mib == 0:
-            return f"{value // mib} * 1024 * 1024"
+            return "1024 * 1024" if value == mib else f"{value // mib} * 1024 * 1024"
         return f"{value // kib} * 1024" if value >= 64 * kib and value % kib == 0 else str(value)
     if isinstance(value, re.Pattern):
         return js_regex(value)

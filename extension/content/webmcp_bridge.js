@@ -29,10 +29,10 @@
   const wire = /** @type {typeof import("../wire.js")} */ (/** @type {any} */ (globalThis).webctxWire);
   /** Pre-caps, so a hostile page never pushes megabytes through the extension's channel. */
   const MAX_TOOLS = wire.MAX_TOOLS_PER_PAGE;
-  const MAX_DESCRIPTION_CHARS = 4096;
-  const MAX_SCHEMA_CHARS = 64 * 1024;
+  const MAX_DESCRIPTION_CHARS = wire.MAX_TOOL_DESCRIPTION_CHARS;
+  const MAX_SCHEMA_CHARS = wire.MAX_TOOL_SCHEMA_CHARS;
   /** All schemas of one report together; later tools' schemas over the budget are dropped. */
-  const MAX_REPORT_SCHEMA_CHARS = 1024 * 1024;
+  const MAX_REPORT_SCHEMA_CHARS = wire.MAX_PAGE_SCHEMA_CHARS;
   /** A result's text, as a JSON string in UTF-8 (what crosses the ports and the native pipe), is
    * at most this many bytes: the browser's 64 MiB per message, with room for the envelope. A larger
    * one is an error at once, naming the limit; posted, it would be dropped and the call would wait

@@ -11,6 +11,9 @@
 import { ToolNameRegistry } from "./tool_names.js";
 import {
   MAX_ORIGIN_CHARS,
+  MAX_PAGE_SCHEMA_CHARS,
+  MAX_TOOL_DESCRIPTION_CHARS,
+  MAX_TOOL_SCHEMA_CHARS,
   MAX_TOOLS_PER_PAGE,
   MAX_TOOL_RESULT_BYTES,
   MAX_TOOL_TITLE_CHARS,
@@ -22,13 +25,13 @@ import { isInternalUrl, tabUrl } from "./tree.js";
 
 export { MAX_TOOLS_PER_PAGE };
 /** A tool description longer than this many UTF-16 code units is cut (and ends with "…"). */
-export const MAX_DESCRIPTION_CHARS = 4096;
+export const MAX_DESCRIPTION_CHARS = MAX_TOOL_DESCRIPTION_CHARS;
 /** A tool's title is cut to this many code units. */
 export const MAX_TITLE_CHARS = MAX_TOOL_TITLE_CHARS;
 /** An inputSchema whose JSON is longer than this many code units is replaced by `{type:"object"}`. */
-export const MAX_SCHEMA_CHARS = 64 * 1024;
+export const MAX_SCHEMA_CHARS = MAX_TOOL_SCHEMA_CHARS;
 /** All schemas of one page together, in code units: a page cannot make every change cost megabytes. */
-export const MAX_PAGE_SCHEMA_CHARS = 1024 * 1024;
+export { MAX_PAGE_SCHEMA_CHARS };
 /** The WebMCP name rule (webmcp.md §1.3 step 5). */
 export const TOOL_NAME_PATTERN = WEBMCP_TOOL_NAME_PATTERN;
 /** How often the worker compares window states (and focus) in headless Chromium, in ms: there

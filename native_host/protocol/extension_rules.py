@@ -49,6 +49,18 @@ WEBMCP_TOOL_NAME_PATTERN: Final = re.compile(r"^[A-Za-z0-9_.-]{1,128}$")
 """A page's own WebMCP tool name (webmcp.md §1.3 step 5); its exposed MCP name follows
 protocol/native.py PAGE_TOOL_NAME_PATTERN."""
 
+MAX_TOOL_DESCRIPTION_CHARS: Final = 4096
+"""A page tool's description longer than this many UTF-16 code units is cut (and ends with "…"),
+in the content script and again in the worker."""
+
+MAX_TOOL_SCHEMA_CHARS: Final = 64 * 1024
+"""A page tool's inputSchema whose JSON is longer than this many UTF-16 code units is dropped (the
+tool is listed with `{"type": "object"}`)."""
+
+MAX_PAGE_SCHEMA_CHARS: Final = 1024 * 1024
+"""All input schemas of one page's tools together, in UTF-16 code units; the later tools' schemas
+over it are dropped, so a page cannot make every change cost megabytes."""
+
 MAX_TOOL_TITLE_CHARS: Final = 256
 """The titles a `tools.changed` entry carries, a page tool's `title` and its page's `pageTitle`, are
 cut to this many UTF-16 code units (the content script cuts the tool's title too)."""
