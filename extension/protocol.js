@@ -3,55 +3,30 @@
 // Native port (worker ⇄ native host): hello, current, location, chunk, result, error, tree, page.read.
 // Inside the extension (content ⇄ worker): frame.changed, location.get, location.offset, tools.*;
 // requests to a page go on its page channel (service_worker/page_channel.js, content/page_port.js).
-// `native_host/protocol/native.py` names the same native-port types; tests/unit/protocol/test_protocol_names.py reads
-// NATIVE_MESSAGE_TYPES below with a regex, so keep it a plain array of double-quoted strings.
+// What the native host shares (the protocol version, the native-port types, the error codes) is
+// generated from native_host/protocol/ into wire.js and re-exported here; the types that stay
+// inside the extension are written below.
 
-/** Provider protocol version (the concepts page, "Versions"). */
-export const PROTOCOL_VERSION = "0.2.0";
-
-/** The native messaging host's name, as written in its host manifest (design.md §6). */
-export const NATIVE_HOST_NAME = "webctx.native_host";
-
-export const HELLO = "hello";
-export const CURRENT = "current";
-export const LOCATION = "location";
-/** host → worker: answered `{}` at once (bench: the native-messaging floor, docs/protocol.md). */
-export const PING = "ping";
-export const TOOLS_CALL = "tools.call";
-export const TOOLS_CANCEL = "tools.cancel";
-export const TOOLS_CHANGED = "tools.changed";
-/** worker → host event: the tree `current` answers, pushed whenever it changes (docs/protocol.md "Pushed tree"). */
-export const TREE = "tree";
-export const CHUNK = "chunk";
-export const RESULT = "result";
-export const ERROR = "error";
-/** host → worker event: the MCP endpoint listens (`{port}`) and the descriptor is written. */
-export const PROVIDER_READY = "provider.ready";
-
-/** host → worker event: a desktop host read through MCP (`{entry}`: who, when, which ids; docs/protocol.md). */
-export const ACTIVITY = "activity";
-
-/** host → worker: a Page's readable text or a screenshot of its visible part (docs/protocol.md
- * "Page resources (worker side)"; service_worker/page_read.js). */
-export const PAGE_READ = "page.read";
-
-/** Every message type that crosses the native port (docs/protocol.md, "Messages"). */
-export const NATIVE_MESSAGE_TYPES = [
-  "hello",
-  "current",
-  "location",
-  "ping",
-  "tools.call",
-  "tools.cancel",
-  "tools.changed",
-  "chunk",
-  "result",
-  "error",
-  "provider.ready",
-  "tree",
-  "activity",
-  "page.read",
-];
+export {
+  PROTOCOL_VERSION,
+  NATIVE_HOST_NAME,
+  HELLO,
+  CURRENT,
+  LOCATION,
+  PING,
+  TOOLS_CALL,
+  TOOLS_CANCEL,
+  TOOLS_CHANGED,
+  TREE,
+  CHUNK,
+  RESULT,
+  ERROR,
+  PROVIDER_READY,
+  ACTIVITY,
+  PAGE_READ,
+  NATIVE_MESSAGE_TYPES,
+  ERROR_CODES,
+} from "./wire.js";
 
 export const FRAME_CHANGED = "frame.changed";
 export const LOCATION_GET = "location.get";
@@ -70,35 +45,6 @@ export const TOOLS_ABORT = "tools.abort";
  * worker compares the exposed tools again. */
 export const TOOLS_VISIBILITY = "tools.visibility";
 
-/** Error codes the worker puts in `error.code` (stable snake_case, as in native_host/errors.py). */
-export const ERROR_CODES = Object.freeze({
-  /** The host sent a request type the worker does not know (docs/protocol.md). */
-  unknownType: "unknown_type",
-  /** A request got no reply within its deadline (docs/protocol.md). */
-  deadlineExceeded: "deadline_exceeded",
-  /** The worker failed while answering; the message says why, never page content. */
-  internal: "internal_error",
-  /** `location`: this instance never issued the id (design.md §1.2). */
-  unknownId: "unknown_id",
-  /** `location`: the id does not match ^[A-Za-z0-9_-]{1,128}$ (design.md §1.2). */
-  invalidId: "invalid_id",
-  /** The tab of a page-tool call closed or navigated, or the tool is gone (design.md §5). */
-  pageGone: "page_gone",
-  /** A `tools.call` named a Page id this worker never minted, or one that is not shown. */
-  unknownPage: "unknown_page",
-  /** `page.read`: the page is on an excluded site, in incognito without the opt-in, browser-internal,
-   * or the browser does not let extensions script it (the Web Store, file:// without access). */
-  notShared: "not_shared",
-  /** `page.read`: the user switched page text / screenshots off in the options page. */
-  switchedOff: "switched_off",
-  /** `page.read` screenshot: the tab is not the active tab of a window on screen (webctx never switches tabs). */
-  notCapturable: "not_capturable",
-  /** `page.read`: the extraction script threw or the capture failed (the message says what). */
-  readFailed: "read_failed",
-  /** The port closed before a reply came (worker-side only; never sent). */
-  portClosed: "port_closed",
-});
-
 /** `chrome.storage.session` key of the connection status the popup shows. */
 export const STATUS_KEY = "status";
 
@@ -108,7 +54,7 @@ export const STATUS_KEY = "status";
 /**
  * One element of the tree (design.md §2). States are written only where they differ from the default.
  * @typedef {object} Element
- * @property {string} id          matches ^[A-Za-z0-9_-]{1,128}$
+ * @property {string} id          matches ID_PATTERN (wire.js)
  * @property {string} role        "Application" | "Window" | "Page" | "Text" | …
  * @property {string} [subrole]
  * @property {string} [title]

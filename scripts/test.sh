@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Run every check webctx has: setup (with test extras), lint, types (for this OS, macOS and Windows),
-# the import layering (scripts/layering.py), the extension's tests, the zombie case under a non-reaping PID 1, pytest.
+# the import layering (scripts/layering.py), the generated wire constants (scripts/gen_wire.py), the extension's tests, the zombie case under a non-reaping PID 1, pytest.
 # Every step runs even when an earlier one fails; the summary names the failed ones and the exit
 # status is non-zero if any failed. Extra arguments go to pytest:
 #
@@ -36,6 +36,9 @@ check mypy .venv/bin/mypy
 check mypy-darwin .venv/bin/mypy --platform darwin --cache-dir .mypy_cache/darwin native_host
 check mypy-win32 .venv/bin/mypy --platform win32 --cache-dir .mypy_cache/win32 native_host
 check layering .venv/bin/python scripts/layering.py
+# The extension's wire constants (extension/wire.js, content/wire.js, the polyfill's block) are
+# generated from native_host/protocol/: stale ones fail here, naming the fix.
+check gen-wire .venv/bin/python scripts/gen_wire.py --check
 check tsc npx --no-install tsc -p tsconfig.json
 check node-test node --test extension/test/
 # A stale descriptor under a PID 1 that does not reap (a container's): the SIGKILLed native host
@@ -51,7 +54,7 @@ check pytest .venv/bin/pytest "$@"
 
 echo
 if [[ ${#failed[@]} -eq 0 ]]; then
-  echo "test.sh: all checks passed (ruff, mypy, mypy-darwin, mypy-win32, layering, tsc, node --test, no-reaper, pytest)."
+  echo "test.sh: all checks passed (ruff, mypy, mypy-darwin, mypy-win32, layering, gen-wire, tsc, node --test, no-reaper, pytest)."
   exit 0
 fi
 echo "test.sh: FAILED: ${failed[*]}" >&2

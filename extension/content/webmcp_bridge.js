@@ -25,24 +25,26 @@
   const REFRESH_THROTTLE_MS = 25;
   /** After a cross-origin frame with tools left, wait this long before calling getTools (frameRemoved). */
   const FRAME_SETTLE_MS = 1000;
+  /** The values the native host shares (content/wire.js, generated; loaded before this). */
+  const wire = /** @type {typeof import("../wire.js")} */ (/** @type {any} */ (globalThis).webctxWire);
   /** Pre-caps, so a hostile page never pushes megabytes through the extension's channel. */
-  const MAX_TOOLS = 128;
-  const MAX_DESCRIPTION_CHARS = 4096;
-  const MAX_SCHEMA_CHARS = 64 * 1024;
+  const MAX_TOOLS = wire.MAX_TOOLS_PER_PAGE;
+  const MAX_DESCRIPTION_CHARS = wire.MAX_TOOL_DESCRIPTION_CHARS;
+  const MAX_SCHEMA_CHARS = wire.MAX_TOOL_SCHEMA_CHARS;
   /** All schemas of one report together; later tools' schemas over the budget are dropped. */
-  const MAX_REPORT_SCHEMA_CHARS = 1024 * 1024;
+  const MAX_REPORT_SCHEMA_CHARS = wire.MAX_PAGE_SCHEMA_CHARS;
   /** A result's text, as a JSON string in UTF-8 (what crosses the ports and the native pipe), is
    * at most this many bytes: the browser's 64 MiB per message, with room for the envelope. A larger
    * one is an error at once, naming the limit; posted, it would be dropped and the call would wait
    * for its deadline. The same cap in the worker: service_worker/page_tools.js MAX_RESULT_BYTES. */
-  const MAX_RESULT_BYTES = 48 * 1024 * 1024;
-  const TOO_LARGE = "The tool's result is larger than 48 MiB of UTF-8 (the most a page-tool result may be); it was not sent. Ask the tool for less.";
+  const MAX_RESULT_BYTES = wire.MAX_TOOL_RESULT_BYTES;
+  const TOO_LARGE = wire.TOOL_RESULT_TOO_LARGE;
   /** @type {{jsonTextOver: (text: string, maxBytes: number) => boolean} | undefined} */
   const utf8 = /** @type {any} */ (globalThis).webctxUtf8; // content/utf8_cap.js, loaded before this
   /** @param {string} text */
   const tooLarge = (text) => (utf8 ? utf8.jsonTextOver(text, MAX_RESULT_BYTES) : text.length * 3 > MAX_RESULT_BYTES);
   const MAX_ERROR_CHARS = 2000;
-  const NAME_PATTERN = /^[A-Za-z0-9_.-]{1,128}$/;
+  const NAME_PATTERN = wire.WEBMCP_TOOL_NAME_PATTERN;
 
   /**
    * A tool as sent to the worker (service_worker/page_tools.js `parseToolReport` checks it again).
@@ -102,7 +104,7 @@
       seen.add(name);
       /** @type {ToolSummary} */
       const summary = { name, description: cap(description, MAX_DESCRIPTION_CHARS) };
-      if (typeof title === "string" && title) summary.title = cap(title, 256);
+      if (typeof title === "string" && title) summary.title = cap(title, wire.MAX_TOOL_TITLE_CHARS);
       const schema = schemaText(tool.inputSchema);
       if (schema !== undefined && schema.length <= schemaBudget) {
         summary.inputSchema = schema;
@@ -144,7 +146,7 @@
    * @returns {string | undefined}
    */
   function frameOrigin(origin) {
-    return typeof origin === "string" && origin !== location.origin && origin.length <= 256 ? origin : undefined;
+    return typeof origin === "string" && origin !== location.origin && origin.length <= wire.MAX_ORIGIN_CHARS ? origin : undefined;
   }
 
   /** @param {{tools: ToolSummary[], omitted: number}} report */

@@ -20,6 +20,7 @@ import { RequestError } from "./native_port.js";
 import { climb, goneAnswer, isFrameTransform, pageAnswer, windowAnswer } from "./location.js";
 import { withTimeout } from "./selections.js";
 import { ERROR_CODES, LOCATION_FRAME, LOCATION_GET } from "../protocol.js";
+import { ID_PATTERN } from "../wire.js";
 
 /** @typedef {import("./location.js").LocationAnswer} LocationAnswer */
 /** @typedef {import("./location.js").Measured} Measured */
@@ -30,8 +31,6 @@ import { ERROR_CODES, LOCATION_FRAME, LOCATION_GET } from "../protocol.js";
 /** How long a measurement may take, including its climb through the frames (ms). */
 export const MEASURE_TIMEOUT_MS = 1000;
 
-/** Element ids (design.md §2). */
-const ID_PATTERN = /^[A-Za-z0-9_-]{1,128}$/;
 
 /**
  * @typedef {object} LocationReply
@@ -113,7 +112,7 @@ export class Locator {
    */
   async locate(elementId) {
     if (typeof elementId !== "string" || !ID_PATTERN.test(elementId)) {
-      throw new RequestError(ERROR_CODES.invalidId, "The id does not match ^[A-Za-z0-9_-]{1,128}$.");
+      throw new RequestError(ERROR_CODES.invalidId, `The id does not match ${ID_PATTERN.source}.`);
     }
     if (elementId === "app") return this.#locateApp();
     const target = this.#ids.resolve(elementId);

@@ -10,6 +10,7 @@ import * as api from "./browser_api.js";
 import { installName } from "./browser_identity.js";
 import { ChunkGroups } from "./chunks.js";
 import { ACTIVITY, CHUNK, ERROR, ERROR_CODES, HELLO, NATIVE_HOST_NAME, PROTOCOL_VERSION, PROVIDER_READY, RESULT } from "../protocol.js";
+import { UPDATE_EXTENSION_FIX, UPDATE_HOST_FIX } from "../wire.js";
 
 /** @typedef {import("../protocol.js").NativeMessage} NativeMessage */
 /** @typedef {import("../protocol.js").HelloResult} HelloResult */
@@ -48,12 +49,7 @@ export function fixFor(error, browserName) {
   return `webctx install --browser ${installName(browserName)}`;
 }
 
-export const UPDATE_EXTENSION_FIX =
-  "update the extension: in chrome://extensions load the folder `webctx extension-path` prints " +
-  "(or reload it there), so that it matches the installed webctx";
-export const UPDATE_HOST_FIX =
-  "update the native host: upgrade the webctx package (as you installed it, e.g. " +
-  "`pip install -U webctx`), then run `webctx install`";
+export { UPDATE_EXTENSION_FIX, UPDATE_HOST_FIX };
 
 /**
  * The leading numbers of a version ("0.2.7rc1" → [0, 2, 7]), for ordering.
@@ -391,9 +387,9 @@ export class NativePort {
       const result = await this.options.onRequest(message);
       if (this.#send({ type: RESULT, id, result }) || !this.#port) return;
       // Posting failed with the port still up: the result is over 64 MiB. Say so instead.
-      this.#send({ type: ERROR, id, error: { code: ERROR_CODES.internal, message: "the result is too large to send" } });
+      this.#send({ type: ERROR, id, error: { code: ERROR_CODES.internalError, message: "the result is too large to send" } });
     } catch (error) {
-      const code = error instanceof RequestError ? error.code : ERROR_CODES.internal;
+      const code = error instanceof RequestError ? error.code : ERROR_CODES.internalError;
       const text = error instanceof Error ? error.message : String(error);
       if (!(error instanceof RequestError)) console.error("webctx: %s %s failed", type, id, error);
       this.#send({ type: ERROR, id, error: { code, message: text } });

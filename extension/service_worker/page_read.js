@@ -24,6 +24,7 @@ import { framesRefusal, notSharedExcluded, notSharedLocalFile } from "./exclusio
 import { MAX_TITLE_CHARS, MAX_URL_CHARS, capUtf8, firstChars, wellFormed } from "./text_limits.js";
 import { isInternalUrl, tabUrl } from "./tree.js";
 import { ERROR_CODES } from "../protocol.js";
+import { TEXT_MAX_BYTES } from "../wire.js";
 import { CAPTURE_RETRY_MS, CapturePacer, shrinkScreenshot } from "./screenshot.js";
 
 /** @typedef {import("./screenshot.js").Shrunk} Shrunk */
@@ -44,7 +45,7 @@ export const PAGE_TEXT_FILES = [
 ];
 
 /** The cap on the Markdown the host asks for when it names none (its own default), UTF-8 bytes. */
-export const DEFAULT_TEXT_BYTES = 256 * 1024;
+export const DEFAULT_TEXT_BYTES = TEXT_MAX_BYTES;
 /** The least and most Markdown the worker extracts, whatever `maxBytes` says (UTF-8 bytes). */
 export const MIN_TEXT_BYTES = 1024;
 export const MAX_TEXT_BYTES = 4 * 1024 * 1024;

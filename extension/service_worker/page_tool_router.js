@@ -158,7 +158,7 @@ export class PageToolRouter {
   async call(message) {
     const { id, pageId, name, input } = /** @type {Record<string, unknown>} */ (message);
     if (typeof id !== "string" || typeof pageId !== "string" || typeof name !== "string") {
-      throw new RequestError(ERROR_CODES.internal, "tools.call needs a string pageId and name");
+      throw new RequestError(ERROR_CODES.internalError, "tools.call needs a string pageId and name");
     }
     const target = this.deps.ids.resolve(pageId);
     if (!target || target.kind !== "tab") throw new RequestError(ERROR_CODES.unknownPage, `no page ${pageId}`);

@@ -9,21 +9,31 @@
 // window) are exposed, each under a name from tool_names.js.
 
 import { ToolNameRegistry } from "./tool_names.js";
+import {
+  MAX_ORIGIN_CHARS,
+  MAX_PAGE_SCHEMA_CHARS,
+  MAX_TOOL_DESCRIPTION_CHARS,
+  MAX_TOOL_SCHEMA_CHARS,
+  MAX_TOOLS_PER_PAGE,
+  MAX_TOOL_RESULT_BYTES,
+  MAX_TOOL_TITLE_CHARS,
+  TOOL_RESULT_TOO_LARGE,
+  WEBMCP_TOOL_NAME_PATTERN,
+} from "../wire.js";
 import { MAX_URL_CHARS, firstChars, jsonTextOver, wellFormed } from "./text_limits.js";
 import { isInternalUrl, tabUrl } from "./tree.js";
 
-/** Most tools listed per page; the rest are counted in the Page's `attributes.toolsOmitted`. */
-export const MAX_TOOLS_PER_PAGE = 128;
+export { MAX_TOOLS_PER_PAGE };
 /** A tool description longer than this many UTF-16 code units is cut (and ends with "…"). */
-export const MAX_DESCRIPTION_CHARS = 4096;
+export const MAX_DESCRIPTION_CHARS = MAX_TOOL_DESCRIPTION_CHARS;
 /** A tool's title is cut to this many code units. */
-export const MAX_TITLE_CHARS = 256;
+export const MAX_TITLE_CHARS = MAX_TOOL_TITLE_CHARS;
 /** An inputSchema whose JSON is longer than this many code units is replaced by `{type:"object"}`. */
-export const MAX_SCHEMA_CHARS = 64 * 1024;
+export const MAX_SCHEMA_CHARS = MAX_TOOL_SCHEMA_CHARS;
 /** All schemas of one page together, in code units: a page cannot make every change cost megabytes. */
-export const MAX_PAGE_SCHEMA_CHARS = 1024 * 1024;
+export { MAX_PAGE_SCHEMA_CHARS };
 /** The WebMCP name rule (webmcp.md §1.3 step 5). */
-export const TOOL_NAME_PATTERN = /^[A-Za-z0-9_.-]{1,128}$/;
+export const TOOL_NAME_PATTERN = WEBMCP_TOOL_NAME_PATTERN;
 /** How often the worker compares window states (and focus) in headless Chromium, in ms: there
  * minimizing fires no event at all (no windows.onBoundsChanged/onFocusChanged, and the page stays
  * "visible"; restoring fires onFocusChanged), so this poll is what meets design.md §5's "within 100 ms"
@@ -47,9 +57,9 @@ export function windowStatePollMs(userAgent) {
 /** Result text a content script may send back: its JSON string in UTF-8 bytes (the content
  * script checks the same, content/webmcp_bridge.js; results up to 32 MiB arrive whole). Over it,
  * the reply to the host would pass the browser's 64 MiB per message and be dropped. */
-export const MAX_RESULT_BYTES = 48 * 1024 * 1024;
+export const MAX_RESULT_BYTES = MAX_TOOL_RESULT_BYTES;
 /** The error a result over MAX_RESULT_BYTES answers (the content script says the same). */
-export const RESULT_TOO_LARGE = "The tool's result is larger than 48 MiB of UTF-8 (the most a page-tool result may be); it was not sent. Ask the tool for less.";
+export const RESULT_TOO_LARGE = TOOL_RESULT_TOO_LARGE;
 
 /**
  * One page tool as a content script reports it (checked).
@@ -167,7 +177,7 @@ function safeOrigin(url) {
  * @returns {string | null}
  */
 export function serialisedOrigin(value) {
-  if (typeof value !== "string" || value.length > 256) return null;
+  if (typeof value !== "string" || value.length > MAX_ORIGIN_CHARS) return null;
   try {
     const url = new URL(value);
     return url.origin === value && /^(https?|wss?):$/.test(url.protocol) ? value : null;
@@ -365,7 +375,7 @@ export class PageToolStore {
           toolName: tool.name,
           pageId,
           description: tool.description,
-          pageTitle: firstChars(wellFormed(tab.title ?? ""), 256),
+          pageTitle: firstChars(wellFormed(tab.title ?? ""), MAX_TOOL_TITLE_CHARS),
           origin: reported.origin,
           url: firstChars(wellFormed(url), MAX_URL_CHARS),
         };

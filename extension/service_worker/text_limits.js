@@ -12,6 +12,7 @@
 //   jsonTextOver whether text, as a JSON string, passes N bytes of UTF-8 (a page tool's result)
 
 import "../content/utf8_cap.js";
+import { MAX_TITLE_CHARS, MAX_URL_CHARS } from "../wire.js";
 
 /** The shared UTF-8 cut (content/utf8_cap.js sets it on the global when imported). */
 const utf8 = /** @type {{capUtf8: (text: string, maxBytes: number) => string, jsonTextOver: (text: string, maxBytes: number) => boolean}} */ (
@@ -22,9 +23,8 @@ const utf8 = /** @type {{capUtf8: (text: string, maxBytes: number) => string, js
 export const DEFAULT_MAX_SELECTION_BYTES = 16 * 1024;
 /** Cap on `before` / `after`, in UTF-16 code units (design.md §2: "up to ~200 characters"). */
 export const MAX_CONTEXT_CHARS = 200;
-/** Caps on a tab's title and url, in UTF-16 code units: a data: URL can be megabytes long. */
-export const MAX_TITLE_CHARS = 1024;
-export const MAX_URL_CHARS = 4096;
+/** Caps on an element's title and url, in UTF-16 code units (wire.js: the host counts on them). */
+export { MAX_TITLE_CHARS, MAX_URL_CHARS };
 /** Cap on a Page's `attributes.lang` (<html lang>), in UTF-16 code units. */
 export const MAX_LANG_CHARS = 64;
 

@@ -7,13 +7,15 @@
 // original name). Names are remembered per (tab, original name) for the whole instance, so a
 // reload, or a tool that comes and goes, keeps its exposed name.
 
+import { PAGE_TOOL_NAME_PATTERN } from "../wire.js";
+
 /** Longest exposed name (design.md §5: Claude Code prefixes `mcp__<server>__` and caps at 64). */
 export const MAX_EXPOSED_NAME_CHARS = 48;
 /** Length of the hash suffix's digits. */
 export const HASH_CHARS = 6;
 
 /** What today's strictest MCP clients accept (Cursor: letters, digits and `_`). */
-export const EXPOSED_NAME_PATTERN = /^[A-Za-z0-9_]{1,48}$/;
+export const EXPOSED_NAME_PATTERN = PAGE_TOOL_NAME_PATTERN;
 
 /**
  * FNV-1a (32 bit) of the UTF-16 code units of `text`, as 6 base-36 digits.

@@ -14,6 +14,7 @@
 
 import { latestHover, pickPointing, pointingChildren, textElement } from "./pointing.js";
 import { DEFAULT_MAX_SELECTION_BYTES, MAX_LANG_CHARS, MAX_TITLE_CHARS, MAX_URL_CHARS, firstChars, wellFormed } from "./text_limits.js";
+import { PAGE_LINK_MIME_TYPES, RESOURCE_URI_PREFIX } from "../wire.js";
 
 /** Tabs listed per window before the rest are counted in `tabsOmitted` (design.md §2). */
 export const DEFAULT_MAX_TABS_PER_WINDOW = 100;
@@ -224,12 +225,25 @@ export function pageLinks(tab, page, instance, options) {
   // read (the browser does not let extensions in), so a link to them would be a dead one.
   if (!LINKABLE_URL.test(tabUrl(tab)) || isInternalUrl(tabUrl(tab))) return [];
   const name = page.title || page.url || page.id;
-  const base = `webctx://${instance}/${page.id}`;
   /** @type {import("../protocol.js").ResourceLink[]} */
   const links = [];
-  if (options.pageText) links.push({ type: "resource_link", uri: `${base}/text`, name, mimeType: "text/markdown" });
-  if (options.screenshots && tab.active) links.push({ type: "resource_link", uri: `${base}/screenshot`, name, mimeType: "image/png" });
+  if (options.pageText) links.push({ type: "resource_link", uri: pageUri(instance, page.id, "text"), name, mimeType: PAGE_LINK_MIME_TYPES.text });
+  if (options.screenshots && tab.active) {
+    links.push({ type: "resource_link", uri: pageUri(instance, page.id, "screenshot"), name, mimeType: PAGE_LINK_MIME_TYPES.screenshot });
+  }
   return links;
+}
+
+/**
+ * A page resource's URI, `webctx://<instance>/<pageId>/<kind>` (native_host/protocol/resources.py
+ * `format_page_uri`; both are checked against extension/test/wire_cases.json).
+ * @param {string} instance
+ * @param {string} pageId
+ * @param {"text" | "screenshot"} kind
+ * @returns {string}
+ */
+export function pageUri(instance, pageId, kind) {
+  return `${RESOURCE_URI_PREFIX}${instance}/${pageId}/${kind}`;
 }
 
 /**

@@ -1,9 +1,7 @@
 // node --test: the pure helpers beside the native port and the selection store.
 import assert from "node:assert/strict";
-import { readFileSync } from "node:fs";
 import test from "node:test";
 
-import { NATIVE_MESSAGE_TYPES } from "../protocol.js";
 import { pickBrowser } from "../service_worker/browser_identity.js";
 import { UPDATE_EXTENSION_FIX, UPDATE_HOST_FIX, fixFor, versionMismatch } from "../service_worker/native_port.js";
 import { parseSelection } from "../service_worker/selections.js";
@@ -58,29 +56,6 @@ test("content-script selections are checked for shape and size", () => {
   assert.equal(parseSelection({ key: 3, text: "hi", length: 1_000_000 })?.length, 1_000_000);
   assert.equal(parseSelection({ key: 4, text: "hi", hidden: true })?.hidden, true);
   assert.equal("hidden" in (parseSelection({ key: 4, text: "hi", hidden: "yes" }) ?? {}), false);
-});
-
-test("NATIVE_MESSAGE_TYPES is a plain array of double-quoted strings (read by a Python regex)", () => {
-  const source = readFileSync(new URL("../protocol.js", import.meta.url), "utf8");
-  const match = /export const NATIVE_MESSAGE_TYPES = \[([^\]]*)\]/.exec(source);
-  assert.ok(match);
-  assert.deepEqual([...match[1].matchAll(/"([^"]+)"/g)].map((m) => m[1]), NATIVE_MESSAGE_TYPES);
-  assert.deepEqual(NATIVE_MESSAGE_TYPES, [
-    "hello",
-    "current",
-    "location",
-    "ping",
-    "tools.call",
-    "tools.cancel",
-    "tools.changed",
-    "chunk",
-    "result",
-    "error",
-    "provider.ready",
-    "tree",
-    "activity",
-    "page.read",
-  ]);
 });
 
 test("a version mismatch with the native host names both sides and the older one to update", () => {

@@ -1,7 +1,7 @@
 """Native-messaging frames between the service worker and the native host, and their limits
 (design.md §4, §5; docs/protocol.md "Messages"). Just over 400 lines: one model per native-port message
-type, together with the type list that tests/unit/protocol/test_protocol_names.py compares with
-extension/protocol.js, so every message of the port has one home."""
+type, together with the type list that scripts/gen_wire.py writes into extension/wire.js, so every
+message of the port has one home."""
 
 from __future__ import annotations
 
@@ -13,6 +13,7 @@ from pydantic import ConfigDict, Field, TypeAdapter, field_validator
 from native_host import __version__
 from native_host.protocol.answers import Element, LocationAnswer, WindowBounds
 from native_host.protocol.base import ID_PATTERN, IncomingFrame, WireModel
+from native_host.protocol.extension_rules import MAX_ORIGIN_CHARS
 from native_host.protocol.version import PROTOCOL_VERSION
 
 MAX_BROWSER_TO_HOST_BYTES: Final = 64 << 20
@@ -76,8 +77,9 @@ NATIVE_MESSAGE_TYPES: Final = (
     "activity",
     "page.read",
 )
-"""Every `type` that crosses the native port (docs/protocol.md "Messages").
-`extension/protocol.js` exports the same list; `tests/unit/test_protocol_names.py` compares them."""
+"""Every `type` that crosses the native port (docs/protocol.md "Messages"). The extension takes this
+list and a constant per type (`tools.call` → TOOLS_CALL) from extension/wire.js, which
+scripts/gen_wire.py writes from it."""
 
 
 CURRENT_DEADLINE_MS: Final = 3000
@@ -358,7 +360,7 @@ class PageTool(IncomingFrame):
     url: str = ""
     input_schema: dict[str, Any] | None = None
     annotations: PageToolAnnotations | None = None
-    frame_origin: str | None = Field(default=None, max_length=256)
+    frame_origin: str | None = Field(default=None, max_length=MAX_ORIGIN_CHARS)
     frame_url: str | None = None
 
     @field_validator("input_schema")

@@ -44,8 +44,8 @@ MIME_TYPES: Final[dict[PageKind, str]] = {TEXT: TEXT_MIME_TYPE, SCREENSHOT: SCRE
 
 TEXT_MAX_BYTES: Final = 262_144
 """The host's cap of a page's Markdown, in UTF-8 bytes (256 KiB): sent as `page.read` `maxBytes`
-(the worker clamps to [1024, 4 MiB]). Issue 16: text large enough for an article, small enough for
-a model's context."""
+(the worker clamps to [1024, 4 MiB]), and the worker's default when none is sent: text large enough
+for an article, small enough for a model's context."""
 
 SCREENSHOT_MAX_SIDE: Final = 1600
 """Longest side of a screenshot, in output px (the worker scales down, never up)."""
@@ -112,9 +112,14 @@ RESOURCE_NOT_FOUND: Final = -32002
 Handling"; the SDK has no constant for it)."""
 
 _PART: Final = r"[A-Za-z0-9_-]{1,128}"
-_PAGE_URI: Final = re.compile(
+PAGE_URI_PATTERN: Final = re.compile(
     rf"{SCHEME}://(?P<instance>{_PART})/(?P<page_id>{_PART})/(?P<kind>text|screenshot)"
 )
+"""A page-resource URI, whole (`fullmatch`): the extension's links are checked against the same
+pattern (scripts/gen_wire.py writes it into extension/wire.js)."""
+
+RESOURCE_URI_PREFIX: Final = f"{SCHEME}://"
+"""What every webctx resource URI starts with."""
 
 
 class PageUri(NamedTuple):
@@ -140,7 +145,7 @@ def parse_page_uri(uri: object) -> PageUri | None:
     No normalisation: MCP compares URIs as plain strings."""
     if not isinstance(uri, str):
         return None
-    match = _PAGE_URI.fullmatch(uri)
+    match = PAGE_URI_PATTERN.fullmatch(uri)
     if match is None:
         return None
     kind: PageKind = TEXT if match["kind"] == TEXT else SCREENSHOT

@@ -32,10 +32,13 @@ UPDATE_EXTENSION_FIX: Final = (
     "update the extension: in chrome://extensions load the folder `webctx extension-path` prints "
     "(or reload it there), so that it matches the installed webctx"
 )
+"""The fix when the extension is the older side of a VersionMismatch (the popup shows the same words)."""
+
 UPDATE_HOST_FIX: Final = (
     "update the native host: upgrade the webctx package (as you installed it, e.g. "
     "`pip install -U webctx`), then run `webctx install`"
 )
+"""The fix when the native host is the older side of a VersionMismatch (the popup shows the same words)."""
 
 
 def _release(version: str) -> tuple[int, ...]:
