@@ -330,6 +330,8 @@
     return text.slice(unit >= 0xdc00 && unit <= 0xdfff ? start + 1 : start);
   }
 
-  ns.editorSelection = { read, measure, parseAnswer, clip, movesLater: (element) => element !== null && editContextOf(element) !== null };
+  ns.editorSelection = { read, measure, parseAnswer, clip, movesLater: (element) => element !== null && editContextOf(element) !== null,
+    hasEditContext: (element) => editContextOf(element) !== null,
+  };
 })();
 void 0;

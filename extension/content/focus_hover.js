@@ -46,7 +46,9 @@
       return TEXT_INPUT_TYPES.has(element.type) ? { field: element, kind: "input" } : null;
     }
     const host = element ? selection.editingHost(element) : null;
-    return host ? { field: host, kind: "contenteditable" } : null;
+    if (host) return { field: host, kind: "contenteditable" };
+    // A code editor's EditContext element (Monaco's default): a textbox, not contenteditable.
+    return element && ns?.editorSelection?.hasEditContext(element) ? { field: element, kind: "contenteditable" } : null;
   }
 
   /**
@@ -70,6 +72,10 @@
       facts.pending = true;
       return facts;
     }
+    // Its text is the editor's model, not the element's (the EditContext holds the selected
+    // lines only): the selected Text carries what is known (content/editor_selection.js).
+    const valued = field instanceof HTMLInputElement || field instanceof HTMLTextAreaElement;
+    if (!valued && !(field instanceof HTMLElement && field.isContentEditable)) return facts;
     const text =
       field instanceof HTMLInputElement || field instanceof HTMLTextAreaElement
         ? field.value

@@ -97,6 +97,8 @@
  * @property {(key: number) => import("../service_worker/location.js").Measured | undefined} measure
  *   the drawn selection of an editor passage; undefined for other keys
  * @property {(raw: unknown) => unknown} parseAnswer
+ * @property {(element: Element) => boolean} hasEditContext  whether the element has an EditContext
+ *   (focus_hover.js: a code editor's focused textbox)
  * @property {(element: Element | null) => boolean} movesLater  whether the focused element is an
  *   editor that may move its selection after the input's events (an EditContext: no event says so)
  * @property {(r: {left: number, top: number, right: number, bottom: number}, box: {left: number, top: number, right: number, bottom: number}) => import("../service_worker/location.js").Rect | null} clip

@@ -21,7 +21,7 @@ from playwright.async_api import Page
 from native_host.host import HostClient
 from tests.e2e.editor_pages import MONACO_LINES, build_editor_pages
 from tests.e2e.pointing_harness import ORIGIN, Shared, ask_until, close, locate, pointing_fixtures
-from tests.e2e.tree import selected_texts
+from tests.e2e.tree import find_all, selected_texts
 from tests.support.pages import served_pages
 
 pytestmark = pytest.mark.asyncio(loop_scope="module")
@@ -139,10 +139,15 @@ async def test_monaco_shift_arrow_selection_is_read_from_the_editor_and_located_
     await tab.keyboard.press("Shift+End")
     expected = monaco_lines(2, 4)
     text = await the_text(host, shared, lambda t: t["content"][0]["text"] == expected, "Monaco's three lines")
+    # Where Monaco draws the three lines, not its hidden textarea (`editContext: false`).
+    await assert_located_where_drawn(host, tab, text, MONACO_LAYER)
     assert text["attributes"]["editor"] == "monaco", text
     assert text["attributes"]["before"].endswith("line 1 alpha beta gamma "), text
     assert "truncated" not in text["attributes"] and "partial" not in text["attributes"], text
-    await assert_located_where_drawn(host, tab, text, MONACO_LAYER)
+    # The Text sits in the focused textbox (the EditContext element, or the hidden textarea).
+    answer = await ask_until(host, shared, lambda a: bool(selected_texts(a)), "the Text")
+    [box] = find_all(answer["root"], lambda e: e.get("subrole") == "textbox")
+    assert box.get("focused") is True and [c["id"] for c in box["children"]] == [text["id"]], box
 
 
 @pytest.mark.parametrize("url", MONACO_MODES)
@@ -191,9 +196,9 @@ async def test_codemirror_mouse_drag_across_lines_is_read_from_the_editor_and_lo
     expected: str = await tab.evaluate(CODEMIRROR_SELECTED)
     assert expected.count("\n") == 4, expected
     text = await the_text(host, shared, lambda t: t["content"][0]["text"] == expected, "the dragged lines")
+    await assert_located_where_drawn(host, tab, text, CODEMIRROR_LAYER)
     assert text["attributes"]["editor"] == "codemirror", text
     assert "truncated" not in text["attributes"], text
-    await assert_located_where_drawn(host, tab, text, CODEMIRROR_LAYER)
 
 
 async def test_codemirror_shift_page_down_far_past_the_rendered_lines_reads_them_all(
