@@ -14,6 +14,7 @@
 //
 // An adapter (the contract, docs/extension.md "Code editors"):
 //   {editor: "name", root: "CSS selector of the editor's outer element",
+//    input: "CSS selector of the element that has the focus while the user edits (not its find box)",
 //    layer: "CSS selector, inside root, of the elements the editor draws the selection with",
 //    read(root, focused) → {text, start, length, before, after} | null (no selection) | undefined (the
 //    model is out of reach: the isolated world reads the DOM and says it is partial)}
@@ -42,13 +43,14 @@
   const CustomEventCtor = CustomEvent;
   const dispatch = EventTarget.prototype.dispatchEvent;
   const closest = Element.prototype.closest;
+  const matches = Element.prototype.matches;
   const stringify = JSON.stringify;
   const apply = Reflect.apply;
   const isSafe = Number.isSafeInteger;
 
   /**
    * @typedef {{text: string, start: number, length: number, before: string, after: string}} Reading
-   * @typedef {{editor: string, root: string, layer: string,
+   * @typedef {{editor: string, root: string, input: string, layer: string,
    *   read: (root: Element, focused: Element) => Reading | null | undefined}} Adapter
    */
 
@@ -79,6 +81,7 @@
       // holds the focus; its model is the whole document.
       editor: "monaco",
       root: ".monaco-editor",
+      input: "textarea.inputarea, .native-edit-context",
       layer: ".view-overlays .selected-text",
       read(root) {
         const api = /** @type {any} */ (window).monaco;
@@ -108,6 +111,7 @@
       // view (`cmView`, before); its state holds the whole document.
       editor: "codemirror",
       root: ".cm-editor",
+      input: ".cm-content",
       layer: ".cm-selectionBackground",
       read(root) {
         const content = /** @type {any} */ (root.querySelector(".cm-content"));
@@ -132,7 +136,8 @@
     if (!(focused instanceof Element)) return;
     for (const adapter of adapters) {
       const root = apply(closest, focused, [adapter.root]);
-      if (!root) continue;
+      // The editor's own input only: its find box is a field like any other.
+      if (!root || !apply(matches, focused, [adapter.input])) continue;
       /** @type {Reading | null | undefined} */
       let read;
       try {

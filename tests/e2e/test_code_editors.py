@@ -215,3 +215,19 @@ async def test_codemirror_shift_page_down_far_past_the_rendered_lines_reads_them
     assert text["attributes"]["editor"] == "codemirror" and text["attributes"]["truncated"] is True
     assert expected.startswith(text["content"][0]["text"])
     await assert_located_where_drawn(host, tab, text, CODEMIRROR_LAYER)
+
+
+async def test_a_selection_in_monacos_find_box_is_the_find_boxs_not_the_editors(
+    tab: Page, editor_server: str, host: HostClient, shared: Shared
+) -> None:
+    await open_editor(tab, f"{editor_server}/monaco.html")
+    await click_line(tab, 3)
+    await tab.keyboard.press("Shift+End")
+    await tab.keyboard.press("Control+f")
+    await tab.wait_for_function("document.activeElement.closest('.find-widget') !== null")
+    await tab.keyboard.type("beta gamma")
+    await tab.keyboard.press("Shift+Home")
+    text = await the_text(
+        host, shared, lambda t: t["content"][0]["text"] == "beta gamma", "the find box's text"
+    )
+    assert "editor" not in text.get("attributes", {}), text
