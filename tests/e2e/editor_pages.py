@@ -34,6 +34,8 @@ require(["vs/editor/editor.main"], () => {{
   const options = {{ value: window.doc, language: "plaintext", minimap: {{ enabled: false }} }};
   if (location.search.includes("textarea")) options.editContext = false;
   window.editor = monaco.editor.create(document.getElementById("host"), options);
+  // As an ESM build leaves it: no global to reach the editor's model through.
+  if (location.search.includes("noglobal")) window.monaco = undefined;
   document.title = "ready";
 }});
 </script></body></html>
@@ -62,7 +64,8 @@ CODEMIRROR_HTML = f"""<!doctype html><html lang="en"><head><meta charset="utf-8"
 
 
 def build_editor_pages(folder: Path) -> None:
-    """Write `monaco.html` (`?textarea`: Monaco's `editContext: false` mode) and `codemirror.html`
+    """Write `monaco.html` (`?textarea`: Monaco's `editContext: false` mode; `noglobal`: no
+    `window.monaco`) and `codemirror.html`
     into `folder`, with what they load: a `vs` link to Monaco's AMD build and `codemirror.js`
     (esbuild, minified, about 400 KB). Raises `subprocess.CalledProcessError` when esbuild fails."""
     folder.mkdir(parents=True, exist_ok=True)

@@ -231,3 +231,21 @@ async def test_a_selection_in_monacos_find_box_is_the_find_boxs_not_the_editors(
         host, shared, lambda t: t["content"][0]["text"] == "beta gamma", "the find box's text"
     )
     assert "editor" not in text.get("attributes", {}), text
+
+
+async def test_monaco_out_of_reach_in_textarea_mode_says_the_text_is_partial(
+    tab: Page, editor_server: str, host: HostClient, shared: Shared
+) -> None:
+    await open_editor(tab, f"{editor_server}/monaco.html?textarea&noglobal")
+    await click_line(tab, 10)
+    await tab.keyboard.press("Control+a")
+    excerpt: str = await tab.evaluate(
+        "() => { const t = document.activeElement; return t.value.slice(t.selectionStart, t.selectionEnd); }"
+    )
+    assert 0 < len(excerpt) < len(monaco_lines(0, MONACO_LINES - 1)), len(excerpt)  # Monaco's excerpt
+    text = await the_text(
+        host, shared, lambda t: t.get("attributes", {}).get("partial") is True, "a partial Text"
+    )
+    assert text["attributes"]["editor"] == "monaco", text["attributes"]
+    assert text["content"][0]["text"] == excerpt
+    await assert_located_where_drawn(host, tab, text, MONACO_LAYER)
