@@ -30,8 +30,9 @@
   /** content/selection.js's caps: text and context, UTF-16 code units. */
   const MAX_TEXT_CHARS = 65536;
   const CONTEXT_CHARS = 200;
-  /** An answer longer than this (JSON text) is dropped unread: the capped text, its context, names. */
-  const MAX_ANSWER_CHARS = 6 * (MAX_TEXT_CHARS + 4 * CONTEXT_CHARS) + 4096;
+  /** An answer longer than this (JSON text) is dropped unread: the capped selection, its context,
+   * the document's capped start (a focus read), names; a code unit takes at most 6 (`\u0001`). */
+  const MAX_ANSWER_CHARS = 6 * (2 * MAX_TEXT_CHARS + 4 * CONTEXT_CHARS) + 4096;
   const NAME = /^[a-z][a-z0-9-]{0,31}$/;
   const MAX_SELECTOR_CHARS = 256;
   /** How many code units of the DOM's share of the selection (whitespace left out) the editor's text must hold. */
@@ -41,7 +42,7 @@
   /** Drawn selection elements measured per passage at most (locate.js sends as many). */
   const MAX_RECTS = 2000;
 
-  /** @typedef {{editor: string, root: string, layer: string, reading: {text: string, start: number, length: number, before: string, after: string} | null | "unknown"}} Answer */
+  /** @typedef {{editor: string, root: string, layer: string, reading: {text: string, start: number, length: number, before: string, after: string} | null | "unknown", content?: {text: string, length: number}}} Answer */
 
   /** Passages by key: the editor's root element and its selection layer. @type {Map<number, {root: WeakRef<Element>, layer: string}>} */
   const passages = new Map();
@@ -94,6 +95,21 @@
     return result;
   }
 
+  /**
+   * The focused code editor's document (its capped start and whole length), for its textbox's
+   * content; undefined when `active` is no editor an adapter reads (focus_hover.js reads the DOM).
+   * Not checked against the DOM, which holds whichever lines are in view: the page writes both.
+   * @param {Element} active
+   * @returns {{content: string, length: number} | undefined}
+   */
+  function fieldText(active) {
+    if (!mayBeEditor(active) || secret.isSecretField(active)) return undefined;
+    const answer = ask(active, "focus");
+    const root = answer ? safeClosest(active, answer.root) : null;
+    if (!answer || !root || !answer.content || !root.contains(active)) return undefined;
+    return { content: clean.stripInvisible(answer.content.text), length: answer.content.length };
+  }
+
   /** @param {Element} element @returns {boolean} whether a code editor may have the focus here */
   function mayBeEditor(element) {
     return (
@@ -106,9 +122,10 @@
   /**
    * The main world's answer for `active`, or null (no adapter, or a malformed answer).
    * @param {Element} active
+   * @param {"selection" | "focus"} [what] "focus": the document's start too (the textbox's content)
    * @returns {Answer | null}
    */
-  function ask(active) {
+  function ask(active, what = "selection") {
     /** @type {unknown} */
     let raw = null;
     let asking = true;
@@ -118,7 +135,7 @@
     };
     active.addEventListener(ANSWER, onAnswer);
     try {
-      active.dispatchEvent(new CustomEvent(ASK, { bubbles: true, composed: true }));
+      active.dispatchEvent(new CustomEvent(ASK, { bubbles: true, composed: true, detail: what }));
     } finally {
       asking = false;
       active.removeEventListener(ANSWER, onAnswer);
@@ -146,15 +163,22 @@
     if (typeof editor !== "string" || !NAME.test(editor)) return null;
     if (typeof root !== "string" || root.length === 0 || root.length > MAX_SELECTOR_CHARS) return null;
     if (typeof layer !== "string" || layer.length > MAX_SELECTOR_CHARS) return null;
-    if (reading === "unknown" || reading === null) return { editor, root, layer, reading };
+    /** @type {{text: string, length: number} | undefined} */
+    let whole;
+    const { content } = data;
+    if (content !== undefined) {
+      if (typeof content !== "object" || content === null) return null;
+      if (typeof content.text !== "string" || !Number.isSafeInteger(content.length) || content.length < content.text.length) return null;
+      whole = { text: firstChars(content.text, MAX_TEXT_CHARS), length: content.length };
+    }
+    const base = whole ? { editor, root, layer, content: whole } : { editor, root, layer };
+    if (reading === "unknown" || reading === null) return { ...base, reading };
     if (typeof reading !== "object") return null;
     const { text, start, length, before, after } = reading;
     if (typeof text !== "string" || typeof before !== "string" || typeof after !== "string") return null;
     if (!Number.isSafeInteger(start) || start < 0 || !Number.isSafeInteger(length) || length < text.length) return null;
     return {
-      editor,
-      root,
-      layer,
+      ...base,
       reading: {
         text: firstChars(text, MAX_TEXT_CHARS),
         start,
@@ -332,6 +356,7 @@
 
   ns.editorSelection = { read, measure, parseAnswer, clip, movesLater: (element) => element !== null && editContextOf(element) !== null,
     hasEditContext: (element) => editContextOf(element) !== null,
+    fieldText,
   };
 })();
 void 0;

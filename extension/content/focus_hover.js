@@ -72,8 +72,15 @@
       facts.pending = true;
       return facts;
     }
-    // Its text is the editor's model, not the element's (the EditContext holds the selected
-    // lines only): the selected Text carries what is known (content/editor_selection.js).
+    // A code editor's text is its model's, not the element's (a virtualised editor's DOM holds the
+    // lines in view; Monaco's hidden textarea an excerpt): content/editor_selection.js.
+    const active = selection.deepActiveElement();
+    const edited = active ? ns?.editorSelection?.fieldText(active) : undefined;
+    if (edited) {
+      facts.content = edited.content.slice(0, MAX_CONTENT_CHARS);
+      facts.length = edited.length;
+      return facts;
+    }
     const valued = field instanceof HTMLInputElement || field instanceof HTMLTextAreaElement;
     if (!valued && !(field instanceof HTMLElement && field.isContentEditable)) return facts;
     const text =

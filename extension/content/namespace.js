@@ -97,6 +97,8 @@
  * @property {(key: number) => import("../service_worker/location.js").Measured | undefined} measure
  *   the drawn selection of an editor passage; undefined for other keys
  * @property {(raw: unknown) => unknown} parseAnswer
+ * @property {(active: Element) => {content: string, length: number} | undefined} fieldText
+ *   the focused code editor's document (capped start, whole length), for its textbox's content
  * @property {(element: Element) => boolean} hasEditContext  whether the element has an EditContext
  *   (focus_hover.js: a code editor's focused textbox)
  * @property {(element: Element | null) => boolean} movesLater  whether the focused element is an

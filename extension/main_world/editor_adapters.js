@@ -16,11 +16,13 @@
 //   {editor: "name", root: "CSS selector of the editor's outer element",
 //    input: "CSS selector of the element that has the focus while the user edits (not its find box)",
 //    layer: "CSS selector, inside root, of the elements the editor draws the selection with",
-//    read(root, focused) → {text, start, length, before, after} | null (no selection) | undefined (the
-//    model is out of reach: the isolated world reads the DOM and says it is partial)}
-// `text` at most MAX_TEXT_CHARS, `start` the selection's offset in the document (it keys the passage),
-// `length` the whole selection's length, `before`/`after` at most
-// CONTEXT_CHARS; UTF-16 code units. Everything here is page-controlled: the isolated world checks
+//    model(root, focused) → {slice(a, b): the document's text [a, b), from, to: the selection,
+//    length: the document's} | undefined (the model is out of reach: the isolated world reads
+//    the DOM and says it is partial)}
+// The answer: {editor, root, layer, reading: {text, start, length, before, after} | null (nothing
+// selected) | "unknown", content?: {text, length} (the document's start, when the ask's detail is
+// "focus")}; `text` at most MAX_TEXT_CHARS, `before`/`after` at most CONTEXT_CHARS, UTF-16 code
+// units: only what is sent is sliced. Everything here is page-controlled: the isolated world checks
 // types and sizes again and treats the answer as untrusted.
 
 (function webctxEditorAdapters() {
@@ -50,28 +52,39 @@
 
   /**
    * @typedef {{text: string, start: number, length: number, before: string, after: string}} Reading
+   * @typedef {{slice: (a: number, b: number) => string, from: number, to: number, length: number}} Model
    * @typedef {{editor: string, root: string, input: string, layer: string,
-   *   read: (root: Element, focused: Element) => Reading | null | undefined}} Adapter
+   *   model: (root: Element, focused: Element) => Model | undefined}} Adapter
    */
 
   /**
-   * The reading of `doc[from, to)` through `slice(a, b)`, capped (`to - from` may be huge: only
-   * what is sent is sliced).
-   * @param {(a: number, b: number) => string} slice
-   * @param {number} from @param {number} to @param {number} docLength
+   * The reading of the model's selection `[from, to)`, capped (`to - from` may be huge: only what
+   * is sent is sliced); null when nothing is selected, undefined for a malformed model.
+   * @param {Model} model
    * @returns {Reading | null | undefined}
    */
-  function reading(slice, from, to, docLength) {
-    if (!isSafe(from) || !isSafe(to) || !isSafe(docLength) || from < 0 || to > docLength) return undefined;
+  function reading(model) {
+    const { slice, from, to, length } = model;
+    if (!isSafe(from) || !isSafe(to) || !isSafe(length) || from < 0 || to > length) return undefined;
     if (to <= from) return null;
-    const text = String(slice(from, Math.min(to, from + MAX_TEXT_CHARS)));
     return {
-      text,
+      text: String(slice(from, Math.min(to, from + MAX_TEXT_CHARS))),
       start: from,
       length: to - from,
       before: String(slice(Math.max(0, from - CONTEXT_CHARS), from)),
-      after: String(slice(to, Math.min(docLength, to + CONTEXT_CHARS))),
+      after: String(slice(to, Math.min(length, to + CONTEXT_CHARS))),
     };
+  }
+
+  /**
+   * The start of the whole document (the focused textbox's content), capped; undefined for a
+   * malformed model.
+   * @param {Model} model
+   * @returns {{text: string, length: number} | undefined}
+   */
+  function documentStart(model) {
+    if (!isSafe(model.length) || model.length < 0) return undefined;
+    return { text: String(model.slice(0, Math.min(model.length, MAX_TEXT_CHARS))), length: model.length };
   }
 
   /** @type {Adapter[]} */
@@ -83,7 +96,7 @@
       root: ".monaco-editor",
       input: "textarea.inputarea, .native-edit-context",
       layer: ".view-overlays .selected-text",
-      read(root) {
+      model(root) {
         const api = /** @type {any} */ (window).monaco;
         const list = api?.editor?.getEditors?.();
         if (!Array.isArray(list)) return undefined;
@@ -92,16 +105,18 @@
           const model = editor.getModel?.();
           const selection = editor.getSelection?.();
           if (!model || !selection) return undefined;
-          const from = model.getOffsetAt(selection.getStartPosition());
-          const to = model.getOffsetAt(selection.getEndPosition());
-          const length = model.getValueLength();
           /** @param {number} a @param {number} b */
           const slice = (a, b) => {
             const start = model.getPositionAt(a);
             const end = model.getPositionAt(b);
             return model.getValueInRange({ startLineNumber: start.lineNumber, startColumn: start.column, endLineNumber: end.lineNumber, endColumn: end.column });
           };
-          return reading(slice, from, to, length);
+          return {
+            slice,
+            from: model.getOffsetAt(selection.getStartPosition()),
+            to: model.getOffsetAt(selection.getEndPosition()),
+            length: model.getValueLength(),
+          };
         }
         return undefined;
       },
@@ -113,7 +128,7 @@
       root: ".cm-editor",
       input: ".cm-content",
       layer: ".cm-selectionBackground",
-      read(root) {
+      model(root) {
         const content = /** @type {any} */ (root.querySelector(".cm-content"));
         let view = null;
         let tile = content?.cmTile;
@@ -125,7 +140,7 @@
         const state = view?.state;
         const main = state?.selection?.main;
         if (!state || !main || typeof state.sliceDoc !== "function") return undefined;
-        return reading((a, b) => state.sliceDoc(a, b), main.from, main.to, state.doc.length);
+        return { slice: (a, b) => state.sliceDoc(a, b), from: main.from, to: main.to, length: state.doc.length };
       },
     },
   ];
@@ -140,12 +155,20 @@
       if (!root || !apply(matches, focused, [adapter.input])) continue;
       /** @type {Reading | null | undefined} */
       let read;
+      /** @type {{text: string, length: number} | undefined} */
+      let whole;
       try {
-        read = adapter.read(root, focused);
+        const model = adapter.model(root, focused);
+        read = model && reading(model);
+        // The focused textbox's content too, when asked for it (content/focus_hover.js).
+        if (model && event instanceof CustomEventCtor && event.detail === "focus") whole = documentStart(model);
       } catch {
         read = undefined; // a page's editor of another version: the DOM stands, marked partial
+        whole = undefined;
       }
+      /** @type {Record<string, unknown>} */
       const answer = { editor: adapter.editor, root: adapter.root, layer: adapter.layer, reading: read === undefined ? "unknown" : read };
+      if (whole) answer.content = whole;
       let detail;
       try {
         detail = stringify(answer);

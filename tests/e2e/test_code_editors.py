@@ -121,6 +121,18 @@ async def assert_located_where_drawn(host: HostClient, page: Page, text: dict[st
         assert close(got, in_points(css)), (got, in_points(css))
 
 
+async def focused_box(host: HostClient, shared: Shared) -> dict[str, Any]:
+    """The one focused textbox Group of `current`, once it has content."""
+
+    def boxes(answer: dict[str, Any]) -> list[dict[str, Any]]:
+        return find_all(answer["root"], lambda e: e.get("subrole") == "textbox" and e.get("focused") is True)
+
+    answer = await ask_until(
+        host, shared, lambda a: len(boxes(a)) == 1 and "content" in boxes(a)[0], "the textbox"
+    )
+    return boxes(answer)[0]
+
+
 def monaco_lines(first: int, last: int) -> str:
     """Lines `first..last` (0-based, inclusive) of the Monaco pages' document."""
     return "\n".join(f"line {i} alpha beta gamma" for i in range(first, last + 1))
@@ -144,10 +156,12 @@ async def test_monaco_shift_arrow_selection_is_read_from_the_editor_and_located_
     assert text["attributes"]["editor"] == "monaco", text
     assert text["attributes"]["before"].endswith("line 1 alpha beta gamma "), text
     assert "truncated" not in text["attributes"] and "partial" not in text["attributes"], text
-    # The Text sits in the focused textbox (the EditContext element, or the hidden textarea).
-    answer = await ask_until(host, shared, lambda a: bool(selected_texts(a)), "the Text")
-    [box] = find_all(answer["root"], lambda e: e.get("subrole") == "textbox")
-    assert box.get("focused") is True and [c["id"] for c in box["children"]] == [text["id"]], box
+    # The Text sits in the focused textbox (the EditContext element, or the hidden textarea),
+    # whose content is Monaco's document, not the textarea's excerpt.
+    box = await focused_box(host, shared)
+    assert [c["id"] for c in box["children"]] == [text["id"]], box
+    assert box["attributes"]["length"] == len(monaco_lines(0, MONACO_LINES - 1)), box["attributes"]
+    assert box["content"][0]["text"].startswith(monaco_lines(0, 9)), box["content"]
 
 
 @pytest.mark.parametrize("url", MONACO_MODES)
@@ -181,6 +195,10 @@ async def test_codemirror_select_all_in_a_virtualised_document_is_truncated_with
     assert attributes["truncated"] is True and attributes["editor"] == "codemirror", attributes
     assert len(body) > in_dom and doc.startswith(body), len(body)
     await assert_located_where_drawn(host, tab, text, CODEMIRROR_LAYER)
+    # The focused textbox holds the editor's document, not the lines the DOM holds.
+    box = await focused_box(host, shared)
+    assert box["attributes"] == {"truncated": True, "length": len(doc)}, box.get("attributes")
+    assert doc.startswith(box["content"][0]["text"]) and len(box["content"][0]["text"]) > in_dom
 
 
 async def test_codemirror_mouse_drag_across_lines_is_read_from_the_editor_and_located_where_drawn(
