@@ -61,3 +61,44 @@ test("a drawn selection element is cut to the editor's box; one wholly outside i
   assert.deepEqual(clip({ left: 96, top: 80, right: 738, bottom: 701 }, box), { x: 96, y: 80, w: 642, h: 380 });
   assert.equal(clip({ left: 96, top: 470, right: 738, bottom: 485 }, box), null);
 });
+
+// main_world/editor_adapters.js: what the page's world sends, cut before it is sliced.
+const adapters = readFileSync(new URL("../main_world/editor_adapters.js", import.meta.url), "utf8");
+/** @param {string} name */
+const liftFrom = (name) => {
+  const found = new RegExp(`\\n  function ${name}\\([^)]*\\) \\{\\n[\\s\\S]*?\\n  \\}\\n`).exec(adapters);
+  assert.ok(found, `${name} not found in editor_adapters.js`);
+  return found[0];
+};
+/** @type {{reading: (model: object) => any, documentStart: (model: object) => any}} */
+const shared = new Function(
+  `const MAX_TEXT_CHARS = 65536; const CONTEXT_CHARS = 200; const isSafe = Number.isSafeInteger;\n${liftFrom("reading")}\n${liftFrom("documentStart")}; return {reading, documentStart};`,
+)();
+
+/** A 10 MB document whose slices are recorded. */
+function bigModel(from, to) {
+  const calls = [];
+  const length = 10_000_000;
+  return { calls, model: { from, to, length, slice: (a, b) => (calls.push(b - a), "x".repeat(b - a)) } };
+}
+
+test("an adapter's reading slices at most the cap and the context, whatever the selection's size", () => {
+  const { calls, model } = bigModel(1000, 9_000_000);
+  const read = shared.reading(model);
+  assert.equal(read.text.length, 65536);
+  assert.equal(read.length, 8_999_000);
+  assert.equal(read.start, 1000);
+  assert.equal(read.before.length, 200);
+  assert.equal(read.after.length, 200);
+  assert.ok(Math.max(...calls) <= 65536, `sliced ${Math.max(...calls)}`);
+  const start = shared.documentStart(model);
+  assert.deepEqual([start.text.length, start.length], [65536, 10_000_000]);
+});
+
+test("a collapsed selection reads as null; a malformed model as undefined (the DOM read stands)", () => {
+  assert.equal(shared.reading(bigModel(5, 5).model), null);
+  assert.equal(shared.reading(bigModel(-1, 5).model), undefined);
+  assert.equal(shared.reading(bigModel(5, 20_000_000).model), undefined, "past the document's end");
+  assert.equal(shared.reading(bigModel(0.5, 5).model), undefined);
+  assert.equal(shared.documentStart({ length: "many", slice: () => "" }), undefined);
+});
