@@ -92,6 +92,10 @@ export const STATUS_KEY = "status";
  * @property {{key: number, kind: "input" | "textarea" | "contenteditable"}} [field]  the field
  *                            (textbox Group) holding the selection
  * @property {boolean} [hidden]  text of hidden elements was left out of `text` (docs/protocol.md)
+ * @property {string} [editor]   the code editor whose model (or EditContext) the selection was read
+ *                            from: "monaco", "codemirror", "editcontext", … (content/editor_selection.js)
+ * @property {boolean} [partial] the editor holds more of the selection than the DOM showed, and
+ *                            its model was out of reach: `text` and `length` are the DOM's share
  */
 
 /**

@@ -46,7 +46,9 @@
       return TEXT_INPUT_TYPES.has(element.type) ? { field: element, kind: "input" } : null;
     }
     const host = element ? selection.editingHost(element) : null;
-    return host ? { field: host, kind: "contenteditable" } : null;
+    if (host) return { field: host, kind: "contenteditable" };
+    // A code editor's EditContext element (Monaco's default): a textbox, not contenteditable.
+    return element && ns?.editorSelection?.hasEditContext(element) ? { field: element, kind: "contenteditable" } : null;
   }
 
   /**
@@ -70,6 +72,17 @@
       facts.pending = true;
       return facts;
     }
+    // A code editor's text is its model's, not the element's (a virtualised editor's DOM holds the
+    // lines in view; Monaco's hidden textarea an excerpt): content/editor_selection.js.
+    const active = selection.deepActiveElement();
+    const edited = active ? ns?.editorSelection?.fieldText(active) : undefined;
+    if (edited) {
+      facts.content = edited.content.slice(0, MAX_CONTENT_CHARS);
+      facts.length = edited.length;
+      return facts;
+    }
+    const valued = field instanceof HTMLInputElement || field instanceof HTMLTextAreaElement;
+    if (!valued && !(field instanceof HTMLElement && field.isContentEditable)) return facts;
     const text =
       field instanceof HTMLInputElement || field instanceof HTMLTextAreaElement
         ? field.value

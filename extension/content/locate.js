@@ -47,6 +47,9 @@
     const key = Number(target.key);
     switch (target.kind) {
       case "selection": {
+        // A code editor's passage: where the editor draws its selection (editor_selection.js).
+        const drawn = ns?.editorSelection?.measure(key);
+        if (drawn) return drawn;
         const range = selection.rangeFor(key);
         if (range) {
           if (range.collapsed || !range.startContainer.isConnected) return { status: "gone" };

@@ -8,6 +8,8 @@
 //                  hides), also loaded here for the selection: they define functions, nothing runs
 //   visible_text.js  what of a selected Range the user can see (docs/protocol.md)
 //   selection.js   the selection: DOM ranges (shadow roots, contenteditable), input/textarea offsets
+//   editor_selection.js  the selection of code editors that keep their text outside the DOM
+//                  (Monaco, CodeMirror 6, any EditContext editor), with main_world/editor_adapters.js
 //   focus_hover.js the focused editable field, the hovered Link/Image, the latest pointer event
 //   user_input.js  this document's trusted input: whether the selection is the user's or the page's
 //   report.js      this frame's report: pushed as `frame.changed`, pulled by the worker at `current`
@@ -22,10 +24,11 @@
 //                  scripts/gen_wire.py from native_host/protocol/)
 //   webmcp_bridge.js  the page's WebMCP tools → `tools.report`; runs `tools.run` (top frame only)
 //
-// The main world has two scripts of ours (document_start): main_world/polyfill.js provides
+// The main world has three scripts of ours (document_start): main_world/polyfill.js provides
 // document.modelContext where the browser has none, and webmcp_bridge.js talks to it by
 // postMessage; main_world/native_errors.js (top frame) records what tools threw under native
-// WebMCP, for webmcp_errors.js.
+// WebMCP, for webmcp_errors.js; main_world/editor_adapters.js reads code editors' models for
+// editor_selection.js.
 //
 // Thin on purpose: these scripts collect facts and keep the live Ranges; the tree, budgets, caps
 // and ids are built by the service worker (STYLE "Layout"). The worker injects these files again
@@ -54,6 +57,7 @@
  *   wrap a handler so its run time is added to `cost`
  * @property {WebctxSecretPart} [secret]  secret_fields.js: which fields are never read
  * @property {WebctxSelectionPart} [selection]
+ * @property {WebctxEditorSelectionPart} [editorSelection]  editor_selection.js
  * @property {WebctxFocusHoverPart} [focusHover]
  * @property {WebctxUserInputPart} [userInput]
  * @property {() => FrameReport} [report]
@@ -86,6 +90,23 @@
  * @property {(node: Node) => ShadowRoot | null} shadowRootOf  a host's shadow root, open or closed
  * @property {(node: Node) => HTMLElement | null} editingHost
  * @property {(sel: {start: number, end: number}, before: string, after: string, caret?: number) => {start: number, end: number} | null} adjustOffsets
+ * @property {() => number} newKey  a fresh key in the selection's key space (editor_selection.js's passages)
+ */
+
+/**
+ * @typedef {object} WebctxEditorSelectionPart
+ * @property {(active: Element | null, domRead: () => import("../protocol.js").Selection | null) => import("../protocol.js").Selection | null} read
+ *   the selection when the focus is in a code editor, else `domRead()`
+ * @property {(key: number) => import("../service_worker/location.js").Measured | undefined} measure
+ *   the drawn selection of an editor passage; undefined for other keys
+ * @property {(raw: unknown) => unknown} parseAnswer
+ * @property {(active: Element) => {content: string, length: number} | undefined} fieldText
+ *   the focused code editor's document (capped start, whole length), for its textbox's content
+ * @property {(element: Element) => boolean} hasEditContext  whether the element has an EditContext
+ *   (focus_hover.js: a code editor's focused textbox)
+ * @property {(element: Element | null) => boolean} movesLater  whether the focused element is an
+ *   editor that may move its selection after the input's events (an EditContext: no event says so)
+ * @property {(r: {left: number, top: number, right: number, bottom: number}, box: {left: number, top: number, right: number, bottom: number}) => import("../service_worker/location.js").Rect | null} clip
  */
 
 /**

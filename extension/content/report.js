@@ -212,6 +212,11 @@
   // page kept from us (or that has not come yet) is still seen.
   userInput.onRelease(() => {
     if (userInput.isNew()) onSelection();
+    // An EditContext editor (Monaco) may move its selection in its next frame, with no event.
+    else if (ns?.editorSelection?.movesLater(selection.deepActiveElement())) requestAnimationFrame(() => setTimeout(lateRelease));
+  });
+  const lateRelease = ns.timed(() => {
+    if (userInput.isNew()) onSelection();
   });
   ns.listen(window, "focus", onChange);
   ns.listen(window, "blur", onChange);

@@ -63,6 +63,17 @@
    */
   function read() {
     const active = deepActiveElement();
+    // A code editor keeps its text (or all of it) outside the DOM: content/editor_selection.js.
+    const editors = ns?.editorSelection;
+    return editors ? editors.read(active, () => readDom(active)) : readDom(active);
+  }
+
+  /**
+   * The DOM or field selection (`read` without the code editors).
+   * @param {Element | null} active the focused element
+   * @returns {Selection | null}
+   */
+  function readDom(active) {
     if (active instanceof HTMLInputElement || active instanceof HTMLTextAreaElement) return readField(active);
     const selection = selectionFor(document);
     if (!selection || selection.rangeCount === 0) return forget();
@@ -528,6 +539,7 @@
     shadowRootOf,
     editingHost,
     adjustOffsets,
+    newKey: () => nextKey++,
   };
 })();
 void 0;

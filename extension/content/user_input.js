@@ -106,9 +106,16 @@
   /** @returns {Snapshot} */
   function snapshot() {
     const active = selection.deepActiveElement();
+    // A code editor's EditContext (Monaco's default): its selection moves with no DOM selection.
+    const context = /** @type {{editContext?: {selectionStart: number, selectionEnd: number, text: string} | null}} */ (
+      /** @type {unknown} */ (active ?? {})
+    ).editContext;
+    if (context) return [active, context.selectionStart, context.selectionEnd, context.text.length];
     if (active instanceof HTMLInputElement || active instanceof HTMLTextAreaElement) {
       try {
-        return [active, active.selectionStart, active.selectionEnd];
+        // The value's length too: an editor's hidden textarea (Monaco's) holds the selected text
+        // at the same offsets whatever is selected.
+        return [active, active.selectionStart, active.selectionEnd, active.value.length];
       } catch {
         return [active, null, null]; // input types without a text selection
       }

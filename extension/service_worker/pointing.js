@@ -84,6 +84,8 @@ export function pickPointing(frames) {
 
 /** Frame Groups nest at most this deep; a longer chain of parents (a loop) ends in the Page. */
 const MAX_FRAME_DEPTH = 16;
+/** A Text's `editor` attribute (content/editor_selection.js names the code editor read). */
+const EDITOR_NAME = /^[a-z][a-z0-9-]{0,31}$/;
 
 /**
  * Each subframe's parent frame, by the parent token its report names (content/report.js). The top
@@ -272,6 +274,9 @@ export function textElement(tabId, reported, ids, maxBytes = DEFAULT_MAX_SELECTI
     attributes.length = length;
   }
   if (selection.hidden) attributes.hiddenOmitted = true;
+  // Named by the page's world (content/editor_selection.js): a short lowercase name or nothing.
+  if (typeof selection.editor === "string" && EDITOR_NAME.test(selection.editor)) attributes.editor = selection.editor;
+  if (selection.partial === true) attributes.partial = true;
   /** @type {Element} */
   const element = {
     id: ids.selectionId(tabId, documentId, selection.key),

@@ -78,7 +78,7 @@ const isKey = (n) => Number.isSafeInteger(n) && /** @type {number} */ (n) > 0;
  */
 export function parseSelection(value) {
   if (typeof value !== "object" || value === null) return null;
-  const { key, text, before, after, length, field, hidden } = /** @type {Record<string, unknown>} */ (value);
+  const { key, text, before, after, length, field, hidden, editor, partial } = /** @type {Record<string, unknown>} */ (value);
   if (!Number.isSafeInteger(key) || typeof text !== "string" || text.length === 0) return null;
   if (text.length > MAX_TEXT_CHARS) return null;
   /** @type {Selection} */
@@ -90,6 +90,9 @@ export function parseSelection(value) {
     length: Number.isSafeInteger(length) && /** @type {number} */ (length) >= text.length ? /** @type {number} */ (length) : text.length,
   };
   if (hidden === true) out.hidden = true;
+  // content/editor_selection.js: the code editor read, a short lowercase name.
+  if (typeof editor === "string" && /^[a-z][a-z0-9-]{0,31}$/.test(editor)) out.editor = editor;
+  if (partial === true) out.partial = true;
   const f = /** @type {Record<string, unknown> | null} */ (typeof field === "object" ? field : null);
   if (f && isKey(f.key) && FIELD_KINDS.has(/** @type {string} */ (f.kind))) {
     out.field = { key: /** @type {number} */ (f.key), kind: /** @type {any} */ (f.kind) };

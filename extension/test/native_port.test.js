@@ -56,6 +56,10 @@ test("content-script selections are checked for shape and size", () => {
   assert.equal(parseSelection({ key: 3, text: "hi", length: 1_000_000 })?.length, 1_000_000);
   assert.equal(parseSelection({ key: 4, text: "hi", hidden: true })?.hidden, true);
   assert.equal("hidden" in (parseSelection({ key: 4, text: "hi", hidden: "yes" }) ?? {}), false);
+  assert.equal(parseSelection({ key: 5, text: "hi", editor: "monaco", partial: true })?.editor, "monaco");
+  assert.equal(parseSelection({ key: 5, text: "hi", partial: true })?.partial, true);
+  assert.equal("editor" in (parseSelection({ key: 5, text: "hi", editor: "Monaco!" }) ?? {}), false);
+  assert.equal("partial" in (parseSelection({ key: 5, text: "hi", partial: 1 }) ?? {}), false);
 });
 
 test("a version mismatch with the native host names both sides and the older one to update", () => {

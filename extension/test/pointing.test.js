@@ -200,3 +200,13 @@ test("a selection whose hidden text the content script left out says so: attribu
   const plain = tree({ 10: [{ frameId: 0, documentId: "top", report: report({ hasFocus: true, selection: sel("seen") }) }] });
   assert.equal(walk(plain).find((e) => e.role === "Text").attributes, undefined);
 });
+
+test("a code editor's selection names the editor read, and says when only the DOM's part was: attributes.editor, partial", () => {
+  const read = tree({ 10: [{ frameId: 0, documentId: "top", report: report({ hasFocus: true, selection: sel("let a", { editor: "codemirror", length: 90000 }) }) }] });
+  const [text] = walk(read).filter((e) => e.role === "Text");
+  assert.deepEqual(text.attributes, { editor: "codemirror", truncated: true, length: 90000 });
+  const part = tree({ 10: [{ frameId: 0, documentId: "top", report: report({ hasFocus: true, selection: sel("let a", { editor: "monaco", partial: true }) }) }] });
+  assert.deepEqual(walk(part).find((e) => e.role === "Text").attributes, { editor: "monaco", partial: true });
+  const odd = tree({ 10: [{ frameId: 0, documentId: "top", report: report({ hasFocus: true, selection: sel("let a", { editor: "<b>Monaco</b>" }) }) }] });
+  assert.equal(walk(odd).find((e) => e.role === "Text").attributes, undefined, "not a short lowercase name: left out");
+});
