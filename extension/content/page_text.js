@@ -9,6 +9,7 @@
 //   content/secret_fields.js                        webctxSecret  (which fields are secret, shared with selection.js)
 //   content/hidden_text.js                          webctxHidden  (what the user cannot see, from the live page)
 //   content/text_clean.js                           webctxTextClean (invisible characters, HTML in text)
+//   content/composed_clone.js                       webctxComposed (shadow roots and reachable frames in the clone)
 //   content/page_text.js                            webctxPageText (this file)
 //
 // then calls `globalThis.webctxPageText({maxBytes})`. Not in the manifest's content_scripts: a page
@@ -84,7 +85,7 @@
     const maxBytes = Number.isFinite(requested) ? Math.min(MAX_BYTES, Math.max(MIN_BYTES, Math.floor(requested))) : 256 * 1024;
     // A file missing from the injection is the worker's bug: say which, rather than answer with
     // the visible text as if the page had no article.
-    const missing = ["Readability", "TurndownService", "turndownPluginGfm", "webctxUtf8", "webctxSecret", "webctxHidden", "webctxTextClean"].filter(
+    const missing = ["Readability", "TurndownService", "turndownPluginGfm", "webctxUtf8", "webctxSecret", "webctxHidden", "webctxTextClean", "webctxComposed"].filter(
       (name) => !(/** @type {any} */ (globalThis)[name]),
     );
     if (missing.length > 0) throw new Error(`webctx page text: ${missing.join(", ")} not injected before page_text.js`);
@@ -167,8 +168,15 @@
     const hidden = /** @type {{pruneHidden: (live: Element, clone: Element) => number}} */ (
       /** @type {any} */ (globalThis).webctxHidden
     );
+    const composed = /** @type {{collect: (live: Element, clone: Element) => unknown, fill: (found: unknown, options: {prune: (live: Element, clone: Element) => number}) => number}} */ (
+      /** @type {any} */ (globalThis).webctxComposed
+    );
+    // Shadow roots and reachable frames (content/composed_clone.js): noted before pruning (a
+    // parallel walk), folded in after it.
+    const found = document.body && clone.body ? composed.collect(document.body, clone.body) : null;
     if (document.body && clone.body) hidden.pruneHidden(document.body, clone.body);
     for (const twin of secretTwins) if (twin instanceof Element) twin.remove();
+    if (found) composed.fill(found, { prune: hidden.pruneHidden });
     return clone;
   }
 

@@ -40,6 +40,7 @@ export const PAGE_TEXT_FILES = [
   "content/secret_fields.js",
   "content/hidden_text.js",
   "content/text_clean.js",
+  "content/composed_clone.js",
   "content/page_text.js",
 ];
 

@@ -230,6 +230,7 @@ test("text: the files (once per document), then webctxPageText with the clamped 
     "content/secret_fields.js",
     "content/hidden_text.js",
     "content/text_clean.js",
+    "content/composed_clone.js",
     "content/page_text.js",
   ]);
   // A background tab's text is read too (nothing is shown or switched).
