@@ -12,8 +12,9 @@
 //   fill(found, options)  after: each host's clone gets a clone of its shadow root's content
 //                         (itself collected, pruned and filled), each reachable frame's clone
 //                         becomes a `<div>` of the frame body's clone; parts the pruning removed
-//                         are skipped. Cross-origin frames are not reachable here (the worker
-//                         reads them in their own frame).
+//                         are skipped. A frame out of reach (another origin) becomes the
+//                         caller's marker text: the worker reads that frame in its own document
+//                         and puts its text there (service_worker/page_frames.js).
 // Bounded: MAX_DEPTH shadow roots or frames deep, MAX_ELEMENTS elements added in all; past the
 // bound a host keeps its light DOM and a frame is left out. Never changes the live page.
 
@@ -109,9 +110,10 @@
    * Fold what `collect` found into the clone (see the file comment). Call after the caller's
    * pruning of the same clone.
    * @param {Found} found
-   * @param {{prune: (live: Element, clone: Element) => number, budget?: {left: number}}} options
-   *   `prune`: content/hidden_text.js pruneHidden; `budget`: elements still allowed (shared by
-   *   the nested calls)
+   * @param {{prune: (live: Element, clone: Element) => number, unreachable?: (frame: Element) => string | null, budget?: {left: number}}} options
+   *   `prune`: content/hidden_text.js pruneHidden; `unreachable`: the text that stands for a
+   *   frame whose document is out of reach (null: none); `budget`: elements still allowed
+   *   (shared by the nested calls)
    * @returns {number} the elements added
    */
   function fill(found, options) {
@@ -160,7 +162,12 @@
       if (!frame.clone.isConnected || found.depth >= MAX_DEPTH || budget.left <= 0) continue;
       const body = frameBody(frame.live);
       const doc = /** @type {Document} */ (frame.clone.ownerDocument);
-      if (!body) continue;
+      if (!body) {
+        // Out of reach (another origin): the caller's marker holds its place, for the worker.
+        const marker = options.unreachable?.(frame.live) ?? null;
+        if (marker) frame.clone.replaceWith(Object.assign(doc.createElement("p"), { textContent: marker }));
+        continue;
+      }
       const size = body.getElementsByTagName("*").length;
       if (size > budget.left) continue;
       budget.left -= size;

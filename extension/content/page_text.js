@@ -73,14 +73,20 @@
    * @property {"readability" | "visible-text"} source  which way the text was found
    * @property {string} title  the article's title, else document.title (well-formed, capped)
    * @property {string} url  location.href (well-formed, capped)
+   * @property {{nonce: string, marks: Array<{marker: string, token: string}>}} [frames]  with
+   *   `frames: true`: the markers standing in the Markdown for frames out of reach (another
+   *   origin), each with its document's token; the worker puts each frame's text there
    */
 
   /**
    * The page's readable text as Markdown, `# <title>` first.
-   * @param {{maxBytes?: number}} [options]  maxBytes: cap of `markdown` in UTF-8 bytes (default 256 KiB)
+   * @param {{maxBytes?: number, frames?: boolean, heading?: boolean}} [options]  maxBytes: cap of
+   *   `markdown` in UTF-8 bytes (default 256 KiB); frames: mark the frames out of reach (see
+   *   PageText `frames`); heading: false leaves the `# <title>` out (a frame's text)
    * @returns {PageText}
    */
   function webctxPageText(options) {
+    frameMarks = options?.frames ? markerMaker() : null;
     const requested = Number(options?.maxBytes ?? 256 * 1024);
     const maxBytes = Number.isFinite(requested) ? Math.min(MAX_BYTES, Math.max(MIN_BYTES, Math.floor(requested))) : 256 * 1024;
     // A file missing from the injection is the worker's bug: say which, rather than answer with
@@ -108,20 +114,56 @@
     const title = (article && shortTitle(article.title)) || pageTitle;
     const body = textClean().stripInvisible(article ? article.markdown : visibleText());
     // The heading is Markdown: its `<`, `>`, `&` as entities too (the `title` field stays plain).
-    const heading = /^#{1,6} /.test(body) || !title ? "" : `# ${textClean().escapeHtmlText(title)}\n\n`;
+    const heading = /^#{1,6} /.test(body) || !title || options?.heading === false ? "" : `# ${textClean().escapeHtmlText(title)}\n\n`;
     const bytes = utf8.utf8Length(heading) + utf8.utf8Length(body);
     // Cut early: the first maxBytes code units hold at least the first maxBytes bytes, so only they
     // are made well-formed and cut (a page-sized string is not copied again). A pair split at that
     // early cut cannot survive the byte cut: it would need more than maxBytes bytes before it.
     const head = heading + (body.length > maxBytes ? body.slice(0, maxBytes) : body);
     const markdown = utf8.capUtf8(head.toWellFormed(), maxBytes);
-    return {
+    /** @type {PageText} */
+    const answer = {
       markdown,
       truncated: bytes > maxBytes,
       bytes,
       source: article ? "readability" : "visible-text",
       title,
       url: utf8.capUtf8(location.href.toWellFormed(), MAX_URL_BYTES),
+    };
+    if (frameMarks && frameMarks.frames.length > 0) answer.frames = { nonce: frameMarks.nonce, marks: frameMarks.frames };
+    frameMarks = null;
+    return answer;
+  }
+
+  /** At most this many frames out of reach get a marker (the worker reads each one). */
+  const MAX_FRAME_MARKS = 32;
+
+  /**
+   * The markers of one read for the frames out of reach (another origin): a word of letters and
+   * digits (nothing turndown escapes, nothing a page can guess: a random nonce per read), each
+   * naming the frame's document by its content-script token (report.js `childToken`), which the
+   * worker matches to the frame it reads.
+   * @type {{nonce: string, frames: Array<{marker: string, token: string}>, mark: (frame: Element) => string | null} | null}
+   */
+  let frameMarks = null;
+
+  /** @returns {NonNullable<typeof frameMarks>} */
+  function markerMaker() {
+    const nonce = [...crypto.getRandomValues(new Uint8Array(8))].map((b) => b.toString(16).padStart(2, "0")).join("");
+    const ns = /** @type {{childToken?: (w: Window) => string | undefined} | undefined} */ (/** @type {any} */ (globalThis).__webctx);
+    /** @type {Array<{marker: string, token: string}>} */
+    const frames = [];
+    return {
+      nonce,
+      frames,
+      mark(frame) {
+        const win = /** @type {HTMLIFrameElement} */ (frame).contentWindow;
+        const token = win && ns?.childToken ? ns.childToken(win) : undefined;
+        if (!token || frames.length >= MAX_FRAME_MARKS) return null;
+        const marker = `webctxframe${nonce}x${frames.length}`;
+        frames.push({ marker, token });
+        return marker;
+      },
     };
   }
 
@@ -168,7 +210,7 @@
     const hidden = /** @type {{pruneHidden: (live: Element, clone: Element) => number}} */ (
       /** @type {any} */ (globalThis).webctxHidden
     );
-    const composed = /** @type {{collect: (live: Element, clone: Element) => unknown, fill: (found: unknown, options: {prune: (live: Element, clone: Element) => number}) => number}} */ (
+    const composed = /** @type {{collect: (live: Element, clone: Element) => unknown, fill: (found: unknown, options: {prune: (live: Element, clone: Element) => number, unreachable?: (frame: Element) => string | null}) => number}} */ (
       /** @type {any} */ (globalThis).webctxComposed
     );
     // Shadow roots and reachable frames (content/composed_clone.js): noted before pruning (a
@@ -176,7 +218,7 @@
     const found = document.body && clone.body ? composed.collect(document.body, clone.body) : null;
     if (document.body && clone.body) hidden.pruneHidden(document.body, clone.body);
     for (const twin of secretTwins) if (twin instanceof Element) twin.remove();
-    if (found) composed.fill(found, { prune: hidden.pruneHidden });
+    if (found) composed.fill(found, { prune: hidden.pruneHidden, unreachable: frameMarks?.mark });
     return clone;
   }
 
