@@ -206,5 +206,35 @@
     }
   }
 
-  /** @type {any} */ (globalThis).webctxComposed = Object.freeze({ collect, fill, shadowRootOf });
+  /** At most this many frames out of reach get a marker (the worker reads each one). */
+  const MAX_FRAME_MARKS = 32;
+
+  /**
+   * The markers of one page-text read for the frames out of reach (another origin), for
+   * `fill`'s `unreachable`: a word of letters and digits (nothing turndown escapes, nothing a
+   * page can guess: a random nonce per read), each naming the frame's document by its
+   * content-script token (content/report.js `childToken`), which the worker matches to the frame
+   * it reads (service_worker/page_frames.js). A frame whose token is unknown gets none.
+   * @returns {{nonce: string, frames: Array<{marker: string, token: string}>, mark: (frame: Element) => string | null}}
+   */
+  function markers() {
+    const nonce = [...crypto.getRandomValues(new Uint8Array(8))].map((b) => b.toString(16).padStart(2, "0")).join("");
+    const ns = /** @type {{childToken?: (w: Window) => string | undefined} | undefined} */ (/** @type {any} */ (globalThis).__webctx);
+    /** @type {Array<{marker: string, token: string}>} */
+    const frames = [];
+    return {
+      nonce,
+      frames,
+      mark(frame) {
+        const win = /** @type {HTMLIFrameElement} */ (frame).contentWindow;
+        const token = win && ns?.childToken ? ns.childToken(win) : undefined;
+        if (!token || frames.length >= MAX_FRAME_MARKS) return null;
+        const marker = `webctxframe${nonce}x${frames.length}`;
+        frames.push({ marker, token });
+        return marker;
+      },
+    };
+  }
+
+  /** @type {any} */ (globalThis).webctxComposed = Object.freeze({ collect, fill, markers, shadowRootOf });
 })();

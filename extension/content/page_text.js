@@ -86,7 +86,8 @@
    * @returns {PageText}
    */
   function webctxPageText(options) {
-    frameMarks = options?.frames ? markerMaker() : null;
+    const composed = /** @type {{markers: () => NonNullable<typeof frameMarks>} | undefined} */ (/** @type {any} */ (globalThis).webctxComposed);
+    frameMarks = options?.frames && composed ? composed.markers() : null;
     const requested = Number(options?.maxBytes ?? 256 * 1024);
     const maxBytes = Number.isFinite(requested) ? Math.min(MAX_BYTES, Math.max(MIN_BYTES, Math.floor(requested))) : 256 * 1024;
     // A file missing from the injection is the worker's bug: say which, rather than answer with
@@ -135,37 +136,12 @@
     return answer;
   }
 
-  /** At most this many frames out of reach get a marker (the worker reads each one). */
-  const MAX_FRAME_MARKS = 32;
-
   /**
-   * The markers of one read for the frames out of reach (another origin): a word of letters and
-   * digits (nothing turndown escapes, nothing a page can guess: a random nonce per read), each
-   * naming the frame's document by its content-script token (report.js `childToken`), which the
-   * worker matches to the frame it reads.
+   * This read's markers for the frames out of reach (content/composed_clone.js `markers`), when
+   * asked for (`frames: true`).
    * @type {{nonce: string, frames: Array<{marker: string, token: string}>, mark: (frame: Element) => string | null} | null}
    */
   let frameMarks = null;
-
-  /** @returns {NonNullable<typeof frameMarks>} */
-  function markerMaker() {
-    const nonce = [...crypto.getRandomValues(new Uint8Array(8))].map((b) => b.toString(16).padStart(2, "0")).join("");
-    const ns = /** @type {{childToken?: (w: Window) => string | undefined} | undefined} */ (/** @type {any} */ (globalThis).__webctx);
-    /** @type {Array<{marker: string, token: string}>} */
-    const frames = [];
-    return {
-      nonce,
-      frames,
-      mark(frame) {
-        const win = /** @type {HTMLIFrameElement} */ (frame).contentWindow;
-        const token = win && ns?.childToken ? ns.childToken(win) : undefined;
-        if (!token || frames.length >= MAX_FRAME_MARKS) return null;
-        const marker = `webctxframe${nonce}x${frames.length}`;
-        frames.push({ marker, token });
-        return marker;
-      },
-    };
-  }
 
   /**
    * Readability on a clone of the document, then turndown (+ GFM tables). Null when there is no
