@@ -3,8 +3,8 @@
 //   focus()   the focused editable field (input/textarea/contenteditable, open shadow roots
 //             included) as {key, kind, title?, content?, length, sensitive?}: the textbox Group
 //   hover()   the innermost Link (a[href]) or Image (img) under the pointer, from trusted
-//             `mouseover` only (the browser's own hit test; nothing runs per `mousemove` but
-//             four number stores)
+//             `mouseover` / `pointerover` only (the browser's own hit test; nothing runs per
+//             `mousemove` but four number stores)
 //   pointer() the latest pointer event of this frame: screen (points) and client (CSS px)
 //             coordinates, for the viewport's screen origin (service_worker/location.js)
 //
@@ -159,6 +159,11 @@
   const listen = /** @type {const} */ ({ capture: true, passive: true });
   ns.listen(window, "mouseover", onMouseOver, listen);
   ns.listen(window, "mouseout", onMouseOut, listen);
+  // Where the page's listener came first after all (a frame it wrote with document.open(), which
+  // erased ours until the next task), it may stop `mouseover`: the pointer events of the same
+  // move are other events, and a repeat of the same target changes nothing.
+  ns.listen(window, "pointerover", onMouseOver, listen);
+  ns.listen(window, "pointerout", onMouseOut, listen);
   ns.listen(window, "mousemove", sample, listen);
   ns.focusHover = {
     focus,

@@ -65,6 +65,8 @@
  * @property {() => void} [changed]   schedule a `frame.changed` push (report.js)
  * @property {(token: string) => Window | undefined} [childWindow]  the window of the child frame
  *   whose document has `token` (report.js), undefined when none told us, or two claimed it
+ * @property {(child: Window) => string | undefined} [childToken]  the token a child frame's
+ *   document told us (report.js; content/page_text.js marks that frame's place by it)
  * @property {WebctxChannelPart} [channel]  page_port.js: this document's end of the page channel
  * @property {{measure: (target: {kind: string, key?: number}) => import("../service_worker/location.js").Measured}} [locate]
  * @property {{mode: "native" | "polyfill"}} [webmcp]  webmcp_bridge.js: where the page's tools come from

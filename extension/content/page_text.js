@@ -9,6 +9,7 @@
 //   content/secret_fields.js                        webctxSecret  (which fields are secret, shared with selection.js)
 //   content/hidden_text.js                          webctxHidden  (what the user cannot see, from the live page)
 //   content/text_clean.js                           webctxTextClean (invisible characters, HTML in text)
+//   content/composed_clone.js                       webctxComposed (shadow roots and reachable frames in the clone)
 //   content/page_text.js                            webctxPageText (this file)
 //
 // then calls `globalThis.webctxPageText({maxBytes})`. Not in the manifest's content_scripts: a page
@@ -72,19 +73,26 @@
    * @property {"readability" | "visible-text"} source  which way the text was found
    * @property {string} title  the article's title, else document.title (well-formed, capped)
    * @property {string} url  location.href (well-formed, capped)
+   * @property {{nonce: string, marks: Array<{marker: string, token: string}>}} [frames]  with
+   *   `frames: true`: the markers standing in the Markdown for frames out of reach (another
+   *   origin), each with its document's token; the worker puts each frame's text there
    */
 
   /**
    * The page's readable text as Markdown, `# <title>` first.
-   * @param {{maxBytes?: number}} [options]  maxBytes: cap of `markdown` in UTF-8 bytes (default 256 KiB)
+   * @param {{maxBytes?: number, frames?: boolean, heading?: boolean}} [options]  maxBytes: cap of
+   *   `markdown` in UTF-8 bytes (default 256 KiB); frames: mark the frames out of reach (see
+   *   PageText `frames`); heading: false leaves the `# <title>` out (a frame's text)
    * @returns {PageText}
    */
   function webctxPageText(options) {
+    const composed = /** @type {{markers: () => NonNullable<typeof frameMarks>} | undefined} */ (/** @type {any} */ (globalThis).webctxComposed);
+    frameMarks = options?.frames && composed ? composed.markers() : null;
     const requested = Number(options?.maxBytes ?? 256 * 1024);
     const maxBytes = Number.isFinite(requested) ? Math.min(MAX_BYTES, Math.max(MIN_BYTES, Math.floor(requested))) : 256 * 1024;
     // A file missing from the injection is the worker's bug: say which, rather than answer with
     // the visible text as if the page had no article.
-    const missing = ["Readability", "TurndownService", "turndownPluginGfm", "webctxUtf8", "webctxSecret", "webctxHidden", "webctxTextClean"].filter(
+    const missing = ["Readability", "TurndownService", "turndownPluginGfm", "webctxUtf8", "webctxSecret", "webctxHidden", "webctxTextClean", "webctxComposed"].filter(
       (name) => !(/** @type {any} */ (globalThis)[name]),
     );
     if (missing.length > 0) throw new Error(`webctx page text: ${missing.join(", ")} not injected before page_text.js`);
@@ -107,14 +115,15 @@
     const title = (article && shortTitle(article.title)) || pageTitle;
     const body = textClean().stripInvisible(article ? article.markdown : visibleText());
     // The heading is Markdown: its `<`, `>`, `&` as entities too (the `title` field stays plain).
-    const heading = /^#{1,6} /.test(body) || !title ? "" : `# ${textClean().escapeHtmlText(title)}\n\n`;
+    const heading = /^#{1,6} /.test(body) || !title || options?.heading === false ? "" : `# ${textClean().escapeHtmlText(title)}\n\n`;
     const bytes = utf8.utf8Length(heading) + utf8.utf8Length(body);
     // Cut early: the first maxBytes code units hold at least the first maxBytes bytes, so only they
     // are made well-formed and cut (a page-sized string is not copied again). A pair split at that
     // early cut cannot survive the byte cut: it would need more than maxBytes bytes before it.
     const head = heading + (body.length > maxBytes ? body.slice(0, maxBytes) : body);
     const markdown = utf8.capUtf8(head.toWellFormed(), maxBytes);
-    return {
+    /** @type {PageText} */
+    const answer = {
       markdown,
       truncated: bytes > maxBytes,
       bytes,
@@ -122,7 +131,17 @@
       title,
       url: utf8.capUtf8(location.href.toWellFormed(), MAX_URL_BYTES),
     };
+    if (frameMarks && frameMarks.frames.length > 0) answer.frames = { nonce: frameMarks.nonce, marks: frameMarks.frames };
+    frameMarks = null;
+    return answer;
   }
+
+  /**
+   * This read's markers for the frames out of reach (content/composed_clone.js `markers`), when
+   * asked for (`frames: true`).
+   * @type {{nonce: string, frames: Array<{marker: string, token: string}>, mark: (frame: Element) => string | null} | null}
+   */
+  let frameMarks = null;
 
   /**
    * Readability on a clone of the document, then turndown (+ GFM tables). Null when there is no
@@ -167,8 +186,15 @@
     const hidden = /** @type {{pruneHidden: (live: Element, clone: Element) => number}} */ (
       /** @type {any} */ (globalThis).webctxHidden
     );
+    const composed = /** @type {{collect: (live: Element, clone: Element) => unknown, fill: (found: unknown, options: {prune: (live: Element, clone: Element) => number, unreachable?: (frame: Element) => string | null}) => number}} */ (
+      /** @type {any} */ (globalThis).webctxComposed
+    );
+    // Shadow roots and reachable frames (content/composed_clone.js): noted before pruning (a
+    // parallel walk), folded in after it.
+    const found = document.body && clone.body ? composed.collect(document.body, clone.body) : null;
     if (document.body && clone.body) hidden.pruneHidden(document.body, clone.body);
     for (const twin of secretTwins) if (twin instanceof Element) twin.remove();
+    if (found) composed.fill(found, { prune: hidden.pruneHidden, unreachable: frameMarks?.mark });
     return clone;
   }
 

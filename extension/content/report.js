@@ -253,6 +253,10 @@
     const child = children.get(value);
     return child && child !== window ? child : undefined;
   };
+  ns.childToken = (child) => {
+    for (const [value, known] of children) if (known === child) return value;
+    return undefined;
+  };
   announce();
 })();
 void 0;

@@ -16,7 +16,7 @@
   // content/text_clean.js, content/hidden_text.js, content/visible_text.js (loaded before this).
   const clean = /** @type {{stripInvisible: (text: string) => string}} */ (/** @type {any} */ (globalThis).webctxTextClean);
   const hiddenText = /** @type {{textJudge: (doc: Document) => Judge}} */ (/** @type {any} */ (globalThis).webctxHidden);
-  const visible = /** @type {{rangeText: (range: Range, maxChars: number, isPageText: (node: Node) => boolean, judge: Judge) => {text: string | null, hidden: boolean, complete: boolean}}} */ (
+  const visible = /** @type {{rangeText: (range: Range, maxChars: number, isPageText: (node: Node) => boolean, judge: Judge) => {text: string | null, hidden: boolean, complete: boolean}, contextText: (range: Range, side: "before" | "after", judge: Judge, isPageText: (node: Node) => boolean, maxChars: number, maxNodes: number) => string}} */ (
     /** @type {any} */ (globalThis).webctxVisibleText
   );
   /** @typedef {{hidden: (node: Node) => boolean, checked: () => number}} Judge */
@@ -433,68 +433,21 @@
   }
 
   /**
-   * Up to ~CONTEXT_CHARS of page text before or after the range, whitespace collapsed. Walks text
-   * nodes from the range's boundary container; a reasonable effort, not a layout-aware one. The
-   * text of a secret field next to the selection is skipped (`isPageText`).
-   * Text of hidden elements (`judge`) is left out; each node judged counts in the walk's bound.
+   * Up to ~CONTEXT_CHARS of the text the user sees before or after the range (content/visible_text.js
+   * `contextText`: rendered text only, a line break between blocks). The text of a secret field
+   * next to the selection is skipped (`isPageText`).
    * @param {Range} range
    * @param {"before" | "after"} side
    * @param {Judge} judge
    * @returns {string}
    */
   function contextText(range, side, judge) {
-    const forward = side === "after";
-    const container = forward ? range.endContainer : range.startContainer;
-    const offset = forward ? range.endOffset : range.startOffset;
-    // Walk the body, not the whole document: <title> and <head> text are not page text.
-    const root = container.getRootNode();
-    const scope = root instanceof Document ? root.body ?? root : root;
-    const walker = document.createTreeWalker(scope, NodeFilter.SHOW_TEXT, {
-      acceptNode: (node) => (isPageText(node) ? NodeFilter.FILTER_ACCEPT : NodeFilter.FILTER_REJECT),
-    });
-    /** @type {string[]} */
-    const parts = [];
-    // Find the node next to the boundary; text of the boundary node itself is taken here, because
-    // the walk below starts *after* (or *before*) it.
-    /** @type {Node} */
-    let start;
-    if (container instanceof Text) {
-      if (!judge.hidden(container)) parts.push(forward ? container.data.slice(offset) : container.data.slice(0, offset));
-      start = container;
-    } else if (forward) {
-      const child = container.childNodes[offset];
-      start = child ?? lastDescendant(container);
-      if (child instanceof Text && isPageText(child) && !judge.hidden(child)) parts.push(child.data);
-    } else {
-      const child = container.childNodes[offset - 1];
-      start = child ? lastDescendant(child) : container;
-      if (child && start instanceof Text && isPageText(start) && !judge.hidden(start)) parts.push(start.data);
-    }
-    walker.currentNode = start;
-    let collected = parts.reduce((sum, part) => sum + part.length, 0);
-    for (let n = 0; n < CONTEXT_MAX_NODES && collected < CONTEXT_CHARS * 4; n++) {
-      const node = forward ? walker.nextNode() : walker.previousNode();
-      if (!node) break;
-      if (judge.hidden(node)) continue;
-      const data = /** @type {Text} */ (node).data;
-      parts.push(data);
-      collected += data.length;
-    }
-    const raw = forward ? parts.join("") : parts.reverse().join("");
-    // Collapse layout whitespace; keep one space next to the selection, it marks a word boundary.
-    return raw.trim() ? raw.replace(/\s+/g, " ") : "";
+    return visible.contextText(range, side, judge, isPageText, CONTEXT_CHARS * 4, CONTEXT_MAX_NODES);
   }
 
   /** @param {Node} node a text node @returns {boolean} false for script/style text, a secret field's text */
   function isPageText(node) {
     return !(node.parentElement && NOT_TEXT.has(node.parentElement.tagName)) && !secret.isInSecretField(node);
-  }
-
-  /** @param {Node} node @returns {Node} the last node in document order inside `node` */
-  function lastDescendant(node) {
-    let last = node;
-    while (last.lastChild) last = last.lastChild;
-    return last;
   }
 
   /** @param {string} text @param {number} max first `max` code units, not splitting a pair */

@@ -1,7 +1,8 @@
 // The text of a selection that the user can see (docs/protocol.md "Only what the user can see"):
 // the text nodes of a Range whose element is hidden (content/hidden_text.js `textJudge`, the same
 // rule as the page text) are left out, and invisible characters are stripped (content/text_clean.js
-// `stripInvisible`) by content/selection.js. A classic script of the isolated world, loaded by the
+// `stripInvisible`) by content/selection.js; and the text the user sees around it (`contextText`:
+// the selection's `before` / `after`). A classic script of the isolated world, loaded by the
 // manifest before selection.js; it only sets `globalThis.webctxVisibleText` and does no work until
 // a selection is read. `joinPieces` is pure and node-tested (extension/test/visible_text.test.js).
 
@@ -115,5 +116,106 @@
     return { text: joinPieces(pieces), hidden, complete };
   }
 
-  /** @type {any} */ (globalThis).webctxVisibleText = Object.freeze({ rangeText, joinPieces, MAX_CHECKED_ELEMENTS });
+  /**
+   * Up to about `maxChars` of the text the user sees before or after `range` (a selection's
+   * `before` / `after`), as a reader sees it: a line break where the block changes (joinPieces),
+   * so two paragraphs are not glued; white space collapsed; one space (or line break) kept next
+   * to the selection, which marks a word boundary. Left out: text of hidden elements (`judge`),
+   * of `aria-hidden` subtrees (decoration that is no reading text: an editor's line-number gutter,
+   * an icon button's label), of script/style and of what `isPageText` refuses (a secret field's).
+   * Walks text nodes of the boundary's tree (the body, or the shadow root) from the boundary, at
+   * most `maxNodes` of them.
+   * @param {Range} range
+   * @param {"before" | "after"} side
+   * @param {{hidden: (node: Node) => boolean}} judge  this read's content/hidden_text.js `textJudge`
+   * @param {(node: Node) => boolean} isPageText
+   * @param {number} maxChars  UTF-16 code units to collect at least, when there are that many
+   * @param {number} maxNodes
+   * @returns {string}
+   */
+  function contextText(range, side, judge, isPageText, maxChars, maxNodes) {
+    const forward = side === "after";
+    const container = forward ? range.endContainer : range.startContainer;
+    const offset = forward ? range.endOffset : range.startOffset;
+    // The body, not the whole document: <title> and <head> text are not page text.
+    const root = container.getRootNode();
+    const scope = root instanceof Document ? root.body ?? root : root;
+    /** @type {Map<Element, boolean>} */
+    const decoration = new Map();
+    /** @param {Node} node */
+    const shown = (node) =>
+      !(node.parentElement && NOT_TEXT.has(node.parentElement.tagName)) && isPageText(node) && !ariaHidden(node, decoration, scope) && !judge.hidden(node);
+    /** @type {Piece[]} */
+    const pieces = [];
+    // The boundary's own text node, then the walk away from it.
+    /** @type {Node} */
+    let start;
+    if (container instanceof Text) {
+      if (shown(container)) pieces.push({ text: forward ? container.data.slice(offset) : container.data.slice(0, offset), block: blockOf(container) });
+      start = container;
+    } else if (forward) {
+      const child = container.childNodes[offset];
+      start = child ?? lastDescendant(container);
+      if (child instanceof Text && shown(child)) pieces.push({ text: child.data, block: blockOf(child) });
+    } else {
+      const child = container.childNodes[offset - 1];
+      start = child ? lastDescendant(child) : container;
+      if (child && start instanceof Text && shown(start)) pieces.push({ text: start.data, block: blockOf(start) });
+    }
+    const walker = document.createTreeWalker(scope, NodeFilter.SHOW_TEXT);
+    walker.currentNode = start;
+    let collected = pieces.reduce((sum, piece) => sum + piece.text.length, 0);
+    for (let n = 0; n < maxNodes && collected < maxChars; n++) {
+      const node = forward ? walker.nextNode() : walker.previousNode();
+      if (!node) break;
+      if (!shown(node)) continue;
+      const text = /** @type {Text} */ (node).data;
+      pieces.push({ text, block: blockOf(node) });
+      collected += text.length;
+    }
+    if (!forward) pieces.reverse();
+    const text = joinPieces(pieces);
+    if (!text) return "";
+    // What separates the context from the selection: a block change, else the white space there.
+    const inside = container instanceof Text ? container : (forward ? container.childNodes[offset - 1] : container.childNodes[offset]) ?? container;
+    const boundary = inside instanceof Element && BLOCKS.has(inside.tagName) ? inside : blockOf(inside);
+    const near = /** @type {Piece} */ (forward ? pieces.find((p) => /\S/.test(p.text)) : pieces.findLast((p) => /\S/.test(p.text)));
+    const nearRaw = forward ? pieces.slice(0, pieces.indexOf(near) + 1).map((p) => p.text).join("") : pieces.slice(pieces.indexOf(near)).map((p) => p.text).join("");
+    const gap = near.block !== boundary ? "\n" : (forward ? /^\s/.test(nearRaw) : /\s$/.test(nearRaw)) ? " " : "";
+    return forward ? gap + text : text + gap;
+  }
+
+  /**
+   * Whether `node` lies in an `aria-hidden="true"` subtree of `scope` (cached per element).
+   * @param {Node} node @param {Map<Element, boolean>} cache @param {Node} scope
+   * @returns {boolean}
+   */
+  function ariaHidden(node, cache, scope) {
+    /** @type {Element[]} */
+    const chain = [];
+    let verdict = false;
+    for (let at = node.parentElement; at && at !== scope; at = at.parentElement) {
+      const known = cache.get(at);
+      if (known !== undefined) {
+        verdict = known;
+        break;
+      }
+      chain.push(at);
+      if (at.getAttribute("aria-hidden") === "true") {
+        verdict = true;
+        break;
+      }
+    }
+    for (const element of chain) cache.set(element, verdict);
+    return verdict;
+  }
+
+  /** @param {Node} node @returns {Node} the last node in document order inside `node` */
+  function lastDescendant(node) {
+    let last = node;
+    while (last.lastChild) last = last.lastChild;
+    return last;
+  }
+
+  /** @type {any} */ (globalThis).webctxVisibleText = Object.freeze({ rangeText, contextText, joinPieces, MAX_CHECKED_ELEMENTS });
 })();

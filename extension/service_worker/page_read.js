@@ -8,7 +8,7 @@
 //     │  incognito, excluded site, internal page, (screenshot) active tab of a window on screen
 //     ├─ text (one at a time per tab): webctxPageText({maxBytes}) in the top frame, PAGE_TEXT_FILES
 //     │        injected first where missing (content/page_text.js: Readability + turndown) ─►
-//     │        checkedText (caps, shape)
+//     │        frames of other origins read and merged in (page_frames.js) ─► checkedText (caps, shape)
 //     └─ screenshot: captureVisibleTab (paced: 2 a second, screenshot.js CapturePacer; one retry
 //              when refused) ─► the tab again (still active, same url, still shared) ─►
 //              screenshot.js shrinkScreenshot: longest side ≤ 1600 px, PNG (JPEG above 1.5 MiB), base64
@@ -21,6 +21,7 @@ import * as api from "./browser_api.js";
 import { RequestError } from "./native_port.js";
 import { isExcluded } from "./settings.js";
 import { framesRefusal, notSharedExcluded, notSharedLocalFile } from "./exclusion.js";
+import { withFrameTexts } from "./page_frames.js";
 import { MAX_TITLE_CHARS, MAX_URL_CHARS, capUtf8, firstChars, wellFormed } from "./text_limits.js";
 import { isInternalUrl, tabUrl } from "./tree.js";
 import { ERROR_CODES } from "../protocol.js";
@@ -41,6 +42,7 @@ export const PAGE_TEXT_FILES = [
   "content/secret_fields.js",
   "content/hidden_text.js",
   "content/text_clean.js",
+  "content/composed_clone.js",
   "content/page_text.js",
 ];
 
@@ -76,7 +78,7 @@ export const MAX_TEXT_BYTES = 4 * 1024 * 1024;
  * @typedef {object} PageReaderDeps
  * @property {import("./ids.js").IdRegistry} ids
  * @property {() => import("./settings.js").Settings} settings  read at every request (they apply live)
- * @property {Pick<typeof api, "getTab" | "getWindow" | "getZoom" | "injectTopFrameFiles" | "runInTopFrame" | "captureVisibleTab" | "frameSites">} [read]
+ * @property {Pick<typeof api, "getTab" | "getWindow" | "getZoom" | "injectTopFrameFiles" | "runInTopFrame" | "captureVisibleTab" | "frameSites" | "frameTokens" | "injectFrameFiles" | "runInFrame">} [read]
  * @property {(dataUrl: string) => Promise<Shrunk>} [shrink]  shrinkScreenshot by default
  * @property {(ms: number) => Promise<void>} [wait]  a capture's wait for its turn or its retry
  * @property {() => number} [now]  ms on a monotonic clock (performance.now by default)
@@ -154,14 +156,22 @@ export class PageReader {
       // Inject the scripts (136 KB) only into a document that does not have them yet: a second
       // read of the same document saves a third of the browser's time (bench/README.md).
       // The isolated world is the extension's own: a page cannot define webctxPageText there.
-      raw = await this.#read.runInTopFrame(tabId, extractText, { maxBytes: cap });
+      // `frames`: the frames of other origins are marked, read in their own documents and
+      // merged in where their site is not excluded (page_frames.js).
+      raw = await this.#read.runInTopFrame(tabId, extractText, { maxBytes: cap, frames: true });
       if (isMissing(raw)) {
         await this.#read.injectTopFrameFiles(tabId, PAGE_TEXT_FILES);
-        raw = await this.#read.runInTopFrame(tabId, extractText, { maxBytes: cap });
+        raw = await this.#read.runInTopFrame(tabId, extractText, { maxBytes: cap, frames: true });
       }
     } catch (error) {
       throw this.#scriptError(error);
     }
+    raw = await withFrameTexts(tabId, raw, {
+      frameTokens: (id) => this.#read.frameTokens(id),
+      readFrame: (id, frameId) => this.#frameText(id, frameId, cap),
+      settings: this.#deps.settings(),
+      maxBytes: cap,
+    });
     const text = checkedText(raw, cap);
     if (!text) {
       const thrown = typeof raw === "object" && raw !== null ? /** @type {{thrown?: unknown}} */ (raw).thrown : undefined;
@@ -176,6 +186,20 @@ export class PageReader {
     if (!text.url) text.url = firstChars(wellFormed(tabUrl(now)), MAX_URL_CHARS);
     if (!text.title) text.title = firstChars(wellFormed(now.title ?? ""), MAX_TITLE_CHARS);
     return text;
+  }
+
+  /**
+   * One frame's page text (no title heading; its own frames of other origins marked), the files
+   * injected first where missing, as for the top frame.
+   * @param {number} tabId @param {number} frameId @param {number} cap
+   * @returns {Promise<unknown>}
+   */
+  async #frameText(tabId, frameId, cap) {
+    const options = { maxBytes: cap, frames: true, heading: false };
+    const raw = await this.#read.runInFrame(tabId, frameId, extractText, options);
+    if (!isMissing(raw)) return raw;
+    await this.#read.injectFrameFiles(tabId, frameId, PAGE_TEXT_FILES);
+    return this.#read.runInFrame(tabId, frameId, extractText, options);
   }
 
   /**
@@ -282,7 +306,7 @@ export class PageReader {
  * Runs in the page's isolated world (serialised by executeScript: no closure): the extraction, or
  * what it threw. Chromium 156 answers a function that throws with `result: null` and no error, so
  * the reason would be lost without this catch.
- * @param {{maxBytes: number}} options
+ * @param {{maxBytes: number, frames?: boolean, heading?: boolean}} options
  * @returns {unknown}
  */
 function extractText(options) {

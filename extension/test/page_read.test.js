@@ -217,7 +217,7 @@ test("text: the files (once per document), then webctxPageText with the clamped 
   const { pages, ids, calls } = reader();
   const result = await pages.read({ pageId: ids.tabId(5), kind: "text", maxBytes: 10 });
   assert.deepEqual(result, { kind: "text", markdown: "# A", truncated: false, bytes: 3, source: "readability", title: "A", url: "https://e.org/a" });
-  const run = `run 5 {"maxBytes":1024}`;
+  const run = `run 5 {"maxBytes":1024,"frames":true}`;
   assert.deepEqual(calls, ["getTab 5", run, `inject 5 ${PAGE_TEXT_FILES.join(",")}`, run, "getTab 5"]);
   calls.length = 0;
   await pages.read({ pageId: ids.tabId(5), kind: "text", maxBytes: 10 });
@@ -230,6 +230,7 @@ test("text: the files (once per document), then webctxPageText with the clamped 
     "content/secret_fields.js",
     "content/hidden_text.js",
     "content/text_clean.js",
+    "content/composed_clone.js",
     "content/page_text.js",
   ]);
   // A background tab's text is read too (nothing is shown or switched).

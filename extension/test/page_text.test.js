@@ -23,7 +23,7 @@ test("a file missing from the injection is an error naming it, not a silent visi
   /** @type {Record<string, any>} */
   const sandbox = { Readability: function () {}, webctxUtf8: {}, webctxTextClean: {} };
   vm.runInNewContext(source, sandbox, { filename: "page_text.js" });
-  assert.throws(() => sandbox.webctxPageText({ maxBytes: 4096 }), /TurndownService, turndownPluginGfm, webctxSecret, webctxHidden not injected/);
+  assert.throws(() => sandbox.webctxPageText({ maxBytes: 4096 }), /TurndownService, turndownPluginGfm, webctxSecret, webctxHidden, webctxComposed not injected/);
 });
 
 /** Each file as injected: a fresh global, run twice (a second read of the same page). */

@@ -45,6 +45,7 @@ PAGE_TEXT_FILES = [
     "content/secret_fields.js",
     "content/hidden_text.js",
     "content/text_clean.js",
+    "content/composed_clone.js",
     "content/page_text.js",
 ]
 """What the worker injects for a text read, in order (content/page_text.js's header)."""

@@ -278,3 +278,45 @@ export async function runInTopFrame(tabId, func, arg) {
   if (first.error !== undefined) throw new Error(String(/** @type {{message?: unknown}} */ (first.error)?.message ?? first.error));
   return first.result;
 }
+
+/**
+ * The content-script token (content/report.js), address and origin of every frame's document in
+ * a tab, by frameId; a frame without our content script has token "".
+ * @param {number} tabId
+ * @returns {Promise<{frameId: number, token: string, url: string, origin: string}[]>}
+ */
+export async function frameTokens(tabId) {
+  const results = await chrome.scripting.executeScript({
+    target: { tabId, allFrames: true },
+    func: () => ({ token: /** @type {any} */ (globalThis).__webctx?.token ?? "", url: location.href, origin: self.origin }),
+  });
+  return results.map((r) => {
+    const { token, url, origin } = /** @type {{token?: unknown, url?: unknown, origin?: unknown} | null} */ (r.result) ?? {};
+    const text = (/** @type {unknown} */ value) => (typeof value === "string" ? value : "");
+    return { frameId: r.frameId, token: text(token), url: text(url), origin: text(origin) };
+  });
+}
+
+/**
+ * Inject classic script `files`, in order, into the isolated world of one frame of a tab.
+ * @param {number} tabId @param {number} frameId @param {string[]} files
+ * @returns {Promise<void>}
+ */
+export async function injectFrameFiles(tabId, frameId, files) {
+  await chrome.scripting.executeScript({ target: { tabId, frameIds: [frameId] }, files });
+}
+
+/**
+ * Run `func(arg)` in the isolated world of one frame of a tab (as runInTopFrame does for frame 0).
+ * @template A, R
+ * @param {number} tabId @param {number} frameId
+ * @param {(arg: A) => R} func @param {A} arg
+ * @returns {Promise<unknown>}
+ */
+export async function runInFrame(tabId, frameId, func, arg) {
+  const results = await chrome.scripting.executeScript({ target: { tabId, frameIds: [frameId] }, func, args: [arg] });
+  const first = /** @type {{result?: unknown, error?: unknown} | undefined} */ (results[0]);
+  if (!first) throw new Error("the browser returned no result for the frame");
+  if (first.error !== undefined) throw new Error(String(/** @type {{message?: unknown}} */ (first.error)?.message ?? first.error));
+  return first.result;
+}
