@@ -31,8 +31,8 @@ export const CURRENT = "current";
 /** host → worker: "where is this element?" (design.md §1.2). (native.py NATIVE_MESSAGE_TYPES) */
 export const LOCATION = "location";
 /**
- * host → worker, bench only (native_host/bench_ping.py): answered `result {}` at once, so its round trip
- * is native messaging alone (docs/protocol.md). (native.py NATIVE_MESSAGE_TYPES)
+ * host → worker, bench only (native_host/provider/port/bench_ping.py): answered `result {}` at once, so
+ * its round trip is native messaging alone (docs/protocol.md). (native.py NATIVE_MESSAGE_TYPES)
  */
 export const PING = "ping";
 /**
@@ -79,8 +79,8 @@ export const TREE = "tree";
  */
 export const ACTIVITY = "activity";
 /**
- * host → worker: read Page `page_id` (as `current` answers it, without a follower prefix) as `kind`
- * (docs/protocol.md "Messages"). (native.py NATIVE_MESSAGE_TYPES)
+ * host → worker: read Page `page_id` (as `current` answers it; a follower's prefix is taken off on the
+ * way to it) as `kind` (docs/protocol.md "Messages"). (native.py NATIVE_MESSAGE_TYPES)
  */
 export const PAGE_READ = "page.read";
 /**

@@ -122,8 +122,8 @@ def message_type_docs() -> dict[str, str]:
         ):
             continue
         field = model.model_fields.get("type")
-        if field is None:
-            continue
+        if field is None or typing.get_origin(field.annotation) is not typing.Literal:
+            continue  # no type, or a base such as HostRequest (`type: str`)
         (literal,) = typing.get_args(field.annotation)
         docs.setdefault(literal, first_sentence(inspect.getdoc(model) or ""))
     return docs
