@@ -103,6 +103,12 @@ async def test_a_pdf_without_text_is_a_failed_read_that_says_why(tb: ToolsBrowse
     assert "hold no text" in message, message
 
 
+BOX_SIZE = (
+    "(id) => { const r = document.getElementById(id).getBoundingClientRect(); return [r.width, r.height]; }"
+)
+"""The CSS px size of the element with id `id` in a page."""
+
+
 def documents(page: dict[str, Any]) -> list[dict[str, Any]]:
     """The Document elements anywhere inside a Page element."""
     return find_all(page, lambda e: e.get("role") == "Document")
@@ -118,13 +124,20 @@ async def test_a_pdf_inside_a_page_is_a_document_with_subrole_pdf(
     try:
         await tab.bring_to_front()
         answer = await current_until(tb, lambda a: bool(documents(page_with_url(a, url) or {})))
+        page = page_with_url(answer, url)
+        assert page is not None
+        [document] = documents(page)
+        # The Document is where the PDF is drawn: inside the page's <iframe>/<embed>/<object>.
+        box = await tab.evaluate(BOX_SIZE, how)
+        async with tb.session() as session:
+            where = await session.location(document["id"])
     finally:
         await tab.close()
-    page = page_with_url(answer, url)
-    assert page is not None
-    [document] = documents(page)
     assert document["subrole"] == "pdf" and document["url"] == pdf_url, document
     assert document["title"] == "hello.pdf", document
+    assert document["attributes"] == {"selection": "unreadable"}, document
+    assert where.state == "visible" and where.rects, where
+    assert abs(where.rects[0].w - box[0]) <= 2 and abs(where.rects[0].h - box[1]) <= 2, (where, box)
 
 
 async def test_the_browsers_pdf_viewer_says_its_selection_cannot_be_read(
