@@ -120,6 +120,22 @@ function fetchFile(url, maxBytes, signal) {
   });
 }
 
+/** How many pages are asked of pdf.js at once: its worker answers each in a round trip. */
+const PAGES_IN_FLIGHT = 8;
+
+/**
+ * One page's text items.
+ * @param {any} doc  a pdf.js PDFDocumentProxy
+ * @param {number} n  1-based
+ * @returns {Promise<unknown[]>}
+ */
+async function pageItems(doc, n) {
+  const page = await doc.getPage(n);
+  const content = await page.getTextContent();
+  page.cleanup();
+  return Array.isArray(content?.items) ? content.items : [];
+}
+
 /**
  * Read a PDF's text (the module doc).
  * @param {{url: string, maxBytes: number, maxPdfBytes: number, deadlineMs: number}} request
@@ -145,16 +161,24 @@ async function readPdf({ url, maxBytes, maxPdfBytes, deadlineMs }) {
     const meta = await doc.getMetadata().catch(() => null);
     const title = typeof meta?.info?.Title === "string" ? meta.info.Title : "";
     const markdown = new PdfMarkdown(doc.numPages, maxBytes, title);
+    // PAGES_IN_FLIGHT pages asked of pdf.js's worker at once (each a round trip), added in order.
+    /** @type {Promise<unknown[]>[]} */
+    const asked = [];
+    const ask = (/** @type {number} */ n) => {
+      if (n <= doc.numPages) asked[n] = pageItems(doc, n);
+    };
+    for (let n = 1; n <= PAGES_IN_FLIGHT; n += 1) ask(n);
     for (let n = 1; n <= doc.numPages; n += 1) {
       if (performance.now() - started > deadlineMs) {
         markdown.stop();
         break;
       }
-      const page = await doc.getPage(n);
-      const content = await page.getTextContent();
-      page.cleanup();
-      if (!markdown.add(n, Array.isArray(content?.items) ? content.items : [])) break;
+      const items = await asked[n];
+      delete asked[n];
+      if (!markdown.add(n, items)) break;
+      ask(n + PAGES_IN_FLIGHT);
     }
+    await Promise.allSettled(asked.filter(Boolean)); // none left running against a destroyed task
     const result = markdown.result();
     if (result.pagesWithText === 0 && !result.truncated) {
       throw new Refusal("no_text", `The PDF's ${doc.numPages} page(s) hold no text (scanned images without a text layer, perhaps).`);

@@ -23,6 +23,7 @@ from tests.e2e.page_resources_harness import (
     page_with_url,
     read_text,
     refusal,
+    set_settings,
     uri_of,
 )
 from tests.e2e.page_tools_harness import ToolsBrowser, launch
@@ -56,8 +57,11 @@ def pdf_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
 
 @pytest_asyncio.fixture(scope="module", loop_scope="module")
 async def tb(tmp_path_factory: pytest.TempPathFactory) -> AsyncIterator[ToolsBrowser]:
-    """One browser for the module, the product's deadlines."""
-    async with launch("polyfill", tmp_path_factory.mktemp("pdf"), deadline_ms=None) as running:
+    """One browser for the module, the product's deadlines, allowed in file:// pages (as if the user
+    had switched "Allow access to file URLs" on)."""
+    async with launch(
+        "polyfill", tmp_path_factory.mktemp("pdf"), deadline_ms=None, allow_file_access=True
+    ) as running:
         yield running
 
 
@@ -107,6 +111,27 @@ BOX_SIZE = (
     "(id) => { const r = document.getElementById(id).getBoundingClientRect(); return [r.width, r.height]; }"
 )
 """The CSS px size of the element with id `id` in a page."""
+
+
+async def test_a_local_pdf_is_read_once_local_files_are_switched_on(
+    tb: ToolsBrowser, tmp_path_factory: pytest.TempPathFactory
+) -> None:
+    path = tmp_path_factory.mktemp("local-pdf") / "local report.pdf"
+    path.write_bytes(pdf_bytes([["A local PDF, read from the disk"]]))
+    url = path.as_uri()
+    await set_settings(tb.running, localFiles=True)
+    tab = await tb.running.new_page(url)
+    try:
+        page = await page_of(tb, url)
+        async with tb.session() as session:
+            contents = await read_text(session, uri_of(tb.descriptor.instance, page["id"], "text"))
+    finally:
+        await tab.close()
+        await set_settings(tb.running, localFiles=False)
+    assert contents.text.splitlines()[:3] == ["## Page 1 of 1", "", "A local PDF, read from the disk"], (
+        contents.text
+    )
+    assert (contents.meta or {}).get("source") == "pdf"
 
 
 def documents(page: dict[str, Any]) -> list[dict[str, Any]]:
