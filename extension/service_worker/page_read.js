@@ -1,7 +1,8 @@
 // `page.read` (design.md §2 "The page on demand"; docs/protocol.md "Page resources (worker
 // side)"): a Page's readable text or a screenshot of its visible part, read when a desktop host
-// reads the Page's resource_link (tree.js `pageLinks`), never before. Just over 400 lines: the
-// checks, their refusal sentences and the two reads are one contract; the image work is in screenshot.js.
+// reads the Page's resource_link (tree.js `pageLinks`), never before. Over 400 lines: the
+// checks, their refusal sentences and the reads are one contract; the image work is in
+// screenshot.js, a PDF's reading in pdf_text.js.
 //
 //   host page.read {pageId, kind, maxBytes?} ──► PageReader.read
 //     ├─ the id (ids.js: Page ids only) ─► the tab now (chrome.tabs.get) ─► refusal(): switches,
