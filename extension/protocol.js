@@ -28,9 +28,24 @@ export {
   ERROR_CODES,
 } from "./wire.js";
 
+/**
+ * The subroles webctx's tree uses, each with the role it goes with (design.md §2; receivers ignore
+ * subroles they do not know). native_host/protocol/answers.py SUBROLES names the same
+ * (tests/unit/protocol/test_protocol_names.py compares them: keep one `name: "Role",` a line).
+ */
+export const SUBROLES = Object.freeze({
+  tab: "Page",
+  frame: "Group",
+  textbox: "Group",
+  pdf: "Document",
+});
+
 export const FRAME_CHANGED = "frame.changed";
 export const LOCATION_GET = "location.get";
 export const LOCATION_OFFSET = "location.offset";
+/** worker → the offscreen document (offscreen/pdf_text.js): a PDF's text, `{url, maxBytes, maxPdfBytes, deadlineMs}`
+ * (service_worker/pdf_text.js; docs/extension.md "A PDF's text"). */
+export const PDF_TEXT = "pdf.text";
 /** worker → a parent frame, beside `location.get`: the <iframe> holding a child document (docs/protocol.md). */
 export const LOCATION_FRAME = "location.frame";
 /** content → worker: the page's tools changed (docs/protocol.md "Page tools"). */

@@ -113,12 +113,30 @@
     const data = /** @type {{webctxLocate?: unknown} | null} */ (event.data);
     const token = data && typeof data === "object" ? data.webctxLocate : undefined;
     if (typeof token !== "string" || token.length > 64) return;
-    const frame = [...document.querySelectorAll("iframe, frame")].find(
-      (f) => /** @type {HTMLIFrameElement} */ (f).contentWindow === event.source,
-    );
+    const frame = frameElementOf(event.source);
     if (!frame) return; // not from one of our child frames: ignore (page input)
     ns?.send({ type: "location.offset", token, offset: offsetOf(/** @type {HTMLElement} */ (frame)) });
     if (!isTop) window.parent.postMessage({ webctxLocate: token }, "*");
+  }
+
+  /**
+   * The element of this document that holds the child window `source`: an <iframe>, <frame> or
+   * <object> by its contentWindow; an <embed> (a PDF in Chromium's viewer gets a frame) has none,
+   * so it is found by the child's index in window.frames, only while every frame-holding element
+   * is counted there (document order, as the frames were made).
+   * @param {unknown} source
+   * @returns {HTMLElement | undefined}
+   */
+  function frameElementOf(source) {
+    const holders = /** @type {HTMLElement[]} */ ([...document.querySelectorAll("iframe, frame, object, embed")]);
+    const found = holders.find((f) => /** @type {HTMLIFrameElement} */ (f).contentWindow === source);
+    if (found || !holders.some((f) => f.localName === "embed")) return found;
+    const count = Math.min(window.frames.length, 64);
+    let index = -1;
+    for (let i = 0; i < count; i++) if (window.frames[i] === source) index = i;
+    // Only elements that hold a frame count: an <object> showing an image holds none.
+    const framed = holders.filter((f) => f.localName === "embed" || /** @type {HTMLIFrameElement} */ (f).contentWindow);
+    return index >= 0 && framed.length === window.frames.length ? framed[index] : undefined;
   }
 
   /**
@@ -202,9 +220,7 @@
     const { child } = /** @type {{child?: unknown}} */ (message);
     if (typeof child !== "string") return undefined;
     const source = ns?.childWindow?.(child);
-    const frame = source && [...document.querySelectorAll("iframe, frame")].find(
-      (f) => /** @type {HTMLIFrameElement} */ (f).contentWindow === source,
-    );
+    const frame = source ? frameElementOf(source) : undefined;
     return { offset: frame ? offsetOf(/** @type {HTMLElement} */ (frame)) : null };
   }
 

@@ -11,9 +11,11 @@
 //                            this extension's own pages
 //   browser_api/storage.js   settings, connection status, session flags (popup and options too)
 //   browser_api/action.js    the toolbar button: icon, badge, tooltip
+//   browser_api/offscreen.js the offscreen document that reads a PDF's text
 
 export * from "./browser_api/runtime.js";
 export * from "./browser_api/windows.js";
 export * from "./browser_api/pages.js";
 export * from "./browser_api/storage.js";
 export * from "./browser_api/action.js";
+export * from "./browser_api/offscreen.js";

@@ -1,14 +1,17 @@
 // `page.read` (design.md §2 "The page on demand"; docs/protocol.md "Page resources (worker
 // side)"): a Page's readable text or a screenshot of its visible part, read when a desktop host
-// reads the Page's resource_link (tree.js `pageLinks`), never before. Just over 400 lines: the
-// checks, their refusal sentences and the two reads are one contract; the image work is in screenshot.js.
+// reads the Page's resource_link (tree.js `pageLinks`), never before. Over 400 lines: the
+// checks, their refusal sentences and the reads are one contract; the image work is in
+// screenshot.js, a PDF's reading in pdf_text.js.
 //
 //   host page.read {pageId, kind, maxBytes?} ──► PageReader.read
 //     ├─ the id (ids.js: Page ids only) ─► the tab now (chrome.tabs.get) ─► refusal(): switches,
 //     │  incognito, excluded site, internal page, (screenshot) active tab of a window on screen
 //     ├─ text (one at a time per tab): webctxPageText({maxBytes}) in the top frame, PAGE_TEXT_FILES
 //     │        injected first where missing (content/page_text.js: Readability + turndown) ─►
-//     │        frames of other origins read and merged in (page_frames.js) ─► checkedText (caps, shape)
+//     │        frames of other origins read and merged in (page_frames.js) ─► checkedText (caps, shape);
+//     │        a top document that is a PDF (Chromium's viewer) ─► pdf_text.js: the PDF fetched
+//     │        again and read by pdf.js, page by page
 //     └─ screenshot: captureVisibleTab (paced: 2 a second, screenshot.js CapturePacer; one retry
 //              when refused) ─► the tab again (still active, same url, still shared) ─►
 //              screenshot.js shrinkScreenshot: longest side ≤ 1600 px, PNG (JPEG above 1.5 MiB), base64
@@ -27,6 +30,7 @@ import { isInternalUrl, tabUrl } from "./tree.js";
 import { ERROR_CODES } from "../protocol.js";
 import { TEXT_MAX_BYTES } from "../wire.js";
 import { CAPTURE_RETRY_MS, CapturePacer, shrinkScreenshot } from "./screenshot.js";
+import { PdfTextReader } from "./pdf_text.js";
 
 /** @typedef {import("./screenshot.js").Shrunk} Shrunk */
 
@@ -57,7 +61,7 @@ export const MAX_TEXT_BYTES = 4 * 1024 * 1024;
  * @property {string} markdown   at most maxBytes of UTF-8, cut on a code-point boundary
  * @property {boolean} truncated
  * @property {number} bytes      the whole Markdown's UTF-8 length before the cut
- * @property {"readability" | "visible-text"} source
+ * @property {"readability" | "visible-text" | "pdf"} source  "pdf": a PDF's text (pdf_text.js)
  * @property {string} title
  * @property {string} url
  */
@@ -82,6 +86,8 @@ export const MAX_TEXT_BYTES = 4 * 1024 * 1024;
  * @property {(dataUrl: string) => Promise<Shrunk>} [shrink]  shrinkScreenshot by default
  * @property {(ms: number) => Promise<void>} [wait]  a capture's wait for its turn or its retry
  * @property {() => number} [now]  ms on a monotonic clock (performance.now by default)
+ * @property {{read: (url: string, maxBytes: number) => Promise<import("./pdf_text.js").PdfText>}} [pdf]
+ *   a PDF's text (pdf_text.js PdfTextReader by default)
  */
 
 export class PageReader {
@@ -89,6 +95,7 @@ export class PageReader {
   /** @type {NonNullable<PageReaderDeps["read"]>} */ #read;
   /** Every screenshot of this worker goes through one pacer: the browser's quota is per extension. */
   #pacer = new CapturePacer();
+  /** @type {NonNullable<PageReaderDeps["pdf"]>} */ #pdf;
   /**
    * Text reads running, by `tabId:maxBytes`: a second read of the same tab waits for the first's
    * answer instead of starting another extraction in the same busy page (a slow page's reads used
@@ -101,6 +108,7 @@ export class PageReader {
   constructor(deps) {
     this.#deps = deps;
     this.#read = deps.read ?? api;
+    this.#pdf = deps.pdf ?? new PdfTextReader();
   }
 
   /**
@@ -166,13 +174,16 @@ export class PageReader {
     } catch (error) {
       throw this.#scriptError(error);
     }
-    raw = await withFrameTexts(tabId, raw, {
-      frameTokens: (id) => this.#read.frameTokens(id),
-      readFrame: (id, frameId) => this.#frameText(id, frameId, cap),
-      settings: this.#deps.settings(),
-      maxBytes: cap,
-    });
-    const text = checkedText(raw, cap);
+    const pdfUrl = pdfDocumentUrl(raw);
+    if (pdfUrl === null) {
+      raw = await withFrameTexts(tabId, raw, {
+        frameTokens: (id) => this.#read.frameTokens(id),
+        readFrame: (id, frameId) => this.#frameText(id, frameId, cap),
+        settings: this.#deps.settings(),
+        maxBytes: cap,
+      });
+    }
+    const text = pdfUrl === null ? checkedText(raw, cap) : await this.#pdfText(pdfUrl, cap);
     if (!text) {
       const thrown = typeof raw === "object" && raw !== null ? /** @type {{thrown?: unknown}} */ (raw).thrown : undefined;
       const why = typeof thrown === "string" ? `: ${firstChars(wellFormed(thrown), 200)}` : " returned no text result";
@@ -200,6 +211,26 @@ export class PageReader {
     if (!isMissing(raw)) return raw;
     await this.#read.injectFrameFiles(tabId, frameId, PAGE_TEXT_FILES);
     return this.#read.runInFrame(tabId, frameId, extractText, options);
+  }
+
+  /**
+   * The text of the PDF the tab shows (pdf_text.js), as a TextResult; refused like the tab when the
+   * PDF's own address is excluded.
+   * @param {string} url  the PDF document's address
+   * @param {number} cap
+   * @returns {Promise<TextResult>}
+   */
+  async #pdfText(url, cap) {
+    if (isExcluded(url, this.#deps.settings())) {
+      const refused = notSharedExcluded();
+      throw new RequestError(refused.code, refused.message);
+    }
+    if (url.startsWith("file:") && !this.#deps.settings().localFiles) {
+      const refused = notSharedLocalFile();
+      throw new RequestError(refused.code, refused.message);
+    }
+    const pdf = await this.#pdf.read(url, cap);
+    return { kind: "text", markdown: pdf.markdown, truncated: pdf.truncated, bytes: pdf.bytes, source: "pdf", title: pdf.title, url: firstChars(wellFormed(url), MAX_URL_CHARS) };
   }
 
   /**
@@ -310,12 +341,25 @@ export class PageReader {
  * @returns {unknown}
  */
 function extractText(options) {
+  // Chromium's PDF viewer: the document holds no text of the PDF (the viewer draws it elsewhere).
+  if (document.contentType === "application/pdf") return { pdf: true, url: location.href };
   if (typeof (/** @type {any} */ (globalThis).webctxPageText) !== "function") return { missing: true };
   try {
     return /** @type {any} */ (globalThis).webctxPageText(options);
   } catch (error) {
     return { thrown: String(/** @type {any} */ (error)?.message ?? error) };
   }
+}
+
+/**
+ * The PDF's address when extractText found the top document is a PDF, else null.
+ * @param {unknown} raw what extractText returned
+ * @returns {string | null}
+ */
+export function pdfDocumentUrl(raw) {
+  if (typeof raw !== "object" || raw === null) return null;
+  const r = /** @type {{pdf?: unknown, url?: unknown}} */ (raw);
+  return r.pdf === true && typeof r.url === "string" ? r.url : null;
 }
 
 /**

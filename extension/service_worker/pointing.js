@@ -6,7 +6,9 @@
 //        │    └─ …the same kinds, inside it
 //        ├─ Group/textbox  focused         (the editable field holding the caret)
 //        │    └─ Text selected              (a selection inside that field)
-//        ├─ Document/pdf                   (Chromium's PDF viewer: url and title only)
+//        ├─ Document/pdf                   (a PDF in Chromium's viewer: the tab's, or one in an
+//        │                                  iframe, <embed> or <object>, in its frame's place;
+//        │                                  url, title, and that its selection cannot be read)
 //        ├─ Text selected
 //        └─ Link/Image hovered              (at most one in the whole tree)
 //
@@ -28,6 +30,17 @@ import {
   lastChars,
   wellFormed,
 } from "./text_limits.js";
+
+/**
+ * The attributes of the Document of a tab's PDF while Chromium's viewer shows it (design.md §2):
+ * the viewer keeps its selection to itself, so the host learns why the user's is missing and
+ * where the PDF's text is instead. A PDF in a frame says `selection` only (its text is not the
+ * Page's text resource).
+ */
+export const BUILTIN_VIEWER_ATTRIBUTES = Object.freeze({
+  selection: "unreadable",
+  note: "The browser's PDF viewer keeps its selection from webctx. The PDF's text is the Page's text resource (read_page): ask the user which passage they mean.",
+});
 
 /** @typedef {import("../protocol.js").Element} Element */
 /** @typedef {import("../protocol.js").FrameReport} FrameReport */
@@ -158,7 +171,11 @@ export function pointingChildren(tabId, frames, options, ids) {
       // The parent's Group first: ids are minted from the outside in.
       const parent = parentOf.get(frame);
       const into = parent && depth < MAX_FRAME_DEPTH ? holder(parent, depth + 1) : children;
-      group = { id: ids.frameId(tabId, frame.documentId), role: "Group", subrole: "frame", children: [] };
+      // A frame that is a PDF (an iframe, <embed> or <object> showing one) is its Document.
+      group = frame.report.pdf
+        ? { ...pdfDocument(tabId, frame, pdfTitle(frame.report.url), ids), attributes: { selection: BUILTIN_VIEWER_ATTRIBUTES.selection } }
+        : { id: ids.frameId(tabId, frame.documentId), role: "Group", subrole: "frame", children: [] };
+      group.children = [];
       const url = firstChars(wellFormed(frame.report.url), MAX_URL_CHARS);
       if (url) group.url = url;
       groups.set(frame.frameId, group);
@@ -169,13 +186,13 @@ export function pointingChildren(tabId, frames, options, ids) {
 
   const top = frames.find((f) => f.frameId === 0);
   if (top?.report.pdf) {
-    /** @type {Element} */
-    const pdf = { id: ids.documentElementId(tabId, top.documentId), role: "Document", subrole: "pdf" };
-    if (options.title) pdf.title = options.title;
+    const pdf = pdfDocument(tabId, top, options.title ?? "", ids);
     const url = firstChars(wellFormed(top.report.url), MAX_URL_CHARS);
     if (url) pdf.url = url;
     children.push(pdf);
   }
+  // Every PDF in a frame, pointed at or not: what the user has open (frames in report order).
+  for (const frame of frames) if (frame.frameId !== 0 && frame.report.pdf) holder(frame);
 
   /** @type {Map<string, Element>} textbox Groups by `${frameId}:${key}` */
   const textboxes = new Map();
@@ -246,6 +263,44 @@ export function pointingChildren(tabId, frames, options, ids) {
 
   for (const group of groups.values()) if (group.children?.length === 0) delete group.children;
   return children;
+}
+
+/**
+ * The Document of a PDF that Chromium's viewer shows in `frame` (its url is set by the caller).
+ * @param {number} tabId
+ * @param {StoredFrame} frame
+ * @param {string} title  "" for none
+ * @param {IdRegistry} ids
+ * @returns {Element}
+ */
+function pdfDocument(tabId, frame, title, ids) {
+  /** @type {Element} */
+  const pdf = { id: ids.documentElementId(tabId, frame.documentId), role: "Document", subrole: "pdf" };
+  const shown = firstChars(wellFormed(title), MAX_TITLE_CHARS);
+  if (shown) pdf.title = shown;
+  pdf.attributes = { ...BUILTIN_VIEWER_ATTRIBUTES };
+  return pdf;
+}
+
+/**
+ * A PDF's title from its address, as Chromium's viewer names a PDF without one: the last path
+ * segment, percent-decoded ("report 2024.pdf"); "" when there is none.
+ * @param {string} url
+ * @returns {string}
+ */
+export function pdfTitle(url) {
+  let path = "";
+  try {
+    path = new URL(url).pathname;
+  } catch {
+    return "";
+  }
+  const last = path.slice(path.lastIndexOf("/") + 1);
+  try {
+    return decodeURIComponent(last);
+  } catch {
+    return last;
+  }
 }
 
 /**

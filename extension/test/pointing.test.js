@@ -4,7 +4,7 @@ import assert from "node:assert/strict";
 import test from "node:test";
 
 import { IdRegistry } from "../service_worker/ids.js";
-import { frameParents, pickPointing } from "../service_worker/pointing.js";
+import { BUILTIN_VIEWER_ATTRIBUTES, frameParents, pdfTitle, pickPointing } from "../service_worker/pointing.js";
 import { buildTree } from "../service_worker/tree.js";
 
 const BROWSER = { name: "Chromium", version: "156.0.8078.114" };
@@ -134,7 +134,31 @@ test("ids: frame, field and hover ids resolve to what they were minted for, and 
 test("Chromium's PDF viewer is a Document with subrole pdf, its url and the tab's title", () => {
   const root = tree({ 10: [{ frameId: 0, documentId: "pdfdoc", report: report({ url: "http://127.0.0.1/a.pdf", pdf: true }) }] });
   const page = root.children[0].children[0];
-  assert.deepEqual(page.children, [{ id: "doc-1", role: "Document", subrole: "pdf", title: "A", url: "http://127.0.0.1/a.pdf" }]);
+  assert.deepEqual(page.children, [
+    { id: "doc-1", role: "Document", subrole: "pdf", title: "A", url: "http://127.0.0.1/a.pdf", attributes: { ...BUILTIN_VIEWER_ATTRIBUTES } },
+  ]);
+  assert.equal(page.children[0].attributes.selection, "unreadable");
+  assert.match(page.children[0].attributes.note, /text resource \(read_page\)/);
+});
+
+test("a PDF in an iframe, <embed> or <object> is a Document in its frame's place, pointed at or not", () => {
+  const root = tree({
+    10: [
+      { frameId: 0, documentId: "top", report: report({ url: "http://127.0.0.1/page.html", token: "t0" }) },
+      { frameId: 3, documentId: "pdf1", report: report({ url: "http://127.0.0.1/files/My%20report.pdf", pdf: true, isTop: false, parentToken: "t0" }) },
+    ],
+  });
+  const page = root.children[0].children[0];
+  assert.deepEqual(page.children, [
+    { id: "doc-1", role: "Document", subrole: "pdf", title: "My report.pdf", url: "http://127.0.0.1/files/My%20report.pdf", attributes: { selection: "unreadable" } },
+  ]);
+});
+
+test("pdfTitle: the address's last path segment, decoded", () => {
+  assert.equal(pdfTitle("https://example.org/a/b/c%20d.pdf?x=1"), "c d.pdf");
+  assert.equal(pdfTitle("https://example.org/"), "");
+  assert.equal(pdfTitle("not a url"), "");
+  assert.equal(pdfTitle("https://example.org/%E0%A4%A.pdf"), "%E0%A4%A.pdf");
 });
 
 const TOP = "00000000000000000000000000000000";

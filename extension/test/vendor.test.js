@@ -13,8 +13,11 @@ const VENDORED = {
   "turndown/LICENSE": ["turndown", "LICENSE"],
   "turndown-plugin-gfm/turndown-plugin-gfm.js": ["turndown-plugin-gfm", "dist/turndown-plugin-gfm.js"],
   "turndown-plugin-gfm/LICENSE": ["turndown-plugin-gfm", "LICENSE"],
+  "pdfjs/pdf.min.mjs": ["pdfjs-dist", "build/pdf.min.mjs"],
+  "pdfjs/pdf.worker.min.mjs": ["pdfjs-dist", "build/pdf.worker.min.mjs"],
+  "pdfjs/LICENSE": ["pdfjs-dist", "LICENSE"],
 };
-const PINNED = { "@mozilla/readability": "0.6.0", turndown: "7.2.5", "turndown-plugin-gfm": "1.0.2" };
+const PINNED = { "@mozilla/readability": "0.6.0", turndown: "7.2.5", "turndown-plugin-gfm": "1.0.2", "pdfjs-dist": "6.5.438" };
 
 test("package.json pins each vendored package exactly, and node_modules holds that version", () => {
   const pkg = JSON.parse(readFileSync(new URL("package.json", root), "utf8"));

@@ -2,11 +2,22 @@
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from typing import Any, Final, Literal
 
 from pydantic import ConfigDict, Field
 
 from native_host.protocol.base import ID_PATTERN, WireModel
+
+SUBROLES: Final[dict[str, str]] = {
+    "tab": "Page",
+    "frame": "Group",
+    "textbox": "Group",
+    "pdf": "Document",
+}
+"""The subroles webctx's tree uses, each with the role it goes with (design.md §2): a browser tab,
+a frame holding what the user points at, the editable field holding the caret, a PDF (the tab's,
+or one in an iframe, <embed> or <object>). extension/protocol.js SUBROLES names the same
+(tests/unit/protocol/test_protocol_names.py). Receivers ignore subroles they do not know."""
 
 
 class Element(WireModel):

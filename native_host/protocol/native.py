@@ -294,7 +294,7 @@ class PageReadRequest(HostRequest):
 class PageTextResult(IncomingFrame):
     """The `result` of `page.read` kind "text": `markdown` (≤ maxBytes UTF-8 bytes, cut on a
     character boundary), `truncated`, `bytes` (UTF-8 length of the whole Markdown before the cut),
-    `source` ("readability" | "visible-text"), the page's `title` and `url` at read time."""
+    `source` ("readability" | "visible-text" | "pdf"), the page's `title` and `url` at read time."""
 
     kind: Literal["text"]
     markdown: str
