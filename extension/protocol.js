@@ -26,19 +26,8 @@ export {
   PAGE_READ,
   NATIVE_MESSAGE_TYPES,
   ERROR_CODES,
+  SUBROLES,
 } from "./wire.js";
-
-/**
- * The subroles webctx's tree uses, each with the role it goes with (design.md §2; receivers ignore
- * subroles they do not know). native_host/protocol/answers.py SUBROLES names the same
- * (tests/unit/protocol/test_protocol_names.py compares them: keep one `name: "Role",` a line).
- */
-export const SUBROLES = Object.freeze({
-  tab: "Page",
-  frame: "Group",
-  textbox: "Group",
-  pdf: "Document",
-});
 
 export const FRAME_CHANGED = "frame.changed";
 export const LOCATION_GET = "location.get";

@@ -205,6 +205,18 @@ export const RESOURCE_URI_PREFIX = "webctx://";
  * (scripts/gen_wire.py writes it into extension/wire.js). (resources.py PAGE_URI_PATTERN)
  */
 export const PAGE_URI_PATTERN = /^(?:webctx:\/\/(?<instance>[A-Za-z0-9_-]{1,128})\/(?<page_id>[A-Za-z0-9_-]{1,128})\/(?<kind>text|screenshot))$/;
+/**
+ * The subroles webctx's tree uses, each with the role it goes with (design.md §2): a browser tab, a frame
+ * holding what the user points at, the editable field holding the caret, a PDF (the tab's, or one in an
+ * iframe, <embed> or <object>); scripts/gen_wire.py writes them into extension/wire.js. Receivers ignore
+ * subroles they do not know. (answers.py SUBROLES)
+ */
+export const SUBROLES = Object.freeze({
+  tab: "Page",
+  frame: "Group",
+  textbox: "Group",
+  pdf: "Document",
+});
 /** The mimeType a link / `resources/list` entry of each kind announces. (resources.py MIME_TYPES) */
 export const PAGE_LINK_MIME_TYPES = Object.freeze({
   text: "text/markdown",

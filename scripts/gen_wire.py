@@ -41,7 +41,7 @@ REPO: Final = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
 
 import native_host  # noqa: E402  (after the path insert: the checkout's own package)
-from native_host.protocol import base, extension_rules, native, resources, version  # noqa: E402
+from native_host.protocol import answers, base, extension_rules, native, resources, version  # noqa: E402
 
 WIRE_JS: Final = REPO / "extension" / "wire.js"
 CONTENT_WIRE_JS: Final = REPO / "extension" / "content" / "wire.js"
@@ -181,6 +181,12 @@ def constants() -> list[Const]:
         from_module(resources, "TEXT_MAX_BYTES"),
         from_module(resources, "RESOURCE_URI_PREFIX"),
         from_module(resources, "PAGE_URI_PATTERN"),
+        Const(
+            "SUBROLES",
+            dict(answers.SUBROLES),
+            first_paragraph(attribute_docs(answers)["SUBROLES"]),
+            "answers.py SUBROLES",
+        ),
         Const(
             "PAGE_LINK_MIME_TYPES",
             dict(resources.MIME_TYPES),

@@ -58,6 +58,12 @@
     TEXT_MAX_BYTES: 256 * 1024,
     RESOURCE_URI_PREFIX: "webctx://",
     PAGE_URI_PATTERN: /^(?:webctx:\/\/(?<instance>[A-Za-z0-9_-]{1,128})\/(?<page_id>[A-Za-z0-9_-]{1,128})\/(?<kind>text|screenshot))$/,
+    SUBROLES: Object.freeze({
+      tab: "Page",
+      frame: "Group",
+      textbox: "Group",
+      pdf: "Document",
+    }),
     PAGE_LINK_MIME_TYPES: Object.freeze({
       text: "text/markdown",
       screenshot: "image/png",

@@ -16,8 +16,8 @@ SUBROLES: Final[dict[str, str]] = {
 }
 """The subroles webctx's tree uses, each with the role it goes with (design.md §2): a browser tab,
 a frame holding what the user points at, the editable field holding the caret, a PDF (the tab's,
-or one in an iframe, <embed> or <object>). extension/protocol.js SUBROLES names the same
-(tests/unit/protocol/test_protocol_names.py). Receivers ignore subroles they do not know."""
+or one in an iframe, <embed> or <object>); scripts/gen_wire.py writes them into extension/wire.js.
+Receivers ignore subroles they do not know."""
 
 
 class Element(WireModel):

@@ -74,17 +74,3 @@ def test_every_frame_model_type_is_a_native_message_type() -> None:
     models += (wire.ProviderReady, wire.TreePush, wire.ActivityEvent, wire.PageReadRequest)
     literals = {typing.get_args(model.model_fields["type"].annotation)[0] for model in models}
     assert literals == set(wire.NATIVE_MESSAGE_TYPES)
-
-
-SUBROLES_JS = re.compile(r"export\s+const\s+SUBROLES\s*=\s*Object\.freeze\(\{(?P<items>[^}]*)\}\)")
-SUBROLE_ITEM = re.compile(r"""(\w+):\s*["']([A-Za-z]+)["']""")
-
-
-def test_extension_and_host_declare_the_same_subroles_with_their_roles() -> None:
-    from native_host.protocol.answers import SUBROLES
-
-    if not PROTOCOL_JS.is_file():
-        pytest.skip(f"{PROTOCOL_JS} does not exist yet")
-    match = SUBROLES_JS.search(PROTOCOL_JS.read_text(encoding="utf-8"))
-    assert match, "extension/protocol.js must `export const SUBROLES = Object.freeze({...})`"
-    assert dict(SUBROLE_ITEM.findall(match.group("items"))) == SUBROLES
