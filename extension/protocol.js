@@ -1,4 +1,4 @@
-// Message type names and shapes shared by the extension's worlds (docs/protocol.md is the contract).
+// Message type names and shapes shared by the extension's worlds (docs/internals/protocol.md is the contract).
 //
 // Native port (worker ⇄ native host): hello, current, location, chunk, result, error, tree, page.read.
 // Inside the extension (content ⇄ worker): frame.changed, location.get, location.offset, tools.*;
@@ -15,12 +15,12 @@ export const NATIVE_HOST_NAME = "webctx.native_host";
 export const HELLO = "hello";
 export const CURRENT = "current";
 export const LOCATION = "location";
-/** host → worker: answered `{}` at once (bench: the native-messaging floor, docs/protocol.md). */
+/** host → worker: answered `{}` at once (bench: the native-messaging floor, docs/internals/protocol.md). */
 export const PING = "ping";
 export const TOOLS_CALL = "tools.call";
 export const TOOLS_CANCEL = "tools.cancel";
 export const TOOLS_CHANGED = "tools.changed";
-/** worker → host event: the tree `current` answers, pushed whenever it changes (docs/protocol.md "Pushed tree"). */
+/** worker → host event: the tree `current` answers, pushed whenever it changes (docs/internals/protocol.md "Pushed tree"). */
 export const TREE = "tree";
 export const CHUNK = "chunk";
 export const RESULT = "result";
@@ -28,14 +28,14 @@ export const ERROR = "error";
 /** host → worker event: the MCP endpoint listens (`{port}`) and the descriptor is written. */
 export const PROVIDER_READY = "provider.ready";
 
-/** host → worker event: a desktop host read through MCP (`{entry}`: who, when, which ids; docs/protocol.md). */
+/** host → worker event: a desktop host read through MCP (`{entry}`: who, when, which ids; docs/internals/protocol.md). */
 export const ACTIVITY = "activity";
 
-/** host → worker: a Page's readable text or a screenshot of its visible part (docs/protocol.md
+/** host → worker: a Page's readable text or a screenshot of its visible part (docs/internals/protocol.md
  * "Page resources (worker side)"; service_worker/page_read.js). */
 export const PAGE_READ = "page.read";
 
-/** Every message type that crosses the native port (docs/protocol.md, "Messages"). */
+/** Every message type that crosses the native port (docs/internals/protocol.md, "Messages"). */
 export const NATIVE_MESSAGE_TYPES = [
   "hello",
   "current",
@@ -56,9 +56,9 @@ export const NATIVE_MESSAGE_TYPES = [
 export const FRAME_CHANGED = "frame.changed";
 export const LOCATION_GET = "location.get";
 export const LOCATION_OFFSET = "location.offset";
-/** worker → a parent frame, beside `location.get`: the <iframe> holding a child document (docs/protocol.md). */
+/** worker → a parent frame, beside `location.get`: the <iframe> holding a child document (docs/internals/protocol.md). */
 export const LOCATION_FRAME = "location.frame";
-/** content → worker: the page's tools changed (docs/protocol.md "Page tools"). */
+/** content → worker: the page's tools changed (docs/internals/protocol.md "Page tools"). */
 export const TOOLS_REPORT = "tools.report";
 /** content → worker: a cross-origin frame is here (content/webmcp_frames.js); its tools may be listed by the top. */
 export const TOOLS_FRAME = "tools.frame";
@@ -72,9 +72,9 @@ export const TOOLS_VISIBILITY = "tools.visibility";
 
 /** Error codes the worker puts in `error.code` (stable snake_case, as in native_host/errors.py). */
 export const ERROR_CODES = Object.freeze({
-  /** The host sent a request type the worker does not know (docs/protocol.md). */
+  /** The host sent a request type the worker does not know (docs/internals/protocol.md). */
   unknownType: "unknown_type",
-  /** A request got no reply within its deadline (docs/protocol.md). */
+  /** A request got no reply within its deadline (docs/internals/protocol.md). */
   deadlineExceeded: "deadline_exceeded",
   /** The worker failed while answering; the message says why, never page content. */
   internal: "internal_error",
@@ -129,12 +129,12 @@ export const STATUS_KEY = "status";
  */
 
 /**
- * An MCP resource_link content block (design.md §2 "The page on demand"; docs/protocol.md).
+ * An MCP resource_link content block (design.md §2 "The page on demand"; docs/internals/protocol.md).
  * @typedef {{type: "resource_link", uri: string, name: string, mimeType: string}} ResourceLink
  */
 
 /**
- * What a content script reports about the selection in its document (docs/protocol.md,
+ * What a content script reports about the selection in its document (docs/internals/protocol.md,
  * "Inside the extension").
  * @typedef {object} Selection
  * @property {number} key     the content script's own number for the live Range; with the
@@ -145,7 +145,7 @@ export const STATUS_KEY = "status";
  * @property {number} length  the full length of the selected text in UTF-16 code units
  * @property {{key: number, kind: "input" | "textarea" | "contenteditable"}} [field]  the field
  *                            (textbox Group) holding the selection
- * @property {boolean} [hidden]  text of hidden elements was left out of `text` (docs/protocol.md)
+ * @property {boolean} [hidden]  text of hidden elements was left out of `text` (docs/internals/protocol.md)
  */
 
 /**
@@ -174,7 +174,7 @@ export const STATUS_KEY = "status";
  */
 
 /**
- * What one frame's content script reports (docs/protocol.md "Inside the extension").
+ * What one frame's content script reports (docs/internals/protocol.md "Inside the extension").
  * @typedef {object} FrameReport
  * @property {boolean} isTop
  * @property {boolean} hasFocus      document.hasFocus()
@@ -251,6 +251,6 @@ export const STATUS_KEY = "status";
  * @property {number} [retryAt]   when the next connection attempt is due (ms since the epoch)
  * @property {VersionMismatch} [versionMismatch]  set while connected to a native host whose
  *   protocol (major.minor) or webctx version differs from this extension's
- *   (docs/extension.md "Version mismatch")
+ *   (docs/internals/extension.md "Version mismatch")
  * @property {number} at          when this status was written (ms since the epoch)
  */

@@ -1,4 +1,5 @@
-"""Requests from the native host to the extension over the native port (design.md §4, docs/protocol.md).
+"""Requests from the native host to the extension over the native port (design.md §4,
+docs/internals/protocol.md).
 
 ```
 request("current", deadline_ms=3000) ──► {"type":"current","id":"h-7"} ──► worker

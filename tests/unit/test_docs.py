@@ -1,8 +1,8 @@
 """The docs name the tree as it is (files move, docs follow).
 
-- docs/native-host.md's module table has one row per `native_host/**/*.py` module (`__init__.py`
+- docs/internals/native-host.md's module table has one row per `native_host/**/*.py` module (`__init__.py`
   aside: its docstring is the package's own row), and every path it names exists;
-- docs/extension.md names every file of the service worker, the content scripts and the main
+- docs/internals/extension.md names every file of the service worker, the content scripts and the main
   world, and every `extension/….js` path it names exists;
 - every `native_host/…` path and `native_host.x.y` name in the docs and README.md resolves
   (bench/README.md is left out: it quotes past rounds as they were written).
@@ -20,16 +20,16 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parents[2]
 NATIVE_HOST = REPO / "native_host"
 EXTENSION = REPO / "extension"
-NATIVE_HOST_DOC = REPO / "docs" / "native-host.md"
-EXTENSION_DOC = REPO / "docs" / "extension.md"
-CHECKED_DOCS = (*sorted((REPO / "docs").glob("*.md")), REPO / "README.md", REPO / "manifests" / "README.md")
-"""The documents whose `native_host` references must resolve."""
+NATIVE_HOST_DOC = REPO / "docs" / "internals" / "native-host.md"
+EXTENSION_DOC = REPO / "docs" / "internals" / "extension.md"
+CHECKED_DOCS = (*sorted((REPO / "docs").rglob("*.md")), REPO / "README.md", REPO / "manifests" / "README.md")
+"""The documents whose `native_host` references must resolve: docs/ with docs/internals/."""
 
 MODULE_TABLE_HEADER = "| module | concern |"
-"""The header row of docs/native-host.md's module table."""
+"""The header row of docs/internals/native-host.md's module table."""
 
 EXTENSION_WORLDS = ("service_worker", "content", "main_world")
-"""The extension folders whose every `.js` file docs/extension.md names (subfolders included)."""
+"""The extension folders whose every `.js` file docs/internals/extension.md names (subfolders included)."""
 
 CODE_SPAN = re.compile(r"`([^`]+)`")
 
@@ -47,7 +47,7 @@ def module_table(text: str) -> list[tuple[str, str]]:
         if not line.startswith("|"):
             break
         cells = [cell.strip() for cell in line.strip().strip("|").split("|")]
-        assert len(cells) == 2, f"docs/native-host.md: a module row has two cells: {line!r}"
+        assert len(cells) == 2, f"docs/internals/native-host.md: a module row has two cells: {line!r}"
         rows.append((cells[0], cells[1]))
     return rows
 
@@ -65,13 +65,13 @@ def native_host_modules() -> set[str]:
 
 def test_every_native_host_module_has_a_row_in_the_module_table() -> None:
     missing = sorted(native_host_modules() - set(table_paths()))
-    assert not missing, f"docs/native-host.md's module table lacks a row for {missing}"
+    assert not missing, f"docs/internals/native-host.md's module table lacks a row for {missing}"
 
 
 def test_every_path_in_the_module_table_exists() -> None:
     gone = [path for path in table_paths()
             if not ((NATIVE_HOST / path).is_dir() if path.endswith("/") else (NATIVE_HOST / path).is_file())]
-    assert not gone, f"docs/native-host.md's module table names {gone}, which are not under native_host/"
+    assert not gone, f"{rel(NATIVE_HOST_DOC)}'s module table names {gone}, which are not under native_host/"
 
 
 def test_the_module_table_has_one_row_per_module_each_with_its_role() -> None:
@@ -84,7 +84,7 @@ def test_the_module_table_has_one_row_per_module_each_with_its_role() -> None:
         assert role, f"{cell}: the row says what the module is for"
     modules = [path for path in table_paths() if not path.endswith("/")]
     twice = sorted({path for path in modules if modules.count(path) > 1})
-    assert not twice, f"docs/native-host.md's module table has more than one row for {twice}"
+    assert not twice, f"docs/internals/native-host.md's module table has more than one row for {twice}"
 
 
 def test_every_package_path_in_native_host_md_exists() -> None:
@@ -93,7 +93,7 @@ def test_every_package_path_in_native_host_md_exists() -> None:
     packages = "|".join(p.name for p in NATIVE_HOST.iterdir() if (p / "__init__.py").is_file())
     pattern = re.compile(rf"(?<![\w/.-])((?:{packages})/[\w/]*?(?:\.py)?)(?![\w/.])")
     gone = sorted({m for m in pattern.findall(text) if not (NATIVE_HOST / m).exists()})
-    assert not gone, f"docs/native-host.md names {gone}, which are not under native_host/"
+    assert not gone, f"docs/internals/native-host.md names {gone}, which are not under native_host/"
 
 
 def test_extension_md_names_every_file_of_each_world() -> None:
@@ -102,7 +102,7 @@ def test_extension_md_names_every_file_of_each_world() -> None:
     names = {span.rsplit("/", 1)[-1] for span in spans if span.endswith(".js")}
     missing = sorted(rel(p) for world in EXTENSION_WORLDS for p in (EXTENSION / world).rglob("*.js")
                      if p.name not in names)
-    assert not missing, f"docs/extension.md does not name {missing}"
+    assert not missing, f"docs/internals/extension.md does not name {missing}"
 
 
 def test_every_extension_path_in_extension_md_exists() -> None:
@@ -112,7 +112,7 @@ def test_every_extension_path_in_extension_md_exists() -> None:
     pattern = re.compile(rf"(?<![\w/.-])({in_a_folder}|extension/[\w.]+\.js)\b")
     gone = sorted({m for m in pattern.findall(text)
                    if not (EXTENSION / m.removeprefix("extension/")).is_file()})
-    assert not gone, f"docs/extension.md names {gone}, which do not exist"
+    assert not gone, f"docs/internals/extension.md names {gone}, which do not exist"
 
 
 @functools.cache

@@ -1,5 +1,5 @@
 """The native-port message types are the same in extension/protocol.js and native_host/protocol/native.py
-(STYLE.md "Message types"; docs/protocol.md)."""
+(STYLE.md "Message types"; docs/internals/protocol.md)."""
 
 from __future__ import annotations
 
