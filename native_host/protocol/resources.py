@@ -1,5 +1,5 @@
 """The page resources' URI rule and wire names (design.md §2 "The page on demand";
-docs/internals/protocol.md "Page resources"). Standard library only: the provider
+docs/hosts.md "Page resources"). Standard library only: the provider
 (provider/page_resources.py), the stdio bridge and the CLI (`webctx read`) all import it, so the
 rule lives in one place.
 

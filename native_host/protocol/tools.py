@@ -105,7 +105,7 @@ READ_PAGE_SCHEMA: Final[dict[str, Any]] = {
     "required": ["id"],
     "additionalProperties": False,
 }
-"""`inputSchema` of `read_page` (docs/internals/protocol.md "read_page")."""
+"""`inputSchema` of `read_page` (docs/hosts.md "read_page")."""
 
 READ_PAGE_TOOL: Final = types.Tool(
     name="read_page",
