@@ -5,7 +5,8 @@
 - docs/internals/extension.md names every file of the service worker, the content scripts and the main
   world, and every `extension/….js` path it names exists;
 - every `native_host/…` path and `native_host.x.y` name in the docs and README.md resolves
-  (bench/README.md is left out: it quotes past rounds as they were written).
+  (bench/README.md is left out: it quotes past rounds as they were written);
+- every relative link in docs/ (docs/internals/ included) names a file that exists.
 
 A module added, moved or split fails here until the docs say where it went.
 """
@@ -182,3 +183,17 @@ def test_every_package_docstring_names_its_modules() -> None:
         unnamed += [f"{rel(sub)}/" for sub in sorted(init.parent.iterdir())
                     if (sub / "__init__.py").is_file() and sub.name not in words]
     assert not unnamed, f"the package docstring (its __init__.py) does not name {unnamed}"
+
+
+def test_every_relative_link_in_the_docs_names_a_file_that_exists() -> None:
+    """docs/ and docs/internals/ link each other by relative paths; a page moved or renamed fails
+    here until the links follow. Links inside code spans are examples, not links."""
+    link = re.compile(r"\]\(([^)\s]+)\)")
+    gone = []
+    for doc in CHECKED_DOCS:
+        for number, line in enumerate(doc.read_text(encoding="utf-8").splitlines(), 1):
+            prose = CODE_SPAN.sub("", line)
+            gone += [f"{rel(doc)}:{number}: {target}" for target in link.findall(prose)
+                     if "://" not in target and target.split("#", 1)[0]
+                     and not (doc.parent / target.split("#", 1)[0]).exists()]
+    assert not gone, "links to files that do not exist:\n" + "\n".join(gone)
