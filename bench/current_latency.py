@@ -8,7 +8,7 @@ real bearer token, each answer checked against the descriptor) calls `current` `
 warm-up calls; each call is timed on the client (`time.perf_counter` around
 `ProviderSession.current()`). Three providers are measured side by side:
 
-- **floor**: a bare provider, `native_host.provider.endpoint.McpEndpoint` (the same SDK, uvicorn and
+- **floor**: a bare provider, `native_host.provider.http.endpoint.McpEndpoint` (the same SDK, uvicorn and
   transport settings, `LoopbackGuard` and middleware) in a subprocess (bench/floor.py), whose
   requester answers `current` at once with a constant one-element tree. It is what any `current`
   costs before a browser is asked anything: HTTP + MCP + JSON + pydantic on both ends.

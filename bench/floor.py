@@ -1,6 +1,6 @@
 """The floor: what an MCP call costs before a browser is asked anything.
 
-A bare `native_host.provider.endpoint.McpEndpoint` (the same SDK, uvicorn, transport settings,
+A bare `native_host.provider.http.endpoint.McpEndpoint` (the same SDK, uvicorn, transport settings,
 `LoopbackGuard` and middleware as the native host) in a subprocess, whose requester
 (tests/support/requester.py `FakeRequester`, in place of the native port) answers at once with
 constants:
@@ -188,7 +188,7 @@ async def serve(
 ) -> None:
     """Start the endpoint, print `{url, token, instance, pid}` as one JSON line, serve until stdin
     closes or SIGTERM (see floor_provider for the arguments)."""
-    from native_host.provider.endpoint import McpEndpoint
+    from native_host.provider.http.endpoint import McpEndpoint
     from tests.support.requester import FakeRequester
 
     root = json.loads(tree_file.read_text(encoding="utf-8")) if tree_file else FLOOR_ROOT

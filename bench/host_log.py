@@ -2,10 +2,10 @@
 
 The native host logs (DEBUG) each request it sent the worker and got an answer for,
 
-    … <pid> DEBUG native_host.provider.bridge: request h-12 current answered in 1.2 ms
+    … <pid> DEBUG native_host.provider.port.bridge: request h-12 current answered in 1.2 ms
 
 timed from the request frame written to the reply routed: the browser's share of a call. With
-`WEBCTX_BENCH_PINGS=N` it also times N pings per SIGUSR1 (native_host/provider/bench_ping.py).
+`WEBCTX_BENCH_PINGS=N` it also times N pings per SIGUSR1 (native_host/provider/port/bench_ping.py).
 A bench reads the log from an offset it noted before its calls, and keeps only the lines of the
 host it measures (`pid`): one log file serves every native host of the temp HOME.
 """
@@ -28,7 +28,7 @@ PORT_RTT_LINE: Final = re.compile(
 PING_LINE: Final = re.compile(
     r" (\d+) INFO native_host\.provider\.bench_ping: bench ping: \d+ round trips \(ms\): ([\d. ]+)\n"
 )
-"""One round of pings host ↔ worker (provider/bench_ping.py): pid, times in ms."""
+"""One round of pings host ↔ worker (provider/port/bench_ping.py): pid, times in ms."""
 PAGE_PING_LINE: Final = re.compile(
     r" (\d+) INFO native_host\.provider\.bench_ping: bench page ping: \d+ worker-page round trips"
     r" \(ms\): ([-\d. ]+)\n"
@@ -78,7 +78,7 @@ def read_port_rtts(
 
 async def ping_block(host_pid: int, log: Path) -> tuple[list[float], list[float]]:
     """Make the native host `host_pid` (started with WEBCTX_BENCH_PINGS) time its pings host ↔
-    worker, then worker ↔ page (SIGUSR1, native_host/provider/bench_ping.py), and read them back
+    worker, then worker ↔ page (SIGUSR1, native_host/provider/port/bench_ping.py), and read them back
     from `log`; returns both lists in seconds, like other timed calls (page hops without a page
     left out). Raises TimeoutError after PING_TIMEOUT_S."""
     offset = end_offset(log)

@@ -585,7 +585,7 @@ def main() -> None:
     parser.add_argument("--browser", help="the Chromium-family browser (default: as `webctx demo` finds it)")
     args = parser.parse_args()
     isolate(Path(tempfile.mkdtemp(prefix="webctx-bench-")))
-    os.environ["WEBCTX_BENCH_PINGS"] = str(BLOCK_CALLS)  # native_host/provider/bench_ping.py
+    os.environ["WEBCTX_BENCH_PINGS"] = str(BLOCK_CALLS)  # native_host/provider/port/bench_ping.py
     report = asyncio.run(measure(args))
     if not args.json:
         print_table(report)

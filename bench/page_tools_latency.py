@@ -2,7 +2,7 @@
 
 What it measures (times in ms; median and p99 by nearest rank over `--calls` calls after 20 warm-up)
 -----------------------------------------------------------------------------------------------
-- **floor**: `native_host.provider.endpoint.McpEndpoint` in a subprocess (bench/floor.py) whose
+- **floor**: `native_host.provider.http.endpoint.McpEndpoint` in a subprocess (bench/floor.py) whose
   requester answers `tools.call` at once with `{"ok": true, "text": "42"}`: a constant page tool
   on a bare server (HTTP + MCP + input check + result mapping, no browser).
 - **page tool**: the same call to a real page tool (`execute: () => 42`) in headless Chromium with

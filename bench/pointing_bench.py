@@ -18,7 +18,7 @@ What it measures
   the browser's size, so no same-size floor is needed here (bench/current_latency.py has one for
   `current`, whose answer is up to 100 times the floor's).
 - **native messaging floor**: after each block, the native host (started with
-  `WEBCTX_BENCH_PINGS=10`, native_host/provider/bench_ping.py) is sent SIGUSR1 and times 10 `ping`s the
+  `WEBCTX_BENCH_PINGS=10`, native_host/provider/port/bench_ping.py) is sent SIGUSR1 and times 10 `ping`s the
   worker answers `{}` at once (host ↔ browser ↔ worker, no work), then 10 `ping {page: true}`: one
   page-channel round trip worker ↔ active tab's content script, answered at once, timed in the
   worker. Printed with the smallest ratios any build could reach: (floor + ping) / floor for
@@ -294,7 +294,8 @@ def main() -> None:
     )
     args = parser.parse_args()
     isolate(Path(tempfile.mkdtemp(prefix="webctx-bench-")))
-    os.environ["WEBCTX_BENCH_PINGS"] = str(BLOCK_CALLS)  # native_host/provider/bench_ping.py: the ping row
+    # native_host/provider/port/bench_ping.py: the ping row
+    os.environ["WEBCTX_BENCH_PINGS"] = str(BLOCK_CALLS)
     report = asyncio.run(measure(args))
     if not args.json:
         for row in report["rows"]:

@@ -91,7 +91,7 @@ def setup_logging() -> None:
     logging.getLogger("mcp").setLevel(logging.WARNING)
     # websockets (the hand-off) logs two INFO lines per connection, refused ones included: a
     # token-less flood would rotate the log away; the guard's refusals are counted
-    # in provider/refusal_log.py instead.
+    # in provider/http/refusal_log.py instead.
     logging.getLogger("websockets").setLevel(logging.WARNING)
     # The format names no source file, line, thread or multiprocessing process: skip finding them
     # for every record (`_srcfile = None` is the logging module's own switch for this: findCaller
@@ -132,7 +132,7 @@ def _run() -> None:
     frames_out = claim_stdout()
     # Answer the worker's hello before importing asyncio, pydantic, even logging (early_hello.py);
     # imported only now, so that nothing imported can write to the channel before it is claimed.
-    from native_host.provider.early_hello import answer_first_hello
+    from native_host.provider.port.early_hello import answer_first_hello
 
     early = answer_first_hello(sys.stdin.fileno(), frames_out)
     setup_logging()

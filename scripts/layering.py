@@ -14,6 +14,7 @@ literal or a module-level string constant of that file. Prints, for each package
     host/      uses protocol/, never provider/, stdio/, cli/, install/, conformance/, demo/
     stdio/     uses host/ and protocol/, never provider/, cli/, install/, conformance/, demo/
     protocol/  imports nothing of native_host but itself and the top-level errors, paths, __init__
+    provider/port/  (the native messaging port) never imports provider/http/ (the MCP endpoint)
 
 A rule for a package covers its subpackages on both sides (`provider.profiles` is `provider`).
 Exit status 0 when every rule holds; 1 with one line per forbidden import, `file:line: …`, on
@@ -44,6 +45,19 @@ FORBIDDEN: Final[dict[str, frozenset[str]]] = {
 """Importing family → the families it must not import (STYLE.md "Layout": `provider/` and `host/`
 both use `protocol/`, never each other; `stdio/` uses `host/` and `protocol/`)."""
 
+FORBIDDEN_INSIDE: Final[dict[str, frozenset[str]]] = {
+    "provider.port": frozenset({"provider.http"}),
+}
+"""Within one family: importing subpackage → the subpackages it must not import. The native port
+is the lower side of the provider: the HTTP endpoint uses its `Requester`, never the other way
+(native_host/provider/__init__.py)."""
+
+
+def within(group: str, package: str) -> bool:
+    """`provider.port` and `provider.port.x` are within `provider.port`; `provider.portal` is not."""
+    return group == package or group.startswith(package + ".")
+
+
 PROTOCOL_MAY_IMPORT: Final = frozenset({"protocol", "errors", "paths", "__init__"})
 """`protocol/` is what both sides share, so it imports none of them (STYLE.md "Layout")."""
 
@@ -54,7 +68,7 @@ class Import:
 
     `source`/`target` are groups: the dotted package path below native_host (`provider.profiles`)
     or, for a top-level module, its name (`errors`, `__init__`). `module` is the imported module
-    (`native_host.provider.endpoint`, not the name taken from it). `line` is 1-based."""
+    (`native_host.provider.http.endpoint`, not the name taken from it). `line` is 1-based."""
 
     file: Path
     line: int
@@ -72,6 +86,10 @@ def is_forbidden(source: str, target: str) -> str | None:
     """The rule `source` importing `target` breaks, as a sentence; None when it is allowed."""
     src, dst = family(source), family(target)
     if src == dst:
+        for inner, banned in FORBIDDEN_INSIDE.items():
+            hit = next((b for b in sorted(banned) if within(target, b)), None)
+            if within(source, inner) and hit is not None:
+                return f"{inner.replace('.', '/')}/ must not import {hit.replace('.', '/')}/"
         return None
     if src == "protocol" and dst not in PROTOCOL_MAY_IMPORT:
         return "protocol/ imports nothing but protocol/ and the top-level errors, paths, __init__"
@@ -185,7 +203,8 @@ def scan(root: Path) -> tuple[list[Import], set[str]]:
 def group_order(groups: set[str]) -> list[str]:
     """Packages first (as STYLE.md lists them where it does, then alphabetically), then the
     top-level modules."""
-    preferred = ["protocol", "provider", "provider.profiles", "provider.platform", "host", "stdio",
+    preferred = ["protocol", "provider", "provider.port", "provider.http", "provider.profiles",
+                 "provider.platform", "host", "stdio",
                  "cli", "install", "conformance", "demo", "__init__", "__main__", "errors", "paths"]
     rank = {name: i for i, name in enumerate(preferred)}
     return sorted(groups, key=lambda g: (rank.get(g, len(preferred)), g))
@@ -220,7 +239,8 @@ def main(argv: list[str] | None = None) -> int:
         print(f"\n{len(broken)} forbidden import(s):")
         print("\n".join(broken))
         return 1
-    print("\nlayering ok: provider/ and host/ use protocol/, never each other; stdio/ never provider/.")
+    print("\nlayering ok: provider/ and host/ use protocol/, never each other; stdio/ never provider/;"
+          " provider/port/ never provider/http/.")
     return 0
 
 

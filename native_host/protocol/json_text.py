@@ -7,8 +7,8 @@ host → browser   encode_json(message)   compact UTF-8 JSON; a lone surrogate i
 ```
 
 Standard library only (plus `native_host.errors`): the first `hello` is answered by
-provider/early_hello.py before pydantic and asyncio load, and it must answer by the same rule as
-provider/framing.py, which every later frame goes through.
+provider/port/early_hello.py before pydantic and asyncio load, and it must answer by the same rule as
+provider/port/framing.py, which every later frame goes through.
 """
 
 from __future__ import annotations

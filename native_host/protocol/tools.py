@@ -9,7 +9,7 @@ ProviderServer                the SDK's low-level server with `tools.listChanged
                               when given `extensions`, those advertised to handshake-era clients too
 ```
 
-Both MCP servers use these: the provider's endpoint (provider/endpoint.py, which runs the two
+Both MCP servers use these: the provider's endpoint (provider/http/endpoint.py, which runs the two
 tools) and `webctx mcp` (stdio/server.py, which lists `current` alone while no provider is live),
 so a tool's description and schema are written once. Imports `mcp`: early_hello.py never imports it.
 """

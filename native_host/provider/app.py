@@ -47,22 +47,22 @@ from native_host.protocol.native import (
     TreePush,
 )
 from native_host.protocol.version import version_mismatch
-from native_host.provider import bench_ping
-from native_host.provider.bridge import Bridge
 from native_host.provider.daemon_threads import open_reader, run_in_daemon_thread
 from native_host.provider.descriptor_files import remove_stale_descriptors
-from native_host.provider.framing import FrameWriter, iter_frames
-from native_host.provider.hello import hello_result, mint_instance
+from native_host.provider.port import bench_ping
+from native_host.provider.port.bridge import Bridge
+from native_host.provider.port.framing import FrameWriter, iter_frames
+from native_host.provider.port.hello import hello_result, mint_instance
+from native_host.provider.port.tree_cache import CachingRequester, TreeCache
 from native_host.provider.publisher import remove_stale_locks
 from native_host.provider.serving import Serving
-from native_host.provider.tree_cache import CachingRequester, TreeCache
 
 if TYPE_CHECKING:
-    from native_host.provider.early_hello import EarlyHello
+    from native_host.provider.port.early_hello import EarlyHello
 
 log = logging.getLogger(__name__)
 
-MCP_MODULE: Final = "native_host.provider.endpoint"
+MCP_MODULE: Final = "native_host.provider.http.endpoint"
 """Imported in a daemon thread at start (`mcp`, uvicorn: about a second), so `hello` is answered
 before `mcp` has loaded; Serving.start awaits it."""
 

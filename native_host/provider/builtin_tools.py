@@ -42,8 +42,8 @@ from native_host.protocol.native import (
 from native_host.protocol.resources import without_background_links
 from native_host.protocol.tools import CURRENT_TOOL, LOCATION_TOOL, id_error, json_result, tool_error
 from native_host.protocol.version import PROTOCOL_VERSION
-from native_host.provider.bridge import Requester
 from native_host.provider.platform import has_windows, window_number
+from native_host.provider.port.bridge import Requester
 
 log = logging.getLogger(__name__)
 

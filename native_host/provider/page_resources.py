@@ -79,8 +79,8 @@ from native_host.protocol.resources import (
 )
 from native_host.protocol.tools import ACTIVITY_RESOURCE_URI
 from native_host.provider.activity import MAX_TITLE_CHARS, ActivityLog
-from native_host.provider.bridge import Requester
-from native_host.provider.error_bodies import MAX_MESSAGE_CHARS
+from native_host.provider.http.error_bodies import MAX_MESSAGE_CHARS
+from native_host.provider.port.bridge import Requester
 
 log = logging.getLogger(__name__)
 

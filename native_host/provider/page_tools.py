@@ -38,8 +38,8 @@ from native_host.protocol.native import (
     exceeds_depth,
 )
 from native_host.protocol.tools import tool_error
-from native_host.provider.bridge import Requester
 from native_host.provider.page_schemas import InputSchema, check_input, compile_schema
+from native_host.provider.port.bridge import Requester
 
 log = logging.getLogger(__name__)
 

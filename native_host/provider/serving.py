@@ -42,12 +42,12 @@ from native_host.protocol.native import (
     ToolsChanged,
 )
 from native_host.protocol.version import PROTOCOL_VERSION
-from native_host.provider.bridge import Requester
 from native_host.provider.daemon_threads import run_in_daemon_thread
+from native_host.provider.port.bridge import Requester
 from native_host.provider.publisher import DescriptorPublisher
 
 if TYPE_CHECKING:  # imported for real in `start`: they take about a second
-    from native_host.provider.endpoint import McpEndpoint
+    from native_host.provider.http.endpoint import McpEndpoint
     from native_host.provider.profiles.handoff import ProfileHandoff
 
 log = logging.getLogger(__name__)

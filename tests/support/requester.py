@@ -35,7 +35,7 @@ UNEXPECTED: Final = object()
 
 
 class FakeRequester:
-    """Plays the extension behind `native_host.provider.bridge.Requester`.
+    """Plays the extension behind `native_host.provider.port.bridge.Requester`.
 
     Every request is recorded, in order, in `requests` (SentRequest tuples). Its answer comes from
     `answers[type]`, else from `default`:

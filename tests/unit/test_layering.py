@@ -112,11 +112,37 @@ def test_every_kind_of_forbidden_import_is_named_with_its_file_and_line(tmp_path
     assert "7 forbidden import(s):" in result.stdout
 
 
+def test_the_native_port_side_never_imports_the_http_side(tmp_path: Path) -> None:
+    """provider/port/ importing provider/http/ (directly, relatively or from a sub-module) is named;
+    the reverse, and a neighbour whose name only starts alike, pass."""
+    write_tree(tmp_path, {
+        **CLEAN_TREE,
+        "provider/port/__init__.py": "",
+        "provider/port/bridge.py": "from native_host.provider.http.endpoint import McpEndpoint\n",
+        "provider/port/deep/__init__.py": "",
+        "provider/port/deep/x.py": "from ...http import security\n",
+        "provider/http/__init__.py": "",
+        "provider/http/endpoint.py": "from native_host.provider.port.bridge import Requester\n",
+        "provider/http/security.py": "",
+        "provider/portal/__init__.py": "from native_host.provider.http import endpoint\n",
+    })
+    result = run(tmp_path)
+    assert result.returncode == 1, result.stdout
+    broken = sorted(line for line in result.stdout.splitlines() if line.startswith("native_host/"))
+    assert broken == [
+        "native_host/provider/port/bridge.py:1: provider.port imports native_host.provider.http.endpoint"
+        " (provider/port/ must not import provider/http/)",
+        "native_host/provider/port/deep/x.py:1: provider.port.deep imports native_host.provider.http.security"
+        " (provider/port/ must not import provider/http/)",
+    ]
+
+
 def test_the_real_tree_keeps_the_layering() -> None:
     """native_host itself breaks no rule: the script exits 0 and prints every group."""
     result = run(REPO)
-    for group in ("protocol", "provider", "provider.profiles", "provider.platform", "host", "stdio",
-                  "cli", "install", "conformance", "demo", "__init__", "__main__", "errors", "paths"):
+    for group in ("protocol", "provider", "provider.port", "provider.http", "provider.profiles",
+                  "provider.platform", "host", "stdio", "cli", "install", "conformance", "demo",
+                  "__init__", "__main__", "errors", "paths"):
         assert f"\n  {group} " in result.stdout, f"{group} missing from the table:\n{result.stdout}"
     broken = [line for line in result.stdout.splitlines() if line.startswith("native_host/")]
     assert not broken, result.stdout

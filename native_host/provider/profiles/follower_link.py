@@ -62,7 +62,7 @@ from native_host.protocol.native import (
 )
 
 if TYPE_CHECKING:
-    from native_host.provider.bridge import Requester
+    from native_host.provider.port.bridge import Requester
 
 log = logging.getLogger(__name__)
 

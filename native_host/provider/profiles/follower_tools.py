@@ -31,8 +31,8 @@ from mcp import types
 
 from native_host.protocol.native import PAGE_TOOL_DEADLINE_MS, PageTool
 from native_host.protocol.tools import tool_error
-from native_host.provider.bridge import Requester
 from native_host.provider.page_tools import PageToolTable
+from native_host.provider.port.bridge import Requester
 
 log = logging.getLogger(__name__)
 

@@ -32,7 +32,7 @@ from native_host.provider.profiles.handoff_server import HandoffServer
 from native_host.provider.profiles.merging_requester import MergingRequester
 
 if TYPE_CHECKING:
-    from native_host.provider.bridge import Requester
+    from native_host.provider.port.bridge import Requester
     from native_host.provider.profiles.follower_tools import FollowerTools
 
 

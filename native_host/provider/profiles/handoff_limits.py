@@ -40,7 +40,7 @@ from native_host.protocol.handoff import (
     parse_follower_message,
 )
 from native_host.provider.daemon_threads import run_in_daemon_thread
-from native_host.provider.log_budget import LogBudget
+from native_host.provider.http.log_budget import LogBudget
 
 log = logging.getLogger(__name__)
 

@@ -53,8 +53,11 @@ from native_host.protocol.handoff import (
     encode,
 )
 from native_host.protocol.native import MAX_JSON_DEPTH, exceeds_depth
-from native_host.provider.connections import ACCEPT_BATCH, HEADER_TIMEOUT_S, widen_listen_queue
-from native_host.provider.correlator import Correlator, numbered_ids
+from native_host.provider.http.connections import ACCEPT_BATCH, HEADER_TIMEOUT_S, widen_listen_queue
+from native_host.provider.http.refusal_log import REFUSALS
+from native_host.provider.http.security import loopback_hosts, refusal
+from native_host.provider.port.correlator import Correlator, numbered_ids
+from native_host.provider.port.tree_cache import check_tree_depth
 from native_host.provider.profiles.handoff_limits import (
     CLOSE_TOO_BIG,
     CLOSE_TRY_AGAIN,
@@ -69,9 +72,6 @@ from native_host.provider.profiles.handoff_limits import (
     parse_off_loop,
 )
 from native_host.provider.profiles.merge import FOLLOWER_ID, Windows, follower_windows, strip_prefix
-from native_host.provider.refusal_log import REFUSALS
-from native_host.provider.security import loopback_hosts, refusal
-from native_host.provider.tree_cache import check_tree_depth
 
 if TYPE_CHECKING:
     from native_host.provider.profiles.follower_tools import FollowerTools

@@ -22,7 +22,7 @@ from native_host.errors import ExtensionError
 from native_host.provider.profiles.merge import Windows, merge_windows
 
 if TYPE_CHECKING:
-    from native_host.provider.bridge import Requester
+    from native_host.provider.port.bridge import Requester
     from native_host.provider.profiles.handoff_server import HandoffServer
 
 GONE_REPLY: Final[dict[str, Any]] = {"location": {"state": "gone", "rects": []}}

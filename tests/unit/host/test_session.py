@@ -2,7 +2,7 @@
 with the bearer token and no Origin, the answer held to its descriptor, and the time limits.
 
 The provider is a real MCP server on 127.0.0.1 (tests/support/fake_provider.py), or the real
-provider endpoint (provider/endpoint.py) for the wording of a wrong token.
+provider endpoint (provider/http/endpoint.py) for the wording of a wrong token.
 """
 
 from __future__ import annotations
@@ -16,7 +16,7 @@ import pytest
 from native_host import host as host_client
 from native_host.errors import ProviderRejected, ProviderUnavailable
 from native_host.host import IdBook, check_answer, open_session
-from native_host.provider.endpoint import McpEndpoint
+from native_host.provider.http.endpoint import McpEndpoint
 from tests.support.fake_provider import BUNDLE, TOKEN, FakeProvider, fake_provider
 from tests.support.requester import FakeRequester
 

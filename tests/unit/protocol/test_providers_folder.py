@@ -83,7 +83,7 @@ def test_symlinks_and_wrong_types_come_before_modes(tmp_path: Path) -> None:
 
 @pytest.mark.skipif(os.name != "posix", reason="symlinks and FIFOs")
 def test_only_a_non_file_at_this_browsers_descriptor_or_lock_name_is_refused(tmp_path: Path) -> None:
-    """Issue 13: what `hello` refuses before saying `listening: true` (provider/hello.py)."""
+    """What `hello` refuses before saying `listening: true` (provider/port/hello.py)."""
     folder = tmp_path / "providers"
     folder.mkdir(mode=0o700)
     (folder / "org.chromium.Chromium-41.json").write_text("{}")  # a stale descriptor: fine

@@ -13,7 +13,7 @@ from typing import Any
 
 import pytest
 
-from native_host.provider.refusal_log import REFUSALS
+from native_host.provider.http.refusal_log import REFUSALS
 from tests.support.host_process import ORIGIN, Host
 
 

@@ -34,10 +34,10 @@ from native_host.protocol.native import (
     exceeds_depth,
 )
 from native_host.provider.builtin_tools import BuiltinTools
-from native_host.provider.correlator import numbered_ids
 from native_host.provider.page_tools import TOO_DEEP_SENTENCE, map_result, mcp_tool
+from native_host.provider.port.correlator import numbered_ids
+from native_host.provider.port.tree_cache import CachingRequester, TreeCache
 from native_host.provider.profiles.handoff_server import FollowerConnection
-from native_host.provider.tree_cache import CachingRequester, TreeCache
 from tests.support.host_process import ROOT, WAIT_S, Host, log_text, mcp_client, ready_descriptor, wait_until
 from tests.support.profiles import RecordingConnection
 from tests.support.requester import FakeRequester

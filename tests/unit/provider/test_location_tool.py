@@ -15,7 +15,7 @@ from mcp.client.streamable_http import streamable_http_client
 
 from native_host.errors import ExtensionError
 from native_host.protocol.answers import WindowBounds
-from native_host.provider.endpoint import McpEndpoint
+from native_host.provider.http.endpoint import McpEndpoint
 from tests.support.requester import FakeRequester
 
 REPLY = {

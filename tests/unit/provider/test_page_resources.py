@@ -32,7 +32,7 @@ from native_host.protocol.resources import (
 )
 from native_host.protocol.tools import ACTIVITY_RESOURCE_URI
 from native_host.provider.activity import ActivityLog
-from native_host.provider.error_bodies import MAX_MESSAGE_CHARS
+from native_host.provider.http.error_bodies import MAX_MESSAGE_CHARS
 from native_host.provider.page_resources import MAX_LISTED, PageResources
 from tests.support.host_process import WAIT_S, Host, log_text, mcp_client, ready_descriptor, wait_until
 from tests.support.page_worker import read_answered

@@ -20,7 +20,7 @@ import pytest
 
 from native_host import __version__, paths
 from native_host.provider.descriptor_files import remove_descriptor, write_descriptor
-from native_host.provider.endpoint import McpEndpoint
+from native_host.provider.http.endpoint import McpEndpoint
 from native_host.stdio.first_answer import (
     CAPABILITIES,
     HANDSHAKE_VERSIONS,

@@ -24,7 +24,7 @@ from native_host import paths
 from native_host.protocol.client_info import ClientName
 from native_host.protocol.descriptor import Descriptor
 from native_host.provider.descriptor_files import remove_descriptor, write_descriptor
-from native_host.provider.endpoint import McpEndpoint
+from native_host.provider.http.endpoint import McpEndpoint
 from native_host.stdio.server import (
     RESOURCE_URI,
     SERVER_INSTRUCTIONS,

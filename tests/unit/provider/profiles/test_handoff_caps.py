@@ -16,7 +16,7 @@ from urllib.parse import urlsplit
 import pytest
 from websockets.asyncio.client import connect
 
-from native_host.provider.connections import ACCEPT_BATCH
+from native_host.provider.http.connections import ACCEPT_BATCH
 from native_host.provider.profiles.handoff_limits import (
     CLOSE_TRY_AGAIN,
     MAX_FOLLOWERS,

@@ -18,8 +18,8 @@ from websockets.exceptions import InvalidStatus
 from native_host.errors import ExtensionError, ProviderUnavailable
 from native_host.protocol.handoff import FollowerTree, HandoffError, HandoffResult
 from native_host.protocol.native import ErrorBody
-from native_host.provider import security
-from native_host.provider.correlator import numbered_ids
+from native_host.provider.http import security
+from native_host.provider.port.correlator import numbered_ids
 from native_host.provider.profiles.handoff_server import FollowerConnection, HandoffServer
 from tests.support.profiles import RecordingConnection
 

@@ -10,7 +10,7 @@ import pytest
 
 from native_host.errors import DeadlineExceeded, ExtensionError, ProviderUnavailable
 from native_host.protocol.native import BROWSER_FRAME_ADAPTER
-from native_host.provider.bridge import Bridge
+from native_host.provider.port.bridge import Bridge
 
 
 class FakePort:

@@ -61,9 +61,8 @@ from native_host.protocol.tools import (
     tool_error,
 )
 from native_host.provider.activity import ActivityLog
-from native_host.provider.bridge import Requester
 from native_host.provider.builtin_tools import BuiltinTools, ToolSpec, WindowFinder, default_window_finder
-from native_host.provider.connections import (
+from native_host.provider.http.connections import (
     ACCEPT_BATCH,
     AcceptErrorSummary,
     ConnectionLimits,
@@ -71,15 +70,16 @@ from native_host.provider.connections import (
     protocol_class,
     widen_listen_queue,
 )
-from native_host.provider.error_bodies import ShortErrorBodies
-from native_host.provider.list_changed import ListChangedBroadcaster
+from native_host.provider.http.error_bodies import ShortErrorBodies
+from native_host.provider.http.list_changed import ListChangedBroadcaster
+from native_host.provider.http.refusal_log import REFUSALS, count_uvicorn_refusals
+from native_host.provider.http.request_slots import RequestSlots
+from native_host.provider.http.security import LoopbackGuard
+from native_host.provider.http.sse_escape import EscapedLineSeparators
 from native_host.provider.page_resources import PageResources
 from native_host.provider.page_tools import PageToolTable
+from native_host.provider.port.bridge import Requester
 from native_host.provider.read_page import ReadPage
-from native_host.provider.refusal_log import REFUSALS, count_uvicorn_refusals
-from native_host.provider.request_slots import RequestSlots
-from native_host.provider.security import LoopbackGuard
-from native_host.provider.sse_escape import EscapedLineSeparators
 
 log = logging.getLogger(__name__)
 

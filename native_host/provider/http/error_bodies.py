@@ -29,7 +29,7 @@ from typing import Any, Final
 
 from mcp.server.transport_security import DEFAULT_MAX_REQUEST_BODY_SIZE
 
-from native_host.provider.security import INVALID_REQUEST, ASGIApp, Message, Receive, Scope, Send
+from native_host.provider.http.security import INVALID_REQUEST, ASGIApp, Message, Receive, Scope, Send
 
 MAX_MESSAGE_CHARS: Final = 300
 """A JSON-RPC error message longer than this (or spanning lines) is replaced by one sentence."""

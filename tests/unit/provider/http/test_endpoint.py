@@ -18,7 +18,7 @@ from mcp.shared.exceptions import MCPError
 
 from native_host.errors import DeadlineExceeded, ExtensionError, ProviderUnavailable
 from native_host.protocol.tools import EXTENSION_ID
-from native_host.provider.endpoint import McpEndpoint
+from native_host.provider.http.endpoint import McpEndpoint
 from tests.support.asgi import INITIALIZE
 from tests.support.requester import FakeRequester, SentRequest
 

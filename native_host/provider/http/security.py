@@ -32,7 +32,7 @@ from collections.abc import Awaitable, Callable, MutableMapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Final
 
-from native_host.provider.refusal_log import REFUSALS
+from native_host.provider.http.refusal_log import REFUSALS
 
 Scope = MutableMapping[str, Any]
 Message = MutableMapping[str, Any]

@@ -7,7 +7,7 @@ import asyncio
 import pytest
 
 from native_host.errors import ExtensionError, ProviderUnavailable
-from native_host.provider.correlator import Correlator, numbered_ids
+from native_host.provider.port.correlator import Correlator, numbered_ids
 
 
 async def nothing() -> None:

@@ -26,7 +26,7 @@ from typing import Any, BinaryIO, Final
 
 from native_host.errors import FrameError
 from native_host.protocol.json_text import decode_frame, encode_json
-from native_host.provider.hello import hello_result, mint_instance
+from native_host.provider.port.hello import hello_result, mint_instance
 
 EARLY_MAX_BYTES: Final = 64 << 10
 """A first frame declaring more than this many bytes is left to app.py (a hello is ~300 bytes)."""

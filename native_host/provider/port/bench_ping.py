@@ -24,7 +24,7 @@ import os
 import signal
 import time
 
-from native_host.provider.bridge import Bridge
+from native_host.provider.port.bridge import Bridge
 
 log = logging.getLogger(__name__)
 

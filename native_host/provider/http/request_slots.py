@@ -30,8 +30,8 @@ from typing import Any, Final
 
 from mcp_types.version import HANDSHAKE_PROTOCOL_VERSIONS
 
-from native_host.provider.log_budget import LogBudget
-from native_host.provider.security import ASGIApp, Message, Receive, Scope, Send
+from native_host.provider.http.log_budget import LogBudget
+from native_host.provider.http.security import ASGIApp, Message, Receive, Scope, Send
 
 log = logging.getLogger(__name__)
 

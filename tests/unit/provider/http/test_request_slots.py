@@ -1,4 +1,4 @@
-"""One MCP client with the token cannot lock others out of a real host (provider/request_slots.py):
+"""One MCP client with the token cannot lock others out of a real host (provider/http/request_slots.py):
 forgotten 2025-era sessions, open GET streams and hanging calls stay below the connection cap,
 and a cancel always gets through (docs/internals/native-host.md "Threat model")."""
 
@@ -15,8 +15,8 @@ from urllib.parse import urlsplit
 
 import pytest
 
-from native_host.provider.endpoint import MAX_SESSIONS
-from native_host.provider.request_slots import MAX_CALLS, MAX_GET_STREAMS, frees_capacity
+from native_host.provider.http.endpoint import MAX_SESSIONS
+from native_host.provider.http.request_slots import MAX_CALLS, MAX_GET_STREAMS, frees_capacity
 from tests.support.asgi import INITIALIZE
 from tests.support.host_process import Host, log_text, mcp_client, ready_descriptor, wait_until
 

@@ -1,4 +1,4 @@
-"""Half-open connections against a real host (item 2; provider/connections.py): a local
+"""Half-open connections against a real host (item 2; provider/http/connections.py): a local
 process without the token holds 1,000 connections (no bytes, partial headers, headers and a
 partial body) while a real MCP client calls `current` over fresh TCP connections."""
 
@@ -21,8 +21,8 @@ from urllib.parse import urlsplit
 
 import pytest
 
-from native_host.provider.connections import HEADER_TIMEOUT_S, ConnectionLimits
-from native_host.provider.endpoint import McpEndpoint
+from native_host.provider.http.connections import HEADER_TIMEOUT_S, ConnectionLimits
+from native_host.provider.http.endpoint import McpEndpoint
 from native_host.provider.profiles.handoff_server import HandoffServer
 from tests.support import half_open
 from tests.support.asgi import INITIALIZE as INITIALIZE_REQUEST

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 from typing import Final
 
-from native_host.provider.security import ASGIApp, Message, Receive, Scope, Send
+from native_host.provider.http.security import ASGIApp, Message, Receive, Scope, Send
 
 ESCAPES: Final = ((b"\xe2\x80\xa8", b"\\u2028"), (b"\xe2\x80\xa9", b"\\u2029"), (b"\xc2\x85", b"\\u0085"))
 """The UTF-8 bytes of U+2028, U+2029, U+0085, and the JSON escape each becomes."""

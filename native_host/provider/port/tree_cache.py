@@ -25,7 +25,7 @@ from typing import Any
 
 from native_host.errors import TooDeep
 from native_host.protocol.native import MAX_JSON_DEPTH, TreePush, exceeds_depth
-from native_host.provider.bridge import Requester
+from native_host.provider.port.bridge import Requester
 
 log = logging.getLogger(__name__)
 

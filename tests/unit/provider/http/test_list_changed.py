@@ -6,7 +6,7 @@ import asyncio
 
 from mcp.server.subscriptions import InMemorySubscriptionBus
 
-from native_host.provider.list_changed import ListChangedBroadcaster
+from native_host.provider.http.list_changed import ListChangedBroadcaster
 
 
 async def test_a_burst_of_changes_becomes_at_most_two_notifications() -> None:

@@ -10,7 +10,7 @@ from collections.abc import AsyncIterator
 import httpx
 import pytest
 
-from native_host.provider.endpoint import McpEndpoint
+from native_host.provider.http.endpoint import McpEndpoint
 from tests.support.asgi import INITIALIZE
 from tests.support.requester import FakeRequester
 

@@ -19,7 +19,7 @@ import pytest
 from native_host import __version__
 from native_host.protocol.native import HelloReply
 from native_host.protocol.version import PROTOCOL_VERSION
-from native_host.provider.hello import hello_result, mint_instance
+from native_host.provider.port.hello import hello_result, mint_instance
 from tests.support.host_process import Host, descriptors, providers_dir, wait_until
 
 INSTANCE = "Zm9vYmFyYmF6cXV4cXV1eA"
@@ -66,7 +66,7 @@ def test_the_early_path_imports_the_standard_library_only() -> None:
     """early_hello.py and hello.py answer before pydantic, mcp and asyncio load (design.md §4 budget)."""
     code = (
         "import sys\n"
-        "import native_host.provider.early_hello\n"
+        "import native_host.provider.port.early_hello\n"
         "print(sorted(m for m in ('pydantic', 'mcp', 'asyncio', 'platformdirs') if m in sys.modules))\n"
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)

@@ -17,7 +17,7 @@ from typing import Any
 import pytest
 
 from native_host import __version__
-from native_host.provider.early_hello import EARLY_MAX_BYTES, answer_first_hello
+from native_host.provider.port.early_hello import EARLY_MAX_BYTES, answer_first_hello
 from tests.support.host_process import Host, log_text, ready_descriptor
 
 pytestmark = pytest.mark.skipif(os.name != "posix", reason="the early path needs select() on a pipe")

@@ -52,7 +52,7 @@ from typing import Any, Final
 import h11
 from uvicorn.protocols.http.h11_impl import H11Protocol
 
-from native_host.provider.log_budget import LogBudget
+from native_host.provider.http.log_budget import LogBudget
 
 log = logging.getLogger(__name__)
 

@@ -13,7 +13,7 @@ import pytest
 from native_host.errors import FrameError
 from native_host.protocol.json_text import decode_frame, replace_lone_surrogates
 from native_host.protocol.native import MAX_HOST_TO_BROWSER_BYTES
-from native_host.provider.framing import FrameWriter, iter_frames, read_frame, split_into_chunks
+from native_host.provider.port.framing import FrameWriter, iter_frames, read_frame, split_into_chunks
 
 
 def frame(body: bytes) -> bytes:
@@ -108,7 +108,7 @@ async def test_oversized_frame_is_discarded_in_chunks_not_buffered(monkeypatch: 
         return await original(self, n)
 
     monkeypatch.setattr(asyncio.StreamReader, "readexactly", spy)
-    monkeypatch.setattr("native_host.provider.framing.DISCARD_CHUNK_BYTES", 64)
+    monkeypatch.setattr("native_host.provider.port.framing.DISCARD_CHUNK_BYTES", 64)
     reader = reader_with(struct.pack("=I", 1000) + b"y" * 1000, obj_frame({"type": "ok"}))
     assert await collect(reader, max_frame_bytes=100) == [{"type": "ok"}]
     assert max(reads) == 64  # never the 1000-byte frame at once

@@ -16,7 +16,7 @@ import pytest
 
 from native_host.__main__ import LOG_MAX_BYTES
 from native_host.paths import log_dir
-from native_host.provider.refusal_log import FIRST_PER_WINDOW, RefusalLog
+from native_host.provider.http.refusal_log import FIRST_PER_WINDOW, RefusalLog
 from tests.support.host_process import Host, log_text, ready_descriptor
 
 pytestmark = pytest.mark.skipif(os.name != "posix", reason="drives the host over POSIX pipes")

@@ -1,4 +1,4 @@
-"""provider/sse_escape.py: no raw U+2028, U+2029 or U+0085 in the provider's event streams, read as
+"""provider/http/sse_escape.py: no raw U+2028, U+2029 or U+0085 in the provider's event streams, read as
 raw bytes from the real endpoint by a plain HTTP client (as a line-splitting SSE parser would)."""
 
 from __future__ import annotations
@@ -11,9 +11,9 @@ from typing import Any
 import httpx
 import pytest
 
-from native_host.provider.endpoint import McpEndpoint
-from native_host.provider.security import Message, Receive, Scope, Send
-from native_host.provider.sse_escape import EscapedLineSeparators, escape_separators
+from native_host.provider.http.endpoint import McpEndpoint
+from native_host.provider.http.security import Message, Receive, Scope, Send
+from native_host.provider.http.sse_escape import EscapedLineSeparators, escape_separators
 from tests.support.asgi import INITIALIZE
 from tests.support.requester import FakeRequester, SentRequest
 

@@ -11,8 +11,8 @@ from typing import Any
 import httpx
 import pytest
 
-from native_host.provider import security
-from native_host.provider.security import LoopbackGuard
+from native_host.provider.http import security
+from native_host.provider.http.security import LoopbackGuard
 from tests.support.asgi import loopback_socket, serving_asgi
 
 TOKEN = "good-token_0123456789abcdefghijklmnopqrstuv"
@@ -228,13 +228,13 @@ async def test_the_403_body_names_the_origin_header_and_its_value(served: Served
 async def test_401_and_its_log_line_say_why_without_the_token(
     served: Served, headers: dict[str, str], why: str, caplog: pytest.LogCaptureFixture
 ) -> None:
-    caplog.set_level(logging.INFO, logger="native_host.provider.security")
+    caplog.set_level(logging.INFO, logger="native_host.provider.http.security")
     async with httpx.AsyncClient() as client:
         response = await client.post(served.url, headers=headers, json={})
     assert response.status_code == 401
     assert why in response.json()["error"]["message"]
     assert "descriptor" in response.json()["error"]["message"]
-    refusals = [r.getMessage() for r in caplog.records if r.name == "native_host.provider.security"]
+    refusals = [r.getMessage() for r in caplog.records if r.name == "native_host.provider.http.security"]
     assert refusals and why in refusals[-1] and "401" in refusals[-1]
     assert all(TOKEN not in line for line in refusals)
 
@@ -242,11 +242,11 @@ async def test_401_and_its_log_line_say_why_without_the_token(
 async def test_a_refused_origin_is_logged_with_its_value(
     served: Served, caplog: pytest.LogCaptureFixture
 ) -> None:
-    caplog.set_level(logging.INFO, logger="native_host.provider.security")
+    caplog.set_level(logging.INFO, logger="native_host.provider.http.security")
     headers = {**bearer(), "Origin": "https://evil.example"}
     async with httpx.AsyncClient() as client:
         response = await client.post(served.url, headers=headers, json={})
     assert response.status_code == 403
-    lines = [r.getMessage() for r in caplog.records if r.name == "native_host.provider.security"]
+    lines = [r.getMessage() for r in caplog.records if r.name == "native_host.provider.http.security"]
     assert lines and "403" in lines[-1] and "Origin: https://evil.example" in lines[-1]
     assert all(TOKEN not in line for line in lines)

@@ -23,7 +23,7 @@ import time
 from collections.abc import Callable
 from typing import Final
 
-from native_host.provider.log_budget import FIRST_PER_WINDOW, MAX_WINDOW_S, WINDOW_S, LogBudget
+from native_host.provider.http.log_budget import FIRST_PER_WINDOW, MAX_WINDOW_S, WINDOW_S, LogBudget
 
 __all__ = ["FIRST_PER_WINDOW", "REFUSALS", "RefusalLog", "UvicornRefusals", "count_uvicorn_refusals"]
 
@@ -58,7 +58,7 @@ class RefusalLog(LogBudget):
         self.event(f"{where} {status}", f"refused a request to the {where} with {status}: {reason}")
 
 
-REFUSALS: Final = RefusalLog(logging.getLogger("native_host.provider.security"))
+REFUSALS: Final = RefusalLog(logging.getLogger("native_host.provider.http.security"))
 """The one RefusalLog of this process: the MCP endpoint and the hand-off share its budget."""
 
 

@@ -23,7 +23,7 @@ from typing import Any, Protocol
 
 from native_host.errors import DeadlineExceeded, ExtensionError, ProviderUnavailable
 from native_host.protocol.native import ErrorFrame, ResultFrame
-from native_host.provider.correlator import Correlator, numbered_ids
+from native_host.provider.port.correlator import Correlator, numbered_ids
 
 
 class Requester(Protocol):

@@ -12,8 +12,8 @@ from typing import Any
 import pytest
 
 from native_host.protocol.native import BROWSER_FRAME_ADAPTER
-from native_host.provider import bench_ping
-from native_host.provider.bridge import Bridge
+from native_host.provider.port import bench_ping
+from native_host.provider.port.bridge import Bridge
 
 
 def echo_bridge() -> tuple[Bridge, list[dict[str, Any]]]:
@@ -58,7 +58,7 @@ async def test_sigusr1_logs_one_line_of_figures(
     monkeypatch.setenv(bench_ping.BENCH_PINGS_ENV, "3")
     bridge, _ = echo_bridge()
     tasks: set[asyncio.Task[None]] = set()
-    caplog.set_level(logging.INFO, logger="native_host.provider.bench_ping")
+    caplog.set_level(logging.INFO, logger="native_host.provider.port.bench_ping")
     assert bench_ping.install(bridge, tasks)
     try:
         os.kill(os.getpid(), signal.SIGUSR1)

@@ -8,7 +8,7 @@ import pytest
 from pydantic import ValidationError
 
 from native_host.protocol.native import BROWSER_FRAME_ADAPTER, TreePush
-from native_host.provider.tree_cache import CachingRequester, TreeCache
+from native_host.provider.port.tree_cache import CachingRequester, TreeCache
 from tests.support.requester import FakeRequester
 
 ROOT = {"id": "app", "role": "Application", "title": "Chromium", "children": [{"id": "w1", "role": "Window"}]}
