@@ -57,7 +57,7 @@ SELECT_SCRIPT: Final = (
     " const s = getSelection(); s.removeAllRanges(); s.addRange(r); });</script>"
 )
 """The page selects #para from its handler of the user's click: webctx reports a page script's
-selection only right after the user's input (docs/protocol.md "Only the user's selection");
+selection only right after the user's input (docs/internals/protocol.md "Only the user's selection");
 `click_to_select` makes that click with DevTools input."""
 
 

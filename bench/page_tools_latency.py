@@ -9,7 +9,7 @@ What it measures (times in ms; median and p99 by nearest rank over `--calls` cal
   the real extension and native host, in each WebMCP mode (`native`: `--enable-features=WebMCP`;
   `polyfill`: the extension's main-world polyfill). On top of the floor it adds the native port
   (host → worker and back), the document's tools port (worker → content script and back; a
-  `chrome.runtime.Port`, docs/extension.md), and `executeTool` (native) or the postMessage
+  `chrome.runtime.Port`, docs/internals/extension.md), and `executeTool` (native) or the postMessage
   bridge (polyfill).
 - **in page**: `document.modelContext.executeTool(tool, {})` timed inside the page itself
   (`performance.now()`), the cost a page pays without webctx.

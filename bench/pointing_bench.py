@@ -78,7 +78,7 @@ SELECT_JS: Final = (
     " getSelection().removeAllRanges(); getSelection().addRange(r); }, {once: true})"
 )
 """Run in a page or frame: select the element with this id from the page's handler of the user's
-next click (a page script's selection counts only right after the user's input, docs/protocol.md
+next click (a page script's selection counts only right after the user's input, docs/internals/protocol.md
 "Only the user's selection"); `select_on_click` makes that click."""
 
 

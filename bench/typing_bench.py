@@ -113,7 +113,7 @@ async def measure_build(args: argparse.Namespace, name: str, extension: Path, ba
                 # A passage selected earlier in the field (its offsets then follow every edit),
                 # then the caret at the end.
                 # Made by the page from its handler of a real key press (a script's selection
-                # counts only right after the user's input, docs/protocol.md).
+                # counts only right after the user's input, docs/internals/protocol.md).
                 await page.evaluate(
                     "() => addEventListener('keydown', () => { const f = document.getElementById('big');"
                     " f.focus(); f.setSelectionRange(10, 20); }, {once: true})"

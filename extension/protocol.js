@@ -1,4 +1,4 @@
-// Message type names and shapes shared by the extension's worlds (docs/protocol.md is the contract).
+// Message type names and shapes shared by the extension's worlds (docs/internals/protocol.md is the contract).
 //
 // Native port (worker ⇄ native host): hello, current, location, chunk, result, error, tree, page.read.
 // Inside the extension (content ⇄ worker): frame.changed, location.get, location.offset, tools.*;
@@ -33,11 +33,11 @@ export const FRAME_CHANGED = "frame.changed";
 export const LOCATION_GET = "location.get";
 export const LOCATION_OFFSET = "location.offset";
 /** worker → the offscreen document (offscreen/pdf_text.js): a PDF's text, `{url, maxBytes, maxPdfBytes, deadlineMs}`
- * (service_worker/pdf_text.js; docs/extension.md "A PDF's text"). */
+ * (service_worker/pdf_text.js; docs/internals/extension.md "A PDF's text"). */
 export const PDF_TEXT = "pdf.text";
-/** worker → a parent frame, beside `location.get`: the <iframe> holding a child document (docs/protocol.md). */
+/** worker → a parent frame, beside `location.get`: the <iframe> holding a child document (docs/internals/protocol.md). */
 export const LOCATION_FRAME = "location.frame";
-/** content → worker: the page's tools changed (docs/protocol.md "Page tools"). */
+/** content → worker: the page's tools changed (docs/internals/protocol.md "Page tools"). */
 export const TOOLS_REPORT = "tools.report";
 /** content → worker: a cross-origin frame is here (content/webmcp_frames.js); its tools may be listed by the top. */
 export const TOOLS_FRAME = "tools.frame";
@@ -79,12 +79,12 @@ export const STATUS_KEY = "status";
  */
 
 /**
- * An MCP resource_link content block (design.md §2 "The page on demand"; docs/protocol.md).
+ * An MCP resource_link content block (design.md §2 "The page on demand"; docs/internals/protocol.md).
  * @typedef {{type: "resource_link", uri: string, name: string, mimeType: string}} ResourceLink
  */
 
 /**
- * What a content script reports about the selection in its document (docs/protocol.md,
+ * What a content script reports about the selection in its document (docs/internals/protocol.md,
  * "Inside the extension").
  * @typedef {object} Selection
  * @property {number} key     the content script's own number for the live Range; with the
@@ -95,7 +95,7 @@ export const STATUS_KEY = "status";
  * @property {number} length  the full length of the selected text in UTF-16 code units
  * @property {{key: number, kind: "input" | "textarea" | "contenteditable"}} [field]  the field
  *                            (textbox Group) holding the selection
- * @property {boolean} [hidden]  text of hidden elements was left out of `text` (docs/protocol.md)
+ * @property {boolean} [hidden]  text of hidden elements was left out of `text` (docs/internals/protocol.md)
  * @property {string} [editor]   the code editor whose model (or EditContext) the selection was read
  *                            from: "monaco", "codemirror", "editcontext", … (content/editor_selection.js)
  * @property {boolean} [partial] the editor holds more of the selection than the DOM showed, and
@@ -128,7 +128,7 @@ export const STATUS_KEY = "status";
  */
 
 /**
- * What one frame's content script reports (docs/protocol.md "Inside the extension").
+ * What one frame's content script reports (docs/internals/protocol.md "Inside the extension").
  * @typedef {object} FrameReport
  * @property {boolean} isTop
  * @property {boolean} hasFocus      document.hasFocus()
@@ -205,6 +205,6 @@ export const STATUS_KEY = "status";
  * @property {number} [retryAt]   when the next connection attempt is due (ms since the epoch)
  * @property {VersionMismatch} [versionMismatch]  set while connected to a native host whose
  *   protocol (major.minor) or webctx version differs from this extension's
- *   (docs/extension.md "Version mismatch")
+ *   (docs/internals/extension.md "Version mismatch")
  * @property {number} at          when this status was written (ms since the epoch)
  */

@@ -7,7 +7,7 @@ desktop side lives in `host/`, `stdio/` and the `webctx` CLI (`cli/`). What both
 Modules: `__main__` (what the browser runs), `errors` (the error tree), `paths` (where webctx keeps
 things), `log_files` (private log folder and files); packages: `protocol`, `provider`, `host`,
 `stdio`, `cli`, `install`, `conformance`, `demo`
-(docs/native-host.md has a row for every module).
+(docs/internals/native-host.md has a row for every module).
 """
 
 NATIVE_HOST_NAME = "webctx.native_host"

@@ -59,7 +59,7 @@ ROLES: Final[dict[str, str]] = {
     "tests/support": "what tests and benchmarks share: fake requester, descriptors, servers, processes",
     "scripts": "setup.sh, test.sh (every check), layering.py, layout.py",
     "bench": "benchmarks against the MCP floor; results in bench/README.md",
-    "docs": "design.md, protocol.md, extension.md, native-host.md, conformance.md, troubleshooting.md",
+    "docs": "design.md; pages for users and host developers (README.md: which for whom); internals/",
 }
 """Folders that are not Python packages → their role (STYLE.md "Layout"). Only folders that exist
 are listed; extension/ and tests/ show their subfolders, the others only themselves."""

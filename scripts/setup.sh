@@ -57,7 +57,7 @@ sha256() {
 case "$(uname -s)" in
   Linux) os=linux ;;
   Darwin) os=macos ;;
-  *) fail "this script sets up Linux and macOS. Elsewhere, install webctx from a package (docs/native-host.md, Install)." ;;
+  *) fail "this script sets up Linux and macOS. Elsewhere, install webctx from a package (docs/internals/native-host.md, Install)." ;;
 esac
 
 # 0. Python >= 3.11: webctx needs it, and the browser lookup below is webctx's own table.

@@ -1,5 +1,5 @@
 // The parts of the page its document clone leaves out, folded into that clone where the user sees
-// them (docs/extension.md "The page's text"): shadow roots, open and closed (a Lit component's
+// them (docs/internals/extension.md "The page's text"): shadow roots, open and closed (a Lit component's
 // text), with each `<slot>` showing the light-DOM nodes assigned to it; and frames whose document
 // this one can reach (same origin, `srcdoc`, `about:blank`: a TinyMCE editor's iframe), whose
 // body takes the `<iframe>`'s place. A classic script of the isolated world, injected before

@@ -1,5 +1,5 @@
 // webctx content script, part 2b (see namespace.js for the map): the selection of code editors
-// that keep their text outside the DOM (docs/extension.md "Code editors").
+// that keep their text outside the DOM (docs/internals/extension.md "Code editors").
 //
 //   selection.js read() ──► read(active, domRead): when the focus is in a code editor
 //     1. ask the main world (main_world/editor_adapters.js) by a synchronous event on the focused

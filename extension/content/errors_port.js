@@ -1,5 +1,5 @@
 // webctx content script, isolated world, top frame, document_start: the private channel that
-// main_world/native_errors.js sends a page tool's error texts down (docs/extension.md "The page's
+// main_world/native_errors.js sends a page tool's error texts down (docs/internals/extension.md "The page's
 // error text under native WebMCP").
 //
 //   here: MessageChannel ── port1 kept for webmcp_errors.js (globalThis.__webctxErrorsPort)

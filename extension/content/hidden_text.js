@@ -1,5 +1,5 @@
 // Which parts of the page the user cannot see, decided on the LIVE document (its computed style
-// and layout) and applied to a clone of it (docs/protocol.md "page.read"; docs/native-host.md
+// and layout) and applied to a clone of it (docs/internals/protocol.md "page.read"; docs/internals/native-host.md
 // "Threat model", "Hidden page text"). Readability and turndown work on a clone, which has no
 // style or layout: without this, text hidden by a stylesheet (a class with `display: none`,
 // `opacity: 0`, off-screen positioning, a 1 px font, text the colour of its background, the

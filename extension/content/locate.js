@@ -28,7 +28,7 @@
   /** @typedef {import("../service_worker/location.js").Measured} Measured */
 
   /** Rect fragments sent per element at most, after dropping those beyond one viewport of this
-   * frame's viewport (docs/protocol.md "location": long selections). */
+   * frame's viewport (docs/internals/protocol.md "location": long selections). */
   const MAX_RECTS = 2000;
   const isTop = window === window.top;
 

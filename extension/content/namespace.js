@@ -6,7 +6,7 @@
 //                  PINs; one-time codes): the one rule the parts below and page_text.js use
 //   text_clean.js, hidden_text.js  the page text's rules (invisible characters; what the page
 //                  hides), also loaded here for the selection: they define functions, nothing runs
-//   visible_text.js  what of a selected Range the user can see (docs/protocol.md)
+//   visible_text.js  what of a selected Range the user can see (docs/internals/protocol.md)
 //   selection.js   the selection: DOM ranges (shadow roots, contenteditable), input/textarea offsets
 //   editor_selection.js  the selection of code editors that keep their text outside the DOM
 //                  (Monaco, CodeMirror 6, any EditContext editor), with main_world/editor_adapters.js
@@ -121,7 +121,7 @@
  */
 
 /**
- * user_input.js: whose the selection is (docs/protocol.md "Only the user's selection").
+ * user_input.js: whose the selection is (docs/internals/protocol.md "Only the user's selection").
  * @typedef {object} WebctxUserInputPart
  * @property {() => boolean} changed  the selection changed (an event): whether it is the user's now
  * @property {() => boolean} isUsers  whether the selection as it is now is the user's

@@ -1,5 +1,5 @@
 // The page's readable text as Markdown (design.md §2 "The page on demand"; design:
-// docs/extension.md "The page's text"). A classic script of the isolated world, top frame only,
+// docs/internals/extension.md "The page's text"). A classic script of the isolated world, top frame only,
 // injected on demand by the worker, after the files it uses, in this order (PAGE_TEXT_FILES):
 //
 //   vendor/readability/Readability.js               Readability   (the article, Firefox Reader View)

@@ -1,7 +1,7 @@
 // webctx content script, part 4 (see namespace.js for the map): this frame's report.
 //
 //   report()          {isTop, hasFocus, url, lang?, selection, selectionAt, focus, hover, token,
-//                     parentToken?} (docs/protocol.md "FrameReport"); the worker pulls it from
+//                     parentToken?} (docs/internals/protocol.md "FrameReport"); the worker pulls it from
 //                     every frame with chrome.scripting.executeScript at `current`
 //   `frame.changed`   pushed on selection, focus, hover and input changes (throttled, leading
 //                     and trailing edge), so the worker rarely needs the pull; `report: {gone,
@@ -10,7 +10,7 @@
 //                     without its text and marked `pending`, then nothing more per keystroke; the
 //                     text goes once typing pauses for FIELD_PUSH_MS. While `pending`, the worker
 //                     pulls the report at `current` (selections.js), so `current` stays fresh and a
-//                     keystroke in a 1 MB textarea costs next to nothing (docs/extension.md)
+//                     keystroke in a 1 MB textarea costs next to nothing (docs/internals/extension.md)
 //   token             a random id for this document (ns.token): keys it where the browser has no
 //                     documentId (Firefox) and links frames: each frame learns its parent's token
 //                     by postMessage ({webctxFrameToken}; only to child frames of this window),

@@ -1,5 +1,5 @@
 // webctx content script, part 1b (see namespace.js for the map): which fields are secret. The one
-// rule for selection.js, focus_hover.js and page_text.js (docs/extension.md "Secret fields").
+// rule for selection.js, focus_hover.js and page_text.js (docs/internals/extension.md "Secret fields").
 //
 // A field (input, textarea or contenteditable host) is secret when any of these hold:
 //   - its `autocomplete` names a secret: current-password, new-password, one-time-code, cc-*;
@@ -31,7 +31,7 @@
    * "pineapple", "spinner", "Spinat" and "pinned" are not; "card" alone or "code" alone is not a
    * secret (a gift card message, a zip or promo code). English, then the words of German, French,
    * Spanish, Italian, Portuguese, Dutch, Polish, Swedish, Danish/Norwegian, Finnish, Czech and
-   * Turkish forms (docs/extension.md "Secret fields"); other languages are a known limit.
+   * Turkish forms (docs/internals/extension.md "Secret fields"); other languages are a known limit.
    */
   const SECRET_WORDS = new RegExp(
     "(?:^| )(?:" +

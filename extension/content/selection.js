@@ -3,7 +3,7 @@
 // `read()` gives the selection of this document: the DOM selection (open, closed and nested shadow
 // roots included: `shadowRange`; `field` set inside a contenteditable) or the one inside the focused input/textarea
 // (`selectionStart/End`). A Selection is {key, text, before, after, length, field?}
-// (docs/protocol.md); `key` names this document's live Range (or a field's offsets, moved on
+// (docs/internals/protocol.md); `key` names this document's live Range (or a field's offsets, moved on
 // `input`), so the worker keeps one id per passage. report.js pushes and pulls it.
 // Over 400 lines: DOM, shadow-root and field selections share one key space and `current`; what
 // of a Range the user can see is content/visible_text.js, not here.
@@ -23,7 +23,7 @@
 
   /** @typedef {import("../protocol.js").Selection} Selection */
 
-  /** Pre-cap so a giant selection never crosses the message channel whole (docs/protocol.md). */
+  /** Pre-cap so a giant selection never crosses the message channel whole (docs/internals/protocol.md). */
   const MAX_TEXT_CHARS = 65536;
   /** `before` / `after` length, in UTF-16 code units (design.md §2). */
   const CONTEXT_CHARS = 200;
@@ -101,7 +101,7 @@
     current = { key, range, anchorNode, anchorOffset, field: null, backward: found?.backward ?? false };
     remember(key, range);
 
-    // Only what the user can see (docs/protocol.md "Only what the user can see"): text of hidden
+    // Only what the user can see (docs/internals/protocol.md "Only what the user can see"): text of hidden
     // elements is left out, invisible characters are stripped; one judge (its cache) per read.
     const judge = hiddenText.textJudge(document);
     const seen = visible.rangeText(range, MAX_TEXT_CHARS, isPageText, judge);
@@ -153,7 +153,7 @@
     fieldRanges.set(key, { field: new WeakRef(field), start, end, value });
     if (fieldRanges.size > MAX_RANGES) fieldRanges.delete(/** @type {number} */ (fieldRanges.keys().next().value));
     // A value has no hidden parts (what the user typed or sees in the field), but it may hold
-    // invisible characters a page put there: stripped like any selection's (docs/protocol.md).
+    // invisible characters a page put there: stripped like any selection's (docs/internals/protocol.md).
     const text = clean.stripInvisible(firstChars(full, MAX_TEXT_CHARS));
     if (text.length === 0) return forget();
     return {
@@ -175,7 +175,7 @@
    * selected text; `getComposedRanges({shadowRoots})` gives the range inside, given the roots.
    * The roots are found one level at a time: the host a boundary spans, then the host the range
    * inside that root spans, … (`spannedHosts`). Closed roots come from
-   * `chrome.dom.openOrClosedShadowRoot` (content scripts only; docs/extension.md).
+   * `chrome.dom.openOrClosedShadowRoot` (content scripts only; docs/internals/extension.md).
    * @param {globalThis.Selection} selection the document's selection, of type "Range" (its range may
    *   be collapsed before the host)
    * @returns {{range: Range, anchorNode: Node, anchorOffset: number, backward: boolean} | null}

@@ -1,5 +1,5 @@
-// What the page text never carries, whatever the page's markup (docs/protocol.md "page.read";
-// docs/native-host.md "Threat model", "Hidden page text"): characters the user cannot see, and HTML
+// What the page text never carries, whatever the page's markup (docs/internals/protocol.md "page.read";
+// docs/internals/native-host.md "Threat model", "Hidden page text"): characters the user cannot see, and HTML
 // the page only displayed as text. A classic script of the isolated world, injected before
 // content/page_text.js (PAGE_TEXT_FILES) and loaded by the manifest for the selection's text
 // (content/selection.js); it only sets `globalThis.webctxTextClean`, so a second injection is harmless. Pure string work, node-tested: extension/test/page_text.test.js.

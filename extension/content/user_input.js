@@ -1,5 +1,5 @@
 // webctx content script, part 3b (see namespace.js for the map): what the user did, as opposed to
-// what the page's own script did (docs/protocol.md "Only the user's selection").
+// what the page's own script did (docs/internals/protocol.md "Only the user's selection").
 //
 // Listens, at window capture, for this document's trusted input (`event.isTrusted`: pointer,
 // mouse, touch and key presses and releases): a page cannot forge one, and cannot hide one from us,
@@ -23,7 +23,7 @@
    * How long after a trusted input a selection change still counts as the user's, ms. Long
    * enough for an editor that re-sets the selection in its own handler or a timer after the
    * gesture, and for a loaded machine's task delays; short enough that a page script acting
-   * seconds later is not taken for the user (docs/protocol.md).
+   * seconds later is not taken for the user (docs/internals/protocol.md).
    */
   const USER_WINDOW_MS = 1000;
   /**

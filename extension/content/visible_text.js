@@ -1,4 +1,4 @@
-// The text of a selection that the user can see (docs/protocol.md "Only what the user can see"):
+// The text of a selection that the user can see (docs/internals/protocol.md "Only what the user can see"):
 // the text nodes of a Range whose element is hidden (content/hidden_text.js `textJudge`, the same
 // rule as the page text) are left out, and invisible characters are stripped (content/text_clean.js
 // `stripInvisible`) by content/selection.js; and the text the user sees around it (`contextText`:

@@ -1,5 +1,5 @@
 // webctx content script, part 3b (see namespace.js for the map): the page's own error texts under
-// native WebMCP (docs/extension.md "The page's error text under native WebMCP").
+// native WebMCP (docs/internals/extension.md "The page's error text under native WebMCP").
 //
 //   main_world/native_errors.js ── {name, input, message} per failed execute ──► the private port
 //   content/errors_port.js made at document_start (globalThis.__webctxErrorsPort) ──► records here

@@ -1,5 +1,5 @@
 // webctx, the page's main world, every frame, document_start: read the selection of code editors
-// that keep their text outside the DOM (docs/extension.md "Code editors").
+// that keep their text outside the DOM (docs/internals/extension.md "Code editors").
 //
 //   content/editor_selection.js (isolated) ──CustomEvent "webctx-editor-ask" on the focused element──►
 //   here (window, capture): the first adapter whose `root` selector holds the element reads the
@@ -12,7 +12,7 @@
 // synchronously (on every selectionchange push and at `current`), and an event dispatched on an
 // element runs every world's listeners before dispatchEvent returns.
 //
-// An adapter (the contract, docs/extension.md "Code editors"):
+// An adapter (the contract, docs/internals/extension.md "Code editors"):
 //   {editor: "name", root: "CSS selector of the editor's outer element",
 //    input: "CSS selector of the element that has the focus while the user edits (not its find box)",
 //    layer: "CSS selector, inside root, of the elements the editor draws the selection with",

@@ -386,7 +386,7 @@
   const POLICY_TIMEOUT_MS = 2000;
   // Gecko (Firefox) does not origin-key agent clusters: window.originAgentCluster is false on
   // every page, so Chromium's rule would refuse them all. There the polyfill refuses once this
-  // document has set document.domain, the relaxation the rule exists for (docs/extension.md).
+  // document has set document.domain, the relaxation the rule exists for (docs/internals/extension.md).
   const gecko = typeof (/** @type {{mozInnerScreenX?: unknown}} */ (/** @type {unknown} */ (window))).mozInnerScreenX === "number";
   let domainSet = false;
   if (gecko) watchDomainSetter();

@@ -1,4 +1,4 @@
-// A PDF's text as the Page's Markdown (docs/extension.md "A PDF's text"; design.md §1.3): pure
+// A PDF's text as the Page's Markdown (docs/internals/extension.md "A PDF's text"; design.md §1.3): pure
 // string work on what pdf.js's getTextContent gives, page by page, under the same cap as any
 // page's text. Imported by offscreen/pdf_text.js (which runs pdf.js) and node-tested
 // (extension/test/pdf_markdown.test.js).

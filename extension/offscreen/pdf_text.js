@@ -1,4 +1,4 @@
-// The offscreen document that reads a PDF's text (docs/extension.md "A PDF's text"). The service
+// The offscreen document that reads a PDF's text (docs/internals/extension.md "A PDF's text"). The service
 // worker cannot run pdf.js: it has no `Worker` for pdf.js's parser and no dynamic `import()`, and
 // importing pdf.js statically would load 1.7 MB at every worker start. This page can do both, and
 // it starts only when a PDF's text is read (service_worker/pdf_text.js creates and closes it).

@@ -8,7 +8,7 @@
 //
 // The feed lives in memory: the worker stays alive while the native port is connected, and a new
 // port is a new native host whose own record (provider/activity.py) starts empty too. Entries hold
-// ids, roles, page titles and the client's self-declared name, never content (docs/protocol.md).
+// ids, roles, page titles and the client's self-declared name, never content (docs/internals/protocol.md).
 
 /** Entries kept, newest first (the host keeps as many). */
 export const MAX_ACTIVITY = 50;

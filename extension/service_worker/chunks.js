@@ -1,4 +1,4 @@
-// Reassembly of `chunk` frames from the native host (docs/protocol.md, the `chunk` row): a message over the
+// Reassembly of `chunk` frames from the native host (docs/internals/protocol.md, the `chunk` row): a message over the
 // browser's 1 MiB host→extension limit comes as `chunk {of, index, count, data}` frames, whose
 // `data` joined in index order is the message's JSON. Pure: native_port.js hands each `chunk`
 // here and handles a completed message as if it had arrived whole.

@@ -9,7 +9,7 @@
 //                     ▼
 //   Decision: "allow" | "deny" | "closed" | "timeout" | "cancelled" | "gone"; the window closes.
 //
-// Which tools ask (decided in docs/extension.md): only those whose page marks them
+// Which tools ask (decided in docs/internals/extension.md): only those whose page marks them
 // `consequentialHint: true` (WebMCP annotations); a tool without
 // `readOnlyHint` does not ask, or nearly every page tool would.
 //

@@ -1,4 +1,4 @@
-// `current`: the Application element built from what the worker holds (design.md §2, docs/protocol.md
+// `current`: the Application element built from what the worker holds (design.md §2, docs/internals/protocol.md
 // "The tree", "Pushed tree").
 //
 //   host `current` (it has no complete pushed tree) ──► answer()      active tabs that need it pulled
@@ -61,7 +61,7 @@ export class Current {
   }
 
   /**
-   * The Application element (docs/protocol.md "The tree"), and whether one of this profile's
+   * The Application element (docs/internals/protocol.md "The tree"), and whether one of this profile's
    * windows has the browser's focus now (for the native host that merges several profiles' trees,
    * design.md §3): `current` from the host, which asks only when it has no complete pushed tree. A pull
    * may bring frame reports the last push lacked: the pushed tree follows.

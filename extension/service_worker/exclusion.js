@@ -1,5 +1,5 @@
 // Which frame reports and tabs `current` may show, and what `page.read` refuses, by the one rule
-// of settings.js isExcluded (the document's origin and address: docs/protocol.md "Excluded
+// of settings.js isExcluded (the document's origin and address: docs/internals/protocol.md "Excluded
 // sites"). Applied at every build to pushed and pulled reports alike, so a report pulled right
 // after a page loads is filtered exactly as a pushed one, and a settings change applies to what
 // is already stored.

@@ -1,4 +1,4 @@
-// Pure: the map through a CSS-transformed <iframe> (docs/protocol.md "location",
+// Pure: the map through a CSS-transformed <iframe> (docs/internals/protocol.md "location",
 // CSS-transformed iframes). location.js `levelMove` uses it for each level of a climb.
 //
 //   content/locate.js   the iframe's bounding box, its layout size and content inset, the computed

@@ -1,4 +1,4 @@
-// Element ids for one native-host instance (design.md §2, docs/protocol.md "The tree").
+// Element ids for one native-host instance (design.md §2, docs/internals/protocol.md "The tree").
 //
 // Pure: no chrome.* here, so node tests import it. The registry lives in the worker's memory:
 // the worker stays alive while the native port is connected (Chromium ≥ 105), and a new port
@@ -54,7 +54,7 @@ export class IdRegistry {
 
   /**
    * The browser's tab ids are never reused within a browser session, and a reload keeps the tab,
-   * so a reloaded page keeps its `tab-<n>` (docs/protocol.md).
+   * so a reloaded page keeps its `tab-<n>` (docs/internals/protocol.md).
    * @param {number} tabId the browser's tab id
    * @returns {string} `tab-<n>`
    */

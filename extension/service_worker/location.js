@@ -1,4 +1,4 @@
-// Pure geometry for the `location` tool (design.md §1.2, docs/protocol.md "location").
+// Pure geometry for the `location` tool (design.md §1.2, docs/internals/protocol.md "location").
 //
 //   content script (the element's frame)      rects in that frame's viewport, CSS px; its depth
 //   each parent frame's content script         its <iframe>'s content-box offset and its viewport
@@ -17,7 +17,7 @@ import { frameMap, mapRect } from "./frame_transform.js";
 /** @typedef {{x: number, y: number, w: number, h: number}} Rect */
 
 /**
- * What the top frame's content script measures about its window (docs/protocol.md).
+ * What the top frame's content script measures about its window (docs/internals/protocol.md).
  * @typedef {object} ViewportMetrics
  * @property {number} innerWidth     the top viewport, CSS px (window.innerWidth)
  * @property {number} innerHeight
@@ -166,7 +166,7 @@ function round2(v) {
 }
 
 /**
- * A measurement the top frame's content script returns for one element (docs/protocol.md).
+ * A measurement the top frame's content script returns for one element (docs/internals/protocol.md).
  * @typedef {object} Measured
  * @property {"ok" | "gone"} status
  * @property {Rect[]} [rects]    CSS px in the top viewport (already moved through every iframe)
@@ -232,7 +232,7 @@ export function isFrameTransform(value) {
  * One level of a climb: how a rect of the child frame moves into its parent frame, and the
  * iframe's content box there (the clip). Without a transform: moved by (dx, dy). With one: through
  * `frameMap`; where that has no answer, every rect becomes the iframe's bounding box (documented:
- * docs/protocol.md "location", transformed frames).
+ * docs/internals/protocol.md "location", transformed frames).
  * @param {FrameOffset} level
  * @returns {{move: (r: Rect) => Rect, content: Rect}}
  */
@@ -320,7 +320,7 @@ export function pageAnswer(measured, tab) {
 export const MAX_ANSWER_RECTS = 500;
 
 /**
- * The rects worth sending for an element (docs/protocol.md "location": long selections): those
+ * The rects worth sending for an element (docs/internals/protocol.md "location": long selections): those
  * within one viewport of the viewport (the band 3 viewports wide and tall around it), at most
  * MAX_ANSWER_RECTS; when none is, the one nearest to the viewport, so a host still learns where an
  * element scrolled far away lies. Input and output in the top viewport's CSS px, order kept.

@@ -1,4 +1,4 @@
-// Answers `location` requests from the native host (design.md §1.2, docs/protocol.md "location").
+// Answers `location` requests from the native host (design.md §1.2, docs/internals/protocol.md "location").
 //
 //   id ──ids.resolve──► window: chrome.windows bounds (already points)
 //                       tab / selection / frame / field / hover:

@@ -24,7 +24,7 @@
 // Every listener is registered synchronously at the top level, so an event that starts the
 // worker is never missed; handlers await the one `ready` promise. The id registry lives in
 // memory: the worker stays alive while the native port is connected, and a new port is a new
-// native host process and instance, whose ids start over anyway (docs/extension.md).
+// native host process and instance, whose ids start over anyway (docs/internals/extension.md).
 
 import * as api from "./browser_api.js";
 import { IdRegistry } from "./ids.js";
@@ -290,7 +290,7 @@ async function routeNativeRequest(message) {
     case LOCATION:
       await ready;
       return locator.locate(message.elementId);
-    case PING: // bench only (docs/protocol.md): no work, or one page-channel round trip
+    case PING: // bench only (docs/internals/protocol.md): no work, or one page-channel round trip
       return message.page === true ? pingPage() : {};
     case TOOLS_CALL:
       return pageTools.call(message);
@@ -341,7 +341,7 @@ function routeRuntimeMessage(message, sender) {
   // without what the page did while it was excluded.
   const keptHidden = excluded && !hiddenIncognito && (type === FRAME_CHANGED || type === TOOLS_REPORT || type === TOOLS_FRAME);
   if ((hiddenIncognito || excluded) && !keptHidden) {
-    // Incognito (unless opted in) is never reported (docs/protocol.md). What such a frame reported before
+    // Incognito (unless opted in) is never reported (docs/internals/protocol.md). What such a frame reported before
     // is stale from now on: the tab is pulled if it may be shown again.
     if (type === FRAME_CHANGED) selections.dropped(sender);
     return undefined;

@@ -1,4 +1,4 @@
-// The native messaging port to webctx.native_host (design.md §4, docs/protocol.md).
+// The native messaging port to webctx.native_host (design.md §4, docs/internals/protocol.md).
 //
 // connect → hello (w-<n>) → result {instance, protocol, version} → "connected" (with
 // `versionMismatch` when the two sides' versions differ: `versionMismatch`); host requests go to `onRequest`;
@@ -19,7 +19,7 @@ import { UPDATE_EXTENSION_FIX, UPDATE_HOST_FIX } from "../wire.js";
 
 /** How long the host may take to answer hello (it answers before its slow imports). */
 export const HELLO_TIMEOUT_MS = 5000;
-/** Reconnect backoff (docs/protocol.md): 0.5 s, doubling, capped at 30 s … */
+/** Reconnect backoff (docs/internals/protocol.md): 0.5 s, doubling, capped at 30 s … */
 export const RECONNECT_INITIAL_MS = 500;
 export const RECONNECT_MAX_MS = 30_000;
 /** … and back to 0.5 s after a connection that stayed up this long. */
@@ -332,7 +332,7 @@ export class NativePort {
 
   /**
    * `provider.ready {port, viaProvider?}`: the popup shows the port; with `viaProvider`, our host
-   * stands by and the port is the browser's provider's (another profile's host, docs/protocol.md).
+   * stands by and the port is the browser's provider's (another profile's host, docs/internals/protocol.md).
    * @param {NativeMessage} message
    */
   async #onProviderReady(message) {

@@ -1,4 +1,4 @@
-// One long-lived port per document between the worker and its content script (docs/extension.md
+// One long-lived port per document between the worker and its content script (docs/internals/extension.md
 // "Page channel"), for everything the worker asks a page: `location.get` (locator.js) and
 // `tools.run`/`tools.abort` (page_tool_router.js). A `chrome.tabs.sendMessage` opens a message
 // channel per call (the browser sets up and tears down a port each time); measured from the

@@ -1,5 +1,5 @@
 // The page text of frames the top document cannot reach (another origin), put where they show
-// (docs/extension.md "The page's text"). content/page_text.js, asked with `frames: true`, leaves
+// (docs/internals/extension.md "The page's text"). content/page_text.js, asked with `frames: true`, leaves
 // a marker in its Markdown for each such frame, naming the frame's document by its content-script
 // token (content/report.js); here each marked frame whose site is not excluded (settings.js
 // isExcluded, by the document's own address and origin, as exclusion.js judges frames) is read in

@@ -1,4 +1,4 @@
-// `page.read` (design.md §2 "The page on demand"; docs/protocol.md "Page resources (worker
+// `page.read` (design.md §2 "The page on demand"; docs/internals/protocol.md "Page resources (worker
 // side)"): a Page's readable text or a screenshot of its visible part, read when a desktop host
 // reads the Page's resource_link (tree.js `pageLinks`), never before. Over 400 lines: the
 // checks, their refusal sentences and the reads are one contract; the image work is in
@@ -116,7 +116,7 @@ export class PageReader {
    * @param {Record<string, unknown>} message  `{pageId, kind: "text" | "screenshot", maxBytes?}`
    * @returns {Promise<TextResult | ScreenshotResult>}
    * @throws {RequestError} unknown_page, page_gone, switched_off, not_shared, not_capturable,
-   *   read_failed (docs/protocol.md); unknown_type for a kind other than text / screenshot
+   *   read_failed (docs/internals/protocol.md); unknown_type for a kind other than text / screenshot
    */
   async read(message) {
     const { kind } = message;

@@ -1,4 +1,4 @@
-// Page tools in the worker: the traffic (design.md §5, docs/protocol.md "Page tools").
+// Page tools in the worker: the traffic (design.md §5, docs/internals/protocol.md "Page tools").
 //
 //   content script ── tools.report ──► report() ──► PageToolStore (page_tools.js, pure)
 //   tab/window events, a page's visibilitychange, window-state poll (main.js) ──► scheduleChanged() ──► tools.changed

@@ -1,4 +1,4 @@
-// Page tools in the worker (design.md §5, docs/protocol.md "Page tools").
+// Page tools in the worker (design.md §5, docs/internals/protocol.md "Page tools").
 //
 //   content script ── tools.report {tools, omitted} ──► PageToolStore.report()   (shape/size checked)
 //   windows + tabs + ids + names ──► exposedTools() ──► tools.changed {tools} to the native host

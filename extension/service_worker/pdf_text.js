@@ -1,4 +1,4 @@
-// A PDF's text for `page.read` (design.md §1.3; docs/extension.md "A PDF's text"): the tab shows
+// A PDF's text for `page.read` (design.md §1.3; docs/internals/extension.md "A PDF's text"): the tab shows
 // a PDF (its top document's contentType is application/pdf, page_read.js asks), so the worker has
 // the PDF read again by pdf.js in the offscreen document (offscreen/pdf_text.js: why not here).
 //

@@ -4,7 +4,7 @@
 // as PNG (JPEG when the PNG would be over 1.5 MiB), in base64. No chrome.* here: the capture
 // itself is browser_api.js `captureVisibleTab`. Pure parts (scaledSize, bytesToBase64, pngSize,
 // CapturePacer) are node-tested (extension/test/page_read.test.js); shrinkScreenshot runs in a
-// real Chromium in tests/e2e/test_page_read_worker.py. docs/extension.md "The page on demand".
+// real Chromium in tests/e2e/test_page_read_worker.py. docs/internals/extension.md "The page on demand".
 
 /** A screenshot's longest side after scaling, in image pixels (design16: enough to read text). */
 export const MAX_SCREENSHOT_SIDE = 1600;

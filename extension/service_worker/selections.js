@@ -1,4 +1,4 @@
-// What the content scripts of every frame report, per tab (docs/protocol.md "Inside the extension").
+// What the content scripts of every frame report, per tab (docs/internals/protocol.md "Inside the extension").
 //
 // Two paths feed it: content scripts push `frame.changed` with their whole FrameReport (leading
 // and trailing edge, throttled), and at `current` the worker pulls every frame of the active tab
@@ -23,7 +23,7 @@ import { MAX_TITLE_CHARS, MAX_URL_CHARS } from "./text_limits.js";
 /** @typedef {import("../protocol.js").FrameReport} FrameReport */
 /** @typedef {import("./pointing.js").StoredFrame} StoredFrame */
 
-/** How long the worker waits for one tab's pull (docs/protocol.md). */
+/** How long the worker waits for one tab's pull (docs/internals/protocol.md). */
 export const SELECTION_PULL_TIMEOUT_MS = 300;
 
 /** A tab whose last push is older than this has settled: its pushed value is trusted (ms). */

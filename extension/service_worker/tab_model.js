@@ -1,5 +1,5 @@
 // An in-memory model of the browser's windows and tabs, so `current` and `location` need not call
-// chrome.windows.getAll({populate: true}) per request (20 ms at 500 tabs; docs/extension.md "Tab
+// chrome.windows.getAll({populate: true}) per request (20 ms at 500 tabs; docs/internals/extension.md "Tab
 // model").
 //
 //   seed: windows.getAll({populate: true}) once (worker start, port open, or after the model

@@ -1,4 +1,4 @@
-// Builds the Application element that answers `current` (design.md §2, docs/protocol.md "The tree").
+// Builds the Application element that answers `current` (design.md §2, docs/internals/protocol.md "The tree").
 //
 // Pure: it takes a snapshot of windows, tabs and selections plus the id registry, and returns
 // plain JSON. No chrome.* here, so node tests cover every rule: focus path, visible, budgets,
@@ -209,7 +209,7 @@ function pageElement(tab, win, snapshot, ids, maxBytes, showHover) {
 const LINKABLE_URL = /^(https?|file):/i;
 
 /**
- * The resource_links of a Page (design.md §2 "The page on demand"; docs/protocol.md "Page
+ * The resource_links of a Page (design.md §2 "The page on demand"; docs/internals/protocol.md "Page
  * resources (worker side)"): its readable text when `pageText` is on, a screenshot of its visible
  * part when `screenshots` is on and it is its window's active tab; none for a browser-internal
  * page. Nothing is read here: a desktop host reads a link with `resources/read`, which the native

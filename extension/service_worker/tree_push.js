@@ -1,5 +1,5 @@
 // The pushed tree: the worker keeps the native host's copy of the `current` answer up to date, so
-// the host answers `current` without a round trip (docs/protocol.md "Pushed tree").
+// the host answers `current` without a round trip (docs/internals/protocol.md "Pushed tree").
 //
 //   anything the tree shows may have changed (tab model, focus, frame reports, page tools,
 //   settings, the window-state poll, a new instance) ──► schedule()   (coalesced: one timer)

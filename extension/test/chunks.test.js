@@ -1,4 +1,4 @@
-// node --test: reassembly of the host's `chunk` frames (chunks.js, docs/protocol.md `chunk`).
+// node --test: reassembly of the host's `chunk` frames (chunks.js, docs/internals/protocol.md `chunk`).
 import assert from "node:assert/strict";
 import test from "node:test";
 

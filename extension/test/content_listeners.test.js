@@ -23,7 +23,7 @@ test("content scripts add document and window listeners only through ns.listen",
 
 test("every content script starts at document_start", () => {
   // A document_end or document_idle injection holds back the page's load event while Chromium
-  // lays out and paints a big page first (docs/extension.md "When the content scripts start").
+  // lays out and paints a big page first (docs/internals/extension.md "When the content scripts start").
   const manifest = JSON.parse(readFileSync(new URL("../manifest.json", import.meta.url), "utf8"));
   const late = manifest.content_scripts.filter((/** @type {{run_at?: string}} */ entry) => entry.run_at !== "document_start");
   assert.deepEqual(late, []);

@@ -130,7 +130,7 @@ test("pushedTree waits for a tab that must be pulled, and pulls the unseen ones 
 });
 
 test("pushedTree pulls a tab in the background only once it has loaded", async () => {
-  // An executeScript pull into a loading document holds back its load event (docs/extension.md
+  // An executeScript pull into a loading document holds back its load event (docs/internals/extension.md
   // "When the content scripts start"); the tab's "complete" update schedules the push again.
   const { current, calls, tabs } = currentWith({ complete: false });
   tabs.tabUpdated(10, tab(10, 1, 0, { active: true, status: "loading" }));

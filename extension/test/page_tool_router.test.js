@@ -1,6 +1,6 @@
 // node --test: page-tool calls routed by document key where the browser gives no documentId
 // (Firefox): the page channel's port keyed by its `{hello: token}`, the report by its token, and
-// the fallback by frame id + documentToken (docs/extension.md "Page tools in Firefox").
+// the fallback by frame id + documentToken (docs/internals/extension.md "Page tools in Firefox").
 import assert from "node:assert/strict";
 import test from "node:test";
 

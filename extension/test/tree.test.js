@@ -1,4 +1,4 @@
-// node --test: the element tree answering `current` (design.md §2, docs/protocol.md "The tree").
+// node --test: the element tree answering `current` (design.md §2, docs/internals/protocol.md "The tree").
 import assert from "node:assert/strict";
 import test from "node:test";
 

@@ -17,7 +17,7 @@ key-derived id; the host manifest in each browser's folder (valid JSON, the righ
 absolute, existing, executable path, allowed_origins holding the extension id); the launcher's
 interpreter and that it imports native_host; the providers folder's permissions; descriptors whose
 listener is gone; and a running browser whose provider answers `current` with its token. Exit
-status 1 when any link is broken. The README's troubleshooting section lists the same checks.
+status 1 when any link is broken. docs/troubleshooting.md lists the same checks, symptoms and fixes.
 """
 
 

@@ -1,5 +1,5 @@
 """`webctx read ID [--screenshot] [--out FILE]`: a page's readable text (Markdown) or a screenshot of
-its tab, read through the provider's MCP resources as a desktop host reads them (docs/protocol.md
+its tab, read through the provider's MCP resources as a desktop host reads them (docs/hosts.md
 "Page resources").
 
 ID is a Page id as `webctx context` prints it (`tab-3`), made into

@@ -19,7 +19,7 @@ FIREFOX_STEPS: Final = (
     "`webctx extension-path --firefox` prints from about:debugging (This Firefox, Load Temporary "
     "Add-on), open a page, then run `webctx context`."
 )
-"""How to try webctx with Firefox, which `webctx demo` cannot start (README "Install")."""
+"""How to try webctx with Firefox, which `webctx demo` cannot start (docs/install.md)."""
 
 INSTALL_FIXES: Final[dict[OsName, str]] = {
     "linux": "sudo apt-get install chromium",

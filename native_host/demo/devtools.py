@@ -225,7 +225,7 @@ def select_by_triple_click(pipe: DevToolsPipe, session: str, element_id: str) ->
     """Once the page the `session` is attached to has loaded, triple-click the first line of the
     element with id `element_id` (`Input.dispatchMouseEvent`, input the page sees as trusted):
     the extension reports only a selection the user's own input made, never one a page script
-    made (docs/protocol.md "Only the user's selection"). Coordinates are CSS px in the viewport.
+    made (docs/internals/protocol.md "Only the user's selection"). Coordinates are CSS px in the viewport.
     Raises DevToolsError when the element has no box within DEVTOOLS_TIMEOUT_S."""
     where = f"""new Promise((resolve) => {{
       const measure = () => {{

@@ -108,7 +108,7 @@ CHECKS: Final[tuple[CheckInfo, ...]] = (
     CheckInfo("versions", "extension and native host are one webctx release and protocol",
               'The popup says "Version mismatch: …".', "Update the side the message names."),
 )
-"""Every check `doctor` runs, in order (README "Troubleshooting" is generated from this)."""
+"""Every check `doctor` runs, in order (docs/troubleshooting.md's table is generated from this)."""
 
 
 # ---------------------------------------------------------------------------------------------

@@ -10,7 +10,7 @@ check_versions(m)    the extension's `version` equals the Python package's (`nat
 
 Why no `key`: the Chrome Web Store and Edge Add-ons refuse an upload whose manifest has one and
 give the item their own id, so a store install needs `webctx install --extension-id <store id>`
-(docs/native-host.md "Release"). Firefox's build is `install/firefox.py`'s manifest (no `key`
+(docs/internals/native-host.md "Release"). Firefox's build is `install/firefox.py`'s manifest (no `key`
 either; the id is `browser_specific_settings.gecko.id`), left unsigned: addons.mozilla.org signs
 what is uploaded to it.
 

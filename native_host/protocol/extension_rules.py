@@ -1,6 +1,6 @@
 """The rules the extension applies to what pages give it, and the error codes its service worker
 answers with: written once here and generated into the extension (extension/wire.js and its
-classic-script twin content/wire.js, by scripts/gen_wire.py; docs/extension.md "Generated wire
+classic-script twin content/wire.js, by scripts/gen_wire.py; docs/internals/extension.md "Generated wire
 constants"). The host relies on them (hand-off sizes, the tools/list it builds, the codes it
 matches) even where only the extension enforces them.
 
@@ -35,7 +35,7 @@ content script reports at most this many, the worker lists at most this many; th
 in the Page's `attributes.toolsOmitted`."""
 
 MAX_TOOL_RESULT_BYTES: Final = 48 << 20
-"""Largest page-tool result: its text as a JSON string, in UTF-8 bytes (48 MiB; docs/protocol.md
+"""Largest page-tool result: its text as a JSON string, in UTF-8 bytes (48 MiB; docs/internals/protocol.md
 "Page tools"). The browser's 64 MiB per message, with room for the envelope; the content script
 and the worker both answer TOOL_RESULT_TOO_LARGE above it."""
 
@@ -85,8 +85,8 @@ INVALID_ID: Final = "invalid_id"
 PORT_CLOSED: Final = "port_closed"
 
 WORKER_ERROR_CODES: Final[dict[str, str]] = {
-    UNKNOWN_TYPE: "The host sent a request type the worker does not know (docs/protocol.md).",
-    DEADLINE_EXCEEDED: "A request got no reply within its deadline (docs/protocol.md).",
+    UNKNOWN_TYPE: "The host sent a request type the worker does not know (docs/internals/protocol.md).",
+    DEADLINE_EXCEEDED: "A request got no reply within its deadline (docs/internals/protocol.md).",
     INTERNAL_ERROR: "The worker failed while answering; the message says why, never page content.",
     UNKNOWN_ID: "`location`: this instance never issued the id (design.md §1.2).",
     INVALID_ID: "`location`: the id does not match protocol/base.py ID_PATTERN (design.md §1.2).",

@@ -1,5 +1,5 @@
 """Hand-off messages between the native hosts of one browser, and their limits (design.md §3 "Several
-profiles, one provider"; our addition, docs/native-host.md).
+profiles, one provider"; our addition, docs/internals/native-host.md).
 
 ```
 follower (standby host)                                              provider (holds the lock)
@@ -46,7 +46,7 @@ HANDOFF_PATH: Final = "/handoff"
 
 MAX_MESSAGE_BYTES: Final = 80 << 20
 """Largest WebSocket message either side accepts, in bytes: a page-tool result string may be
-48 MiB (docs/protocol.md "Page tools"; browser → host frames are up to 64 MiB), sent as UTF-8
+48 MiB (docs/internals/protocol.md "Page tools"; browser → host frames are up to 64 MiB), sent as UTF-8
 JSON. A reply that would be larger is sent as an `error` with code `result_too_large` instead,
 never as a message that would close the link. A `page.read` reply (a screenshot of at
 most 1600 px a side is ~3 MB of base64, a text at most 4 MiB) fits with room to spare."""
@@ -54,7 +54,7 @@ most 1600 px a side is ~3 MB of base64, a text at most 4 MiB) fits with room to 
 MAX_TREE_MESSAGE_BYTES: Final = 2 << 20
 """Largest message a follower may send unasked (`tree`, `tools.changed`) or as the reply to
 `current`/`location`, in bytes; only the reply to a `tools.call` or `page.read` may be larger (up
-to MAX_MESSAGE_BYTES). The extension's own tree at its caps (docs/protocol.md: 100 tabs a window,
+to MAX_MESSAGE_BYTES). The extension's own tree at its caps (docs/internals/protocol.md: 100 tabs a window,
 titles 1,024 and URLs 4,096 characters, 128 tool names a page) is about 1 MiB a window; a real one
 is tens of KiB (a 2 MiB `current` answer already takes ~1 s to encode and send on a busy
 machine). A larger message closes the link (1009) before it is read

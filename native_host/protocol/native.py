@@ -1,5 +1,5 @@
 """Native-messaging frames between the service worker and the native host, and their limits
-(design.md §4, §5; docs/protocol.md "Messages"). Just over 400 lines: one model per native-port message
+(design.md §4, §5; docs/internals/protocol.md "Messages"). Just over 400 lines: one model per native-port message
 type, together with the type list that scripts/gen_wire.py writes into extension/wire.js, so every
 message of the port has one home."""
 
@@ -28,7 +28,7 @@ MAX_JSON_DEPTH: Final = 100
 """Deepest nesting of JSON arrays and objects the host passes on from a page or the extension, in
 levels (`[]` and `{}` are 1, `[[1]]` is 2): a pushed or answered tree's `root`, another profile's
 tree, a `location` answer, a page tool's result and its `inputSchema` (the table
-of what happens above it: docs/protocol.md "Frames").
+of what happens above it: docs/internals/protocol.md "Frames").
 
 Why 100: the deepest tree the extension builds is 45 levels (Application > Window > Page > at most
 17 frame Groups (pointing.js MAX_FRAME_DEPTH) > focus box > Text with `content`, two levels per
@@ -77,13 +77,13 @@ NATIVE_MESSAGE_TYPES: Final = (
     "activity",
     "page.read",
 )
-"""Every `type` that crosses the native port (docs/protocol.md "Messages"). The extension takes this
+"""Every `type` that crosses the native port (docs/internals/protocol.md "Messages"). The extension takes this
 list and a constant per type (`tools.call` → TOOLS_CALL) from extension/wire.js, which
 scripts/gen_wire.py writes from it."""
 
 
 CURRENT_DEADLINE_MS: Final = 3000
-"""How long the host waits for the worker's reply to `current` (docs/protocol.md), in ms."""
+"""How long the host waits for the worker's reply to `current` (docs/internals/protocol.md), in ms."""
 
 
 class HelloExtension(IncomingFrame):
@@ -110,7 +110,7 @@ class HelloSettings(IncomingFrame):
 
 
 class Hello(IncomingFrame):
-    """worker → host, first message on a new port (docs/protocol.md). Answered with a `result`
+    """worker → host, first message on a new port (docs/internals/protocol.md). Answered with a `result`
     carrying a HelloReply before the host's `mcp` import finishes."""
 
     type: Literal["hello"]
@@ -169,7 +169,7 @@ PING_DEADLINE_MS: Final = 3000
 
 class PingRequest(HostRequest):
     """host → worker, bench only (native_host/provider/port/bench_ping.py): answered `result {}` at
-    once, so its round trip is native messaging alone (docs/protocol.md)."""
+    once, so its round trip is native messaging alone (docs/internals/protocol.md)."""
 
     type: Literal["ping"] = "ping"
     DEADLINE_MS: ClassVar[int] = PING_DEADLINE_MS
@@ -178,7 +178,7 @@ class PingRequest(HostRequest):
 
 
 LOCATION_DEADLINE_MS: Final = 3000
-"""How long the host waits for the worker's reply to `location` (docs/protocol.md), in ms."""
+"""How long the host waits for the worker's reply to `location` (docs/internals/protocol.md), in ms."""
 
 
 class LocationRequest(HostRequest):
@@ -276,7 +276,7 @@ of a 5.5 s read at load 15-21, over the 5 s first chosen."""
 
 class PageReadRequest(HostRequest):
     """host → worker: read Page `page_id` (as `current` answers it; a follower's prefix is taken off
-    on the way to it) as `kind` (docs/protocol.md "Messages"). `max_bytes` (text only): cap of the
+    on the way to it) as `kind` (docs/internals/protocol.md "Messages"). `max_bytes` (text only): cap of the
     Markdown in UTF-8 bytes (the worker clamps to [1024, 4 MiB]). Reply: `result` with a
     PageTextResult or PageScreenshotResult, or `error` with a code of protocol/resources.py
     REASON_WORDS."""
@@ -383,7 +383,7 @@ class ToolsChanged(IncomingFrame):
 
 class TreePush(IncomingFrame):
     """worker → host event (no id): the `current` answer, pushed whenever it changes (the
-    worker's tree_push.js; docs/protocol.md "Pushed tree"). `complete` false (no `root`): the
+    worker's tree_push.js; docs/internals/protocol.md "Pushed tree"). `complete` false (no `root`): the
     tree cannot be told without asking a page (a selection still moving, a large field's text
     pending, a page that never reported), so the host asks the worker with `current` as before."""
 
@@ -400,7 +400,7 @@ class ToolCallRequest(HostRequest):
 
     The port adds `deadlineMs`, the host's limit for the whole call in ms (PAGE_TOOL_DEADLINE_MS
     unless overridden): a confirmation prompt answers "timed out" shortly before it
-    (docs/extension.md)."""
+    (docs/internals/extension.md)."""
 
     type: Literal["tools.call"] = "tools.call"
     DEADLINE_MS: ClassVar[int] = PAGE_TOOL_DEADLINE_MS

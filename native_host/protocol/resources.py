@@ -1,6 +1,7 @@
 """The page resources' URI rule and wire names (design.md §2 "The page on demand";
-docs/protocol.md "Page resources"). Standard library only: the provider (provider/page_resources.py),
-the stdio bridge and the CLI (`webctx read`) all import it, so the rule lives in one place.
+docs/hosts.md "Page resources"). Standard library only: the provider
+(provider/page_resources.py), the stdio bridge and the CLI (`webctx read`) all import it, so the
+rule lives in one place.
 
 ```
 webctx://<instance>/<pageId>/text         text/markdown   the page's readable text, read at read time

@@ -32,7 +32,7 @@ SERVER_NAME: Final = "webctx"
 
 ACTIVITY_RESOURCE_URI: Final = "webctx://activity"
 """The provider's unlisted MCP resource: its last reads, `{entries: [...]}` (provider/activity.py;
-`webctx activity` reads it; docs/native-host.md "Who read it")."""
+`webctx activity` reads it; docs/internals/native-host.md "Who read it")."""
 
 EXTENSION_ID: Final = "dev.context-providers/context"
 """The provider protocol's MCP extension identifier (design.md §1 "Server capabilities")."""
@@ -105,7 +105,7 @@ READ_PAGE_SCHEMA: Final[dict[str, Any]] = {
     "required": ["id"],
     "additionalProperties": False,
 }
-"""`inputSchema` of `read_page` (docs/protocol.md "read_page")."""
+"""`inputSchema` of `read_page` (docs/hosts.md "read_page")."""
 
 READ_PAGE_TOOL: Final = types.Tool(
     name="read_page",

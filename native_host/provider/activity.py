@@ -4,7 +4,7 @@
 tools/call current | location | p<n>_… (endpoint.py on_call_tool)
    └─ ActivityLog.record_call(client_of(ctx), tool, …)     ids, roles and page titles; never content
         ├─ the last MAX_ENTRIES entries, in memory only (a new instance starts empty)
-        ├─ on_record(entry) ──► serving.py: event `activity {entry}` to the worker (docs/protocol.md)
+        ├─ on_record(entry) ──► serving.py: event `activity {entry}` to worker (docs/internals/protocol.md)
         │                        ──► the popup's "Who read it" list and the toolbar badge's flash
         └─ entries() ◄── the unlisted MCP resource `webctx://activity` ◄── `webctx activity`
 ```
@@ -110,7 +110,7 @@ class ActivityEntry:
     elements: tuple[dict[str, str], ...] = field(default=())
 
     def to_wire(self) -> dict[str, Any]:
-        """`{at, client: {name, version?}, tool, ok, elements}` (docs/protocol.md `activity`)."""
+        """`{at, client: {name, version?}, tool, ok, elements}` (docs/internals/protocol.md `activity`)."""
         return {
             "at": self.at,
             "client": self.client.to_wire(),
@@ -187,7 +187,7 @@ class ActivityLog:
 
     # The MCP resource `webctx://activity` (`webctx activity`), the endpoint's `resources/*`
     # handlers. Unlisted on purpose (`resources/list` is empty): clients would show it beside
-    # the user's resources; `webctx activity` asks for it by name (docs/native-host.md).
+    # the user's resources; `webctx activity` asks for it by name (docs/internals/native-host.md).
 
     async def list_resources(
         self, ctx: Any, params: types.PaginatedRequestParams | None

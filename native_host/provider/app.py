@@ -1,4 +1,4 @@
-"""The native host's lifecycle, in one asyncio loop (design.md §3, §4; docs/native-host.md).
+"""The native host's lifecycle, in one asyncio loop (design.md §3, §4; docs/internals/native-host.md).
 
 ```
 start      (the first hello was usually answered already, by early_hello.py, with its instance)

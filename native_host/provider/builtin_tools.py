@@ -1,4 +1,4 @@
-"""Running the built-in MCP tools `current` and `location` against the extension (docs/protocol.md);
+"""Running the built-in MCP tools `current` and `location` against the extension (docs/internals/protocol.md);
 the third, `read_page`, is read_page.py.
 
 ```

@@ -1,4 +1,5 @@
-"""Work that must never delay the native host's exit: daemon threads (docs/native-host.md "Fast exit").
+"""Work that must never delay the native host's exit: daemon threads
+(docs/internals/native-host.md "Fast exit").
 
 ```
 run_in_daemon_thread(f, *args)   f in a daemon thread → an asyncio future for its result

@@ -1,5 +1,5 @@
 """The page on demand: each Page's text and screenshot as MCP resources (design.md §2 "The
-page on demand"; docs/native-host.md "Page resources"; the URI rule: protocol/resources.py).
+page on demand"; docs/internals/native-host.md "Page resources"; the URI rule: protocol/resources.py).
 Just over 400 lines: listing, reading and wording a failed read of one family of resources, which
 share the listed set and the pages' titles (the pure URI rule is already apart).
 

@@ -1,5 +1,5 @@
 """A page tool's `inputSchema`: compiled without fetching anything, checked without stalling the loop
-(design.md §5 "Calls"; docs/native-host.md "Page tools"). Over 400 lines on
+(design.md §5 "Calls"; docs/internals/native-host.md "Page tools"). Over 400 lines on
 purpose: compiling and checking share one budget context (`_CURRENT`) and the regex router that
 reads it; split apart, the router's contract would span two modules.
 
@@ -60,7 +60,7 @@ log = logging.getLogger(__name__)
 
 MAX_SCHEMA_BYTES: Final = 64 * 1024
 """Largest `inputSchema` (compact JSON) the host compiles; the worker drops larger ones already
-(docs/protocol.md "Page tools" caps), so only a non-webctx sender reaches this."""
+(docs/internals/protocol.md "Page tools" caps), so only a non-webctx sender reaches this."""
 
 CHECK_BUDGET_S: Final = 0.1
 """CPU time (of the thread that checks) one argument check may take: CPU, not wall time, so a

@@ -1,4 +1,5 @@
-"""Page tools: the WebMCP tools of visible pages as MCP tools (design.md §5; docs/protocol.md "Page tools").
+"""Page tools: the WebMCP tools of visible pages as MCP tools (design.md §5;
+docs/internals/protocol.md "Page tools").
 
 ```
 worker ── tools.changed {tools:[PageTool]} ──► PageToolTable.update() ──► McpEndpoint tools/list

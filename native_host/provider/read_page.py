@@ -1,5 +1,5 @@
 """The built-in MCP tool `read_page`: a Page's text or screenshot for clients that cannot read
-MCP resources (docs/protocol.md "read_page"; the resources: page_resources.py).
+MCP resources (docs/hosts.md "read_page"; the resources: page_resources.py).
 
 ```
 tools/call read_page {id, kind?}

@@ -1,5 +1,5 @@
 """What a native host runs once the worker's `hello` says it may serve: the MCP endpoint, the
-hand-off server and the descriptor publisher (design.md §1, §3; docs/native-host.md "Lifecycle").
+hand-off server and the descriptor publisher (design.md §1, §3; docs/internals/native-host.md "Lifecycle").
 
 ```
 start(hello, endpoint module)   identify the browser (daemon thread) ‖ await the endpoint import
@@ -208,7 +208,7 @@ class Serving:
     def _on_role_change(self, role: str) -> None:
         """The publisher's role changed: the hand-off follows, and the popup hears our port once we
         publish (design.md §3 leaves the popup to us). While we stand by, the port the popup shows is
-        the provider's, sent by `_on_provider_port` once we follow it (docs/protocol.md)."""
+        the provider's, sent by `_on_provider_port` once we follow it (docs/internals/protocol.md)."""
         if self.handoff is not None:
             self.handoff.on_role_change(role, self.publisher.path if self.publisher is not None else None)
         if role == "provider" and self._own_port is not None:

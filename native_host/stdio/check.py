@@ -1,5 +1,5 @@
 """`webctx mcp --check`, and the bridge's answer to a call while no browser is reached: can the
-bridge find a browser? (docs/native-host.md "`webctx mcp`")
+bridge find a browser? (docs/clients.md "Does the bridge find a browser?")
 
 MCP clients show a stdio server as "Connected" as soon as it answers `initialize`, also when it
 will never find a provider (the browser is not running, or the client started the bridge in an

@@ -82,7 +82,7 @@ class DevTools:
         """Select the text of the element `element_js` names (one line) as a user does: a real
         mouse drag (`Input.dispatchMouseEvent`, trusted input) from the left half of its first
         character to the right half of its last; webctx reports only a selection the user's input
-        made (docs/protocol.md "Only the user's selection")."""
+        made (docs/internals/protocol.md "Only the user's selection")."""
         x0, x1, y = await self.evaluate(
             target,
             f"""(() => {{ const t = ({element_js}).firstChild, r = document.createRange(), n = t.data.length;

@@ -7,7 +7,7 @@ Chromium handles real gestures differently from `Selection.addRange` (inside a s
 gesture leaves the document selection spanning the host), so a test that selects with the
 API can pass while users see nothing. `Input.API` stays for the tests about the API path itself
 (a page script that selects), so both paths stay covered. webctx reports a page script's selection
-only right after the user's own input (docs/protocol.md "Only the user's selection"), so the API
+only right after the user's own input (docs/internals/protocol.md "Only the user's selection"), so the API
 path runs the page's script from its handler of a real click (`on_users_click`), as a page's
 "select this" button does.
 
@@ -45,7 +45,7 @@ async def on_users_click(
     real mouse, 2 px inside the frame's top-left corner (the tests' pages leave it empty); with
     `key` (e.g. "Shift"), from its `keydown` handler of that real key press instead (focus stays).
     Returns what the function returned. A page script's selection counts as the user's only right
-    after the user's input (docs/protocol.md "Only the user's selection")."""
+    after the user's input (docs/internals/protocol.md "Only the user's selection")."""
     await page.evaluate(
         """([source, arg, type]) => { window.__testInput = new Promise((resolve, reject) => addEventListener(
              type, () => { try { resolve((0, eval)("(" + source + ")")(arg)); } catch (e) { reject(e); } },

@@ -1,5 +1,5 @@
 """Code editors that keep their text or selection outside the DOM, in a real browser with real
-input (docs/extension.md "Code editors"): Monaco in its EditContext mode (Chromium's default: an
+input (docs/internals/extension.md "Code editors"): Monaco in its EditContext mode (Chromium's default: an
 empty DOM selection, the focus on `div.native-edit-context`) and its textarea mode
 (`editContext: false`: a 1 by 1 px hidden textarea holding an excerpt), CodeMirror 6 (virtualised: the
 DOM holds only the lines in view). `current` gives the editor's own text (`attributes.editor` names

@@ -1,4 +1,4 @@
-"""Consequential page tools ask the user first (design.md §5 "User control"; docs/extension.md).
+"""Consequential page tools ask the user first (design.md §5 "User control"; docs/internals/extension.md).
 
 A real Chromium, with native WebMCP and with the extension's polyfill (the `consequentialHint`
 annotation must reach the worker both ways), tests/pages/confirm_tools.html, and the reference

@@ -1,5 +1,5 @@
 """An excluded site stays excluded by its documents' origin, not only by their address
-(docs/protocol.md "Excluded sites"): the about:blank or srcdoc editor frame an excluded frame
+(docs/internals/protocol.md "Excluded sites"): the about:blank or srcdoc editor frame an excluded frame
 writes into, the about:blank window an excluded page opens and writes into, a triple-click in an
 excluded frame that `current` pulls right after the page loads, a screenshot of an allowed page
 that shows an excluded frame; and file:// pages are off unless "Share local files (file://)" is on

@@ -121,7 +121,7 @@ async def _on_users_click(session: Marionette, selector: str, script: str) -> An
     """Run `script` (a function body) as the page's handler of a real click on the middle of the
     element `selector` names in the current frame (WebDriver:PerformActions: trusted input); its
     return value (JSON). A page script's selection counts as the user's only right after the
-    user's input (docs/protocol.md "Only the user's selection")."""
+    user's input (docs/internals/protocol.md "Only the user's selection")."""
     await _script(
         session,
         """const body = arguments[0]; delete document.documentElement.dataset.clicked;
@@ -160,7 +160,7 @@ async def test_firefox_reports_pointing_and_answers_location(
     tmp_path: Path, isolated_home: Path, page_server: str, other_origin: str
 ) -> None:
     """Firefox has no documentId: documents are keyed by frame id and the content script's token
-    (docs/extension.md). A selection shows as Text with `before`/`after`, the focused field as a
+    (docs/internals/extension.md). A selection shows as Text with `before`/`after`, the focused field as a
     textbox Group, `location` answers rects in points (no `window`: headless), and a navigated
     document's ids answer `gone`. Nested iframes are nested frame Groups, located through both."""
     webctx = Path(sys.executable).with_name("webctx")
@@ -191,7 +191,7 @@ async def test_firefox_reports_pointing_and_answers_location(
         assert text["content"] == [{"type": "text", "text": "wrote"}]
         before = text["attributes"]["before"]
         assert before.strip() == "Ada" and before.endswith("Ada ")
-        # Two paragraphs: a line break between them (docs/protocol.md "The context is what a reader sees").
+        # Two paragraphs: a line break between them (docs/internals/protocol.md "The context is what a reader sees").
         assert text["attributes"]["after"].startswith(" the first program\nfor the Analytical Engine.")
         [page] = [e for e in find_all(answer["root"], _is_page) if "pointing.html" in e["url"]]
         viewport = (await host.location(page["id"])).to_wire()
@@ -288,7 +288,7 @@ async def test_firefox_exposes_and_calls_the_page_tools(
 ) -> None:
     """The Firefox build's polyfill (a `"world": "MAIN"` content script at document_start) gives the
     page `document.modelContext`; its tools reach `tools/list` through the reference host, keyed by
-    the document's token (no documentId in Firefox: docs/extension.md "Page tools in Firefox").
+    the document's token (no documentId in Firefox: docs/internals/extension.md "Page tools in Firefox").
     A call returns its result, input violating the schema is rejected before `execute`, a cancelled
     call aborts the page's signal, a navigation mid-call is "page gone", and navigating away
     removes the tools with `list_changed` (design.md §5)."""
@@ -335,7 +335,7 @@ async def test_firefox_exposes_and_calls_the_page_tools(
             await _until_event(session, "toolcancel:slow")
             again = await mcp.call_tool(ours["greet"].name, {})
             assert text_of(again) == "hello from the page"
-            samples = []  # reported, not asserted: the machine is shared (docs/extension.md)
+            samples = []  # reported, not asserted: the machine is shared (docs/internals/extension.md)
             for _ in range(30):
                 begun = monotonic_ms()
                 await mcp.call_tool(ours["greet"].name, {})

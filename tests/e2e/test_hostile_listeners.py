@@ -1,5 +1,5 @@
 """A page that stops `selectionchange`, `focusin` and `mouseover` at window capture cannot hide
-the user's gestures (docs/extension.md "Pages that fight back"; content/user_input.js,
+the user's gestures (docs/internals/extension.md "Pages that fight back"; content/user_input.js,
 report.js, focus_hover.js): webctx's listeners are on the window at capture from document_start,
 and where the page's own listener came first (a frame the page wrote with document.open(), which
 erases every listener, then stopped the events before webctx's could be added again) a trusted

@@ -1,4 +1,4 @@
-"""The page's readable text is the whole page (design: docs/extension.md "The page's text"): the
+"""The page's readable text is the whole page (design: docs/internals/extension.md "The page's text"): the
 text inside shadow roots, open and closed, with each slot showing its light-DOM nodes (a Lit
 component), and the text of frames the page can reach (same origin, `srcdoc`, `about:blank`: a
 TinyMCE editor's iframe), each where it shows, in document order; nothing hidden.

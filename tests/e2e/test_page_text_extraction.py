@@ -1,4 +1,4 @@
-"""The page-text extraction on its own, in a real Chromium (design: docs/extension.md
+"""The page-text extraction on its own, in a real Chromium (design: docs/internals/extension.md
 "The page's text"): the extension's service worker injects the files as the worker does for a
 `page.read` (`chrome.scripting.executeScript` with `files`, the isolated world, frame 0), then calls
 `webctxPageText({maxBytes})`, on small generated pages:

@@ -1,5 +1,5 @@
 """A frame of another site is part of the page's readable text where it shows, read in its own
-document, unless its site is excluded (docs/extension.md "The page's text"; content/page_text.js
+document, unless its site is excluded (docs/internals/extension.md "The page's text"; content/page_text.js
 marks it, service_worker/page_frames.js reads and merges it): then none of its text appears, nor
 that of the editor frame it writes into.
 

@@ -144,7 +144,7 @@ async def test_the_pages_error_text_reaches_the_host_and_cannot_be_forged(
             shape = await page.evaluate(NATIVE_SHAPE)
             assert shape["top"] == shape["frame"], shape
             assert shape["top"]["text"] == "function registerTool() { [native code] }", shape
-            # (Another realm's Function.prototype.toString shows the Proxy: docs/extension.md.)
+            # (Another realm's Function.prototype.toString shows the Proxy: docs/internals/extension.md.)
             assert shape["toString"] == "function toString() { [native code] }"
             assert shape["toStringShape"] == shape["frameToStringShape"], shape
             assert shape["callString"] == shape["top"]["text"]

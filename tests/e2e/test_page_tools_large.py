@@ -4,7 +4,8 @@ Apart from the other page-tools modules because of the deadline: their browsers 
 page-tool deadline (so test_page_tools_calls.py's never-answering page costs 5 s), and a 32 MiB
 result takes seconds on a loaded 2-core machine (1.9 to 4.4 s at load average 8 to 30, either mode:
 one 32 MiB native-messaging frame, which the host decodes and re-encodes as JSON for the client;
-docs/native-host.md). Here the native host runs with the product default, PAGE_TOOL_DEADLINE_MS (60 s).
+docs/internals/native-host.md). Here the native host runs with the product default,
+PAGE_TOOL_DEADLINE_MS (60 s).
 """
 
 from __future__ import annotations

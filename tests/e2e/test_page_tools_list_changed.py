@@ -127,7 +127,7 @@ async def test_minimizing_the_window_hides_its_page_tools_and_restoring_shows_th
         await wait_for_tools(session, lambda ts: "add" in page_tools_of(ts, url))
         async with watch_list_changed(tb.descriptor, legacy=False) as watcher:
             # Headless Chromium: minimizing fires no event (the worker's 100 ms window-state poll
-            # sees it), restoring fires windows.onFocusChanged (docs/extension.md).
+            # sees it), restoring fires windows.onFocusChanged (docs/internals/extension.md).
             assert "HeadlessChrome" in await tb.running.worker_eval("() => navigator.userAgent")
             window_id = await tb.running.worker_eval(
                 "async (url) => (await chrome.tabs.query({url}))[0].windowId", url

@@ -1,4 +1,4 @@
-"""PDFs (docs/extension.md "A PDF's text", "PDFs in the tree"; design.md §1.3, §2): a PDF tab's
+"""PDFs (docs/internals/extension.md "A PDF's text", "PDFs in the tree"; design.md §1.3, §2): a PDF tab's
 text is its Page's text resource, read by pdf.js with a mark per page; a PDF shown in an iframe,
 an <embed> or an <object> is a Document with subrole `pdf` inside its Page; while Chromium's own
 viewer shows a PDF, its Document says that the selection cannot be read there.

@@ -251,7 +251,7 @@ async def test_a_long_selection_sends_only_rects_near_the_viewport_and_avoid_is_
 ) -> None:
     """A selection of 6000 lines (108,000 CSS px tall), scrolled to its middle: `location` sends the
     lines within one viewport of the viewport and `avoid` is the selection as far as the viewport
-    shows it (docs/protocol.md "location": long selections), not the whole 108,000 px."""
+    shows it (docs/internals/protocol.md "location": long selections), not the whole 108,000 px."""
     await tab.goto(f"{page_server}/pointing.html")
     inner_w, inner_h = await tab.evaluate(
         """() => { document.body.innerHTML = '<div id="long" style="font: 16px/18px monospace; margin: 0">'

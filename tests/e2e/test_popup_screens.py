@@ -2,7 +2,7 @@
 real native host, and checked to render: not blank, the state's words on screen.
 
 The pictures go to a temporary folder, or to $WEBCTX_POPUP_SHOTS when set: scripts/popup_screens.py
-sets it to docs/popup/ and writes the list into docs/extension.md. Each shot is one entry of the
+sets it to docs/popup/ and writes the list into docs/using.md. Each shot is one entry of the
 `shots` list below, so a new state (the "shared now" list, the activity list) is one more entry.
 The folder gets `index.json`: [{"name", "file", "caption", "state"}], in the order taken.
 """

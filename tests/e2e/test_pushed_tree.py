@@ -1,4 +1,4 @@
-"""The pushed tree (docs/protocol.md "Pushed tree"): the native host answers `current` from the
+"""The pushed tree (docs/internals/protocol.md "Pushed tree"): the native host answers `current` from the
 tree the worker pushed, and a change made 50 ms before the request is in the answer (design.md §4
 "Freshness") — a selection, a tab switch, a new tab, window focus, minimize/restore in headless
 Chromium (no event: the worker's window-state poll). Headless Chromium moves the focus only to

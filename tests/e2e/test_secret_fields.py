@@ -1,5 +1,5 @@
-"""Secret fields are never shared (content/secret_fields.js; docs/extension.md "Secret fields"), in a
-real Chromium with the real extension and native host, driven with real input: a revealed password
+"""Secret fields are never shared (content/secret_fields.js; docs/internals/extension.md "Secret fields"),
+in a real Chromium with the real extension and native host, driven with real input: a revealed password
 (the "show password" eye), fields secret by `autocomplete`, by name or label, by
 `-webkit-text-security`, a contenteditable card field, a masked contenteditable next to a
 selection (its text must not be the selection's context), and the page text.

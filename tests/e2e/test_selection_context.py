@@ -1,4 +1,4 @@
-"""A selection's `before` / `after` are the text the user sees around it (docs/protocol.md "Only
+"""A selection's `before` / `after` are the text the user sees around it (docs/internals/protocol.md "Only
 what the user can see"; content/visible_text.js `contextText`): no label only a screen reader
 gets (the "visually hidden" pattern), no `aria-hidden` decoration (an icon's letter, a code
 editor's line-number gutter), and a line break where a block ends, so two paragraphs are not glued

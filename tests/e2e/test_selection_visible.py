@@ -1,4 +1,4 @@
-"""A selected Text holds only what the user can see (docs/protocol.md "Only what the user can
+"""A selected Text holds only what the user can see (docs/internals/protocol.md "Only what the user can
 see"): text of hidden elements (the page text's hiding rules, content/hidden_text.js) is left out
 of the selection's text and its `before`/`after`, and invisible characters are stripped
 (content/text_clean.js), also in a field's value.

@@ -299,7 +299,7 @@ async def test_check_names_the_running_browser_and_exits_0(browser: RunningBrows
     async with asyncio.timeout(30):
         out, err = await process.communicate()
     text = out.decode()
-    print(text)  # quoted in docs/native-host.md
+    print(text)  # quoted in docs/internals/native-host.md
     assert process.returncode == 0, text + err.decode()
     assert text.startswith(f"Providers folder: {browser.providers}, from CONTEXT_PROVIDERS_DIR\n")
     assert f"  live     Chromium {descriptor.version} (pid {descriptor.pid}, " in text

@@ -1,6 +1,6 @@
 """The service worker's tab model (extension/service_worker/tab_model.js) stays equal to the
 browser's own `chrome.windows.getAll({populate: true})` through a scripted sequence of tab and
-window changes, kept by events alone (docs/extension.md "Tab model")."""
+window changes, kept by events alone (docs/internals/extension.md "Tab model")."""
 
 from __future__ import annotations
 

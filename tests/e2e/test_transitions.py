@@ -34,7 +34,7 @@ from tests.e2e.tree import selected_texts
 
 EXIT_LIMIT_S = 3.0
 """A native host whose port closed must be gone within this, in seconds (the browser SIGKILLs at 2 s
-after a port disconnect; the host itself exits on EOF in ~0.2-0.6 s, docs/native-host.md)."""
+after a port disconnect; the host itself exits on EOF in ~0.2-0.6 s, docs/internals/native-host.md)."""
 
 
 async def _gone(pid: int, path: Path | None = None, *, limit_s: float = EXIT_LIMIT_S) -> float:

@@ -1,4 +1,4 @@
-"""Only what the user did is the user's (docs/protocol.md "Only the user's selection"): a selection
+"""Only what the user did is the user's (docs/internals/protocol.md "Only the user's selection"): a selection
 a page's own script makes with no input from the user, or a synthetic `mouseover`, is not reported;
 the user's own gestures still are, also right after a page script adjusts them, and a page that
 stops the events webctx listens to cannot hide them (content/user_input.js, report.js).
@@ -118,7 +118,7 @@ async def test_a_selection_the_page_makes_after_a_click_counts_only_right_after_
     tab: Page, page_server: str, host: HostClient, shared: Shared, delay_ms: int
 ) -> None:
     # 50 ms after a click on the page's button counts as the user's (a "select this" button);
-    # 2 s after, no input is recent any more: the page's (docs/protocol.md).
+    # 2 s after, no input is recent any more: the page's (docs/internals/protocol.md).
     url = await open_page(tab, page_server, f"delay={delay_ms}")
     later = "Text the page selects after a click."
     await click_into(tab, element_js("go"))

@@ -1,7 +1,7 @@
 """After the extension is reloaded, the worker injects the content scripts again into open tabs
-(docs/extension.md); the user's input before that went unseen. A selection already there counts
+(docs/internals/extension.md); the user's input before that went unseen. A selection already there counts
 as the user's only in a document the user has interacted with (sticky user activation, which no
-script can set): docs/protocol.md "Only the user's selection".
+script can set): docs/internals/protocol.md "Only the user's selection".
 
 A fresh real Chromium with the real extension and host; the selection is made with a real drag.
 """

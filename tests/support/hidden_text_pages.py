@@ -1,6 +1,6 @@
 """Pages that hide text from the user in every way a stylesheet can, next to visible text, for the
 page-text extraction's tests (tests/e2e/test_page_text_extraction.py; the rules:
-extension/content/hidden_text.js, docs/native-host.md "Threat model", "Hidden page text").
+extension/content/hidden_text.js, docs/internals/native-host.md "Threat model", "Hidden page text").
 
 Every hidden piece says `HIDDEN-<kind>` and every visible one `SHOWN-<kind>`; the styles come from a
 stylesheet (classes), as an attacker's page writes them: Readability runs on a clone without

@@ -1,11 +1,12 @@
 """The docs name the tree as it is (files move, docs follow).
 
-- docs/native-host.md's module table has one row per `native_host/**/*.py` module (`__init__.py`
+- docs/internals/native-host.md's module table has one row per `native_host/**/*.py` module (`__init__.py`
   aside: its docstring is the package's own row), and every path it names exists;
-- docs/extension.md names every file of the service worker, the content scripts and the main
+- docs/internals/extension.md names every file of the service worker, the content scripts and the main
   world, and every `extension/….js` path it names exists;
 - every `native_host/…` path and `native_host.x.y` name in the docs and README.md resolves
-  (bench/README.md is left out: it quotes past rounds as they were written).
+  (bench/README.md is left out: it quotes past rounds as they were written);
+- every relative link in docs/ (docs/internals/ included) names a file that exists.
 
 A module added, moved or split fails here until the docs say where it went.
 """
@@ -20,16 +21,16 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parents[2]
 NATIVE_HOST = REPO / "native_host"
 EXTENSION = REPO / "extension"
-NATIVE_HOST_DOC = REPO / "docs" / "native-host.md"
-EXTENSION_DOC = REPO / "docs" / "extension.md"
-CHECKED_DOCS = (*sorted((REPO / "docs").glob("*.md")), REPO / "README.md", REPO / "manifests" / "README.md")
-"""The documents whose `native_host` references must resolve."""
+NATIVE_HOST_DOC = REPO / "docs" / "internals" / "native-host.md"
+EXTENSION_DOC = REPO / "docs" / "internals" / "extension.md"
+CHECKED_DOCS = (*sorted((REPO / "docs").rglob("*.md")), REPO / "README.md", REPO / "manifests" / "README.md")
+"""The documents whose `native_host` references must resolve: docs/ with docs/internals/."""
 
 MODULE_TABLE_HEADER = "| module | concern |"
-"""The header row of docs/native-host.md's module table."""
+"""The header row of docs/internals/native-host.md's module table."""
 
 EXTENSION_WORLDS = ("service_worker", "content", "main_world")
-"""The extension folders whose every `.js` file docs/extension.md names (subfolders included)."""
+"""The extension folders whose every `.js` file docs/internals/extension.md names (subfolders included)."""
 
 CODE_SPAN = re.compile(r"`([^`]+)`")
 
@@ -47,7 +48,7 @@ def module_table(text: str) -> list[tuple[str, str]]:
         if not line.startswith("|"):
             break
         cells = [cell.strip() for cell in line.strip().strip("|").split("|")]
-        assert len(cells) == 2, f"docs/native-host.md: a module row has two cells: {line!r}"
+        assert len(cells) == 2, f"docs/internals/native-host.md: a module row has two cells: {line!r}"
         rows.append((cells[0], cells[1]))
     return rows
 
@@ -65,13 +66,13 @@ def native_host_modules() -> set[str]:
 
 def test_every_native_host_module_has_a_row_in_the_module_table() -> None:
     missing = sorted(native_host_modules() - set(table_paths()))
-    assert not missing, f"docs/native-host.md's module table lacks a row for {missing}"
+    assert not missing, f"docs/internals/native-host.md's module table lacks a row for {missing}"
 
 
 def test_every_path_in_the_module_table_exists() -> None:
     gone = [path for path in table_paths()
             if not ((NATIVE_HOST / path).is_dir() if path.endswith("/") else (NATIVE_HOST / path).is_file())]
-    assert not gone, f"docs/native-host.md's module table names {gone}, which are not under native_host/"
+    assert not gone, f"{rel(NATIVE_HOST_DOC)}'s module table names {gone}, which are not under native_host/"
 
 
 def test_the_module_table_has_one_row_per_module_each_with_its_role() -> None:
@@ -84,7 +85,7 @@ def test_the_module_table_has_one_row_per_module_each_with_its_role() -> None:
         assert role, f"{cell}: the row says what the module is for"
     modules = [path for path in table_paths() if not path.endswith("/")]
     twice = sorted({path for path in modules if modules.count(path) > 1})
-    assert not twice, f"docs/native-host.md's module table has more than one row for {twice}"
+    assert not twice, f"docs/internals/native-host.md's module table has more than one row for {twice}"
 
 
 def test_every_package_path_in_native_host_md_exists() -> None:
@@ -93,7 +94,7 @@ def test_every_package_path_in_native_host_md_exists() -> None:
     packages = "|".join(p.name for p in NATIVE_HOST.iterdir() if (p / "__init__.py").is_file())
     pattern = re.compile(rf"(?<![\w/.-])((?:{packages})/[\w/]*?(?:\.py)?)(?![\w/.])")
     gone = sorted({m for m in pattern.findall(text) if not (NATIVE_HOST / m).exists()})
-    assert not gone, f"docs/native-host.md names {gone}, which are not under native_host/"
+    assert not gone, f"docs/internals/native-host.md names {gone}, which are not under native_host/"
 
 
 def test_extension_md_names_every_file_of_each_world() -> None:
@@ -102,7 +103,7 @@ def test_extension_md_names_every_file_of_each_world() -> None:
     names = {span.rsplit("/", 1)[-1] for span in spans if span.endswith(".js")}
     missing = sorted(rel(p) for world in EXTENSION_WORLDS for p in (EXTENSION / world).rglob("*.js")
                      if p.name not in names)
-    assert not missing, f"docs/extension.md does not name {missing}"
+    assert not missing, f"docs/internals/extension.md does not name {missing}"
 
 
 def test_every_extension_path_in_extension_md_exists() -> None:
@@ -112,7 +113,7 @@ def test_every_extension_path_in_extension_md_exists() -> None:
     pattern = re.compile(rf"(?<![\w/.-])({in_a_folder}|extension/[\w.]+\.js)\b")
     gone = sorted({m for m in pattern.findall(text)
                    if not (EXTENSION / m.removeprefix("extension/")).is_file()})
-    assert not gone, f"docs/extension.md names {gone}, which do not exist"
+    assert not gone, f"docs/internals/extension.md names {gone}, which do not exist"
 
 
 @functools.cache
@@ -182,3 +183,17 @@ def test_every_package_docstring_names_its_modules() -> None:
         unnamed += [f"{rel(sub)}/" for sub in sorted(init.parent.iterdir())
                     if (sub / "__init__.py").is_file() and sub.name not in words]
     assert not unnamed, f"the package docstring (its __init__.py) does not name {unnamed}"
+
+
+def test_every_relative_link_in_the_docs_names_a_file_that_exists() -> None:
+    """docs/ and docs/internals/ link each other by relative paths; a page moved or renamed fails
+    here until the links follow. Links inside code spans are examples, not links."""
+    link = re.compile(r"\]\(([^)\s]+)\)")
+    gone = []
+    for doc in CHECKED_DOCS:
+        for number, line in enumerate(doc.read_text(encoding="utf-8").splitlines(), 1):
+            prose = CODE_SPAN.sub("", line)
+            gone += [f"{rel(doc)}:{number}: {target}" for target in link.findall(prose)
+                     if "://" not in target and target.split("#", 1)[0]
+                     and not (doc.parent / target.split("#", 1)[0]).exists()]
+    assert not gone, "links to files that do not exist:\n" + "\n".join(gone)

@@ -1,6 +1,6 @@
 """What one MCP client (with the token) can hold of the endpoint, kept below the connection cap
 (connections.py: 128 live connections, none being served ever closed for a newcomer), so that it
-cannot lock other clients out (docs/native-host.md "Threat model", "One client cannot lock others
+cannot lock other clients out (docs/internals/native-host.md "Threat model", "One client cannot lock others
 out").
 
 ```

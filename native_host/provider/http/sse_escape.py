@@ -1,4 +1,4 @@
-"""U+2028, U+2029 and U+0085 escaped in the provider's event streams (docs/protocol.md "MCP
+"""U+2028, U+2029 and U+0085 escaped in the provider's event streams (docs/internals/protocol.md "MCP
 endpoint").
 
 The SDK's Streamable HTTP transport writes each JSON-RPC message as the `data:` line of one SSE

@@ -1,4 +1,5 @@
-"""Bench-only: time native-messaging round trips that do no work in the worker (docs/protocol.md `ping`).
+"""Bench-only: time native-messaging round trips that do no work in the worker
+(docs/internals/protocol.md `ping`).
 
 Off unless the environment sets `WEBCTX_BENCH_PINGS` to a positive count N (bench/pointing_bench.py
 sets it for the browser it launches, which passes it on to the native host). Then each SIGUSR1

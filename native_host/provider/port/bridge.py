@@ -1,4 +1,5 @@
-"""Requests from the native host to the extension over the native port (design.md §4, docs/protocol.md).
+"""Requests from the native host to the extension over the native port (design.md §4,
+docs/internals/protocol.md).
 
 ```
 request(CurrentRequest()) ──► {"type":"current","id":"h-7"} ──► worker

@@ -7,7 +7,7 @@ write side (host → browser)   FrameWriter.send(message) ──► one frame, o
 ```
 
 Both sides take stream objects (an `asyncio.StreamReader`, a binary file with `write`/`flush`), so
-unit tests push bytes through an in-memory pipe. The rules are pinned in docs/protocol.md "Frames";
+unit tests push bytes through an in-memory pipe. The rules are pinned in docs/internals/protocol.md "Frames";
 the text rule (UTF-8, lone surrogates → U+FFFD) is protocol/json_text.py's, shared with early_hello.py.
 """
 
@@ -141,7 +141,7 @@ class FrameWriter:
 
     async def send(self, message: dict[str, Any]) -> None:
         """Write `message` as one frame, or as `chunk` frames when its UTF-8 JSON exceeds
-        `max_frame_bytes` (default 1 MiB; docs/protocol.md "chunk")."""
+        `max_frame_bytes` (default 1 MiB; docs/internals/protocol.md "chunk")."""
         body = encode_json(message)
         async with self._lock:
             if len(body) <= self._max_frame_bytes:

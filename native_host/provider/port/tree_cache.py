@@ -1,5 +1,5 @@
-"""`current` without a round trip to the browser: the tree the worker pushed (docs/protocol.md
-"Pushed tree", docs/native-host.md).
+"""`current` without a round trip to the browser: the tree the worker pushed (docs/internals/protocol.md
+"Pushed tree", docs/internals/native-host.md).
 
 ```
 worker ── tree {complete, root, windowFocused} ──► TreeCache.update   (validated once, on arrival;

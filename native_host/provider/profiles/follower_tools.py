@@ -11,7 +11,7 @@ desktop host ── tools/call p<n>f<k>_add ──► that table: validation, de
 follower disconnects ──► FollowerTools.remove(k): its tools leave tools/list (on_change)
 ```
 
-Naming (our decision, docs/native-host.md): the page number of a follower's Page `f<k>-tab-<n>`
+Naming (our decision, docs/internals/native-host.md): the page number of a follower's Page `f<k>-tab-<n>`
 is written `<n>f<k>`, so its tools are `p<n>f<k>_<clean toolName>`. The provider's own tools are
 `p<n>_…` (digits then `_`), so the two never collide, and two followers differ in `k`. `k` is
 kept per follower host instance (handoff_server.py), so a follower that reconnects keeps its

@@ -1,5 +1,5 @@
 """What one follower (a host with the provider's token) or a token-less local process can make
-the provider's hand-off hold: message sizes, held trees, connections (docs/native-host.md
+the provider's hand-off hold: message sizes, held trees, connections (docs/internals/native-host.md
 "Threat model", "A hostile follower or hand-off client").
 
 ```

@@ -1,6 +1,6 @@
 """The native-port message types: every frame model's `type` is one of NATIVE_MESSAGE_TYPES, and
 the extension's copy (extension/wire.js, written by scripts/gen_wire.py from native_host/protocol/)
-is fresh (STYLE.md "Message types"; docs/protocol.md)."""
+is fresh (STYLE.md "Message types"; docs/internals/protocol.md)."""
 
 from __future__ import annotations
 

@@ -1,5 +1,5 @@
 """page_schemas.py: a page's inputSchema never makes the host fetch or read anything, and checking
-arguments never stalls the event loop (docs/native-host.md "Page tools").
+arguments never stalls the event loop (docs/internals/native-host.md "Page tools").
 
 The host-process tests at the end are the ones the issue asks for: a real `python -m native_host`
 gets the hostile schema in `tools.changed` and the tool is called over MCP with the real token.
@@ -365,7 +365,7 @@ async def test_a_followers_page_tools_take_the_same_path(server: CountingServer,
 
 
 def page_tool_wire(name: str, schema: dict[str, Any]) -> dict[str, Any]:
-    """A `tools.changed` entry in wire shape (docs/protocol.md "Page tools")."""
+    """A `tools.changed` entry in wire shape (docs/internals/protocol.md "Page tools")."""
     return {
         "name": name,
         "toolName": name.split("_", 1)[1],

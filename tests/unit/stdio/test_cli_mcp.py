@@ -20,14 +20,14 @@ REPO = Path(__file__).resolve().parents[3]
 
 
 def test_the_readme_codex_steps_on_a_clean_home_write_the_file_codex_reads(tmp_path: Path) -> None:
-    """Issue 14's done-when: a fresh HOME, the step docs/native-host.md gives for Codex, run by a
+    """Issue 14's done-when: a fresh HOME, the step docs/clients.md gives for Codex, run by a
     shell; the file written is TOML Codex reads (tomllib), beside a setting the user already had,
     and the command in it starts a bridge that answers `initialize`."""
     home = tmp_path / "clean-home"
     home.mkdir()
     (home / ".codex").mkdir()
     (home / ".codex" / "config.toml").write_text('model = "gpt-5-codex"\n')  # what a user may have
-    steps = (REPO / "docs" / "native-host.md").read_text(encoding="utf-8")
+    steps = (REPO / "docs" / "clients.md").read_text(encoding="utf-8")
     step = next(line for line in steps.splitlines() if "--print-config codex >>" in line)
     shell = step.strip().strip("`").replace(".venv/bin/webctx", str(WEBCTX))
     subprocess.run(["bash", "-c", shell], check=True, env={**os.environ, "HOME": str(home)}, timeout=60)

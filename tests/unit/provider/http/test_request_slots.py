@@ -1,6 +1,6 @@
 """One MCP client with the token cannot lock others out of a real host (provider/http/request_slots.py):
 forgotten 2025-era sessions, open GET streams and hanging calls stay below the connection cap,
-and a cancel always gets through (docs/native-host.md "Threat model")."""
+and a cancel always gets through (docs/internals/native-host.md "Threat model")."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""framing.py: native-messaging frames both ways (design.md §4, docs/protocol.md "Frames")."""
+"""framing.py: native-messaging frames both ways (design.md §4, docs/internals/protocol.md "Frames")."""
 
 from __future__ import annotations
 

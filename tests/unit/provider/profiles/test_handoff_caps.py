@@ -1,6 +1,6 @@
 """The hand-off port's connection caps (provider/profiles/handoff_limits.py): token-less
 connections cannot hold the provider's descriptors, and followers are capped; a real follower
-still connects (docs/native-host.md "Threat model")."""
+still connects (docs/internals/native-host.md "Threat model")."""
 
 from __future__ import annotations
 

@@ -1,6 +1,6 @@
 """A hostile follower (a local process with the provider's token) against a real host: it cannot
 stall the provider's loop, grow its memory without bound, or make `current` huge
-(provider/profiles/handoff_limits.py; docs/native-host.md "Threat model")."""
+(provider/profiles/handoff_limits.py; docs/internals/native-host.md "Threat model")."""
 
 from __future__ import annotations
 
