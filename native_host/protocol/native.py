@@ -1,7 +1,7 @@
 """Native-messaging frames between the service worker and the native host, and their limits
-(design.md §4, §5; docs/internals/protocol.md "Messages"). Just over 400 lines: one model per native-port message
-type, together with the type list that scripts/gen_wire.py writes into extension/wire.js, so every
-message of the port has one home."""
+(design.md §4, §5; docs/internals/protocol.md "Messages"). Just over 400 lines: one model per
+native-port message type, together with the type list that scripts/gen_wire.py writes into
+extension/wire.js, so every message of the port has one home."""
 
 from __future__ import annotations
 

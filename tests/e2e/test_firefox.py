@@ -191,7 +191,8 @@ async def test_firefox_reports_pointing_and_answers_location(
         assert text["content"] == [{"type": "text", "text": "wrote"}]
         before = text["attributes"]["before"]
         assert before.strip() == "Ada" and before.endswith("Ada ")
-        # Two paragraphs: a line break between them (docs/internals/protocol.md "The context is what a reader sees").
+        # Two paragraphs: a line break between them
+        # (docs/internals/protocol.md "The context is what a reader sees").
         assert text["attributes"]["after"].startswith(" the first program\nfor the Analytical Engine.")
         [page] = [e for e in find_all(answer["root"], _is_page) if "pointing.html" in e["url"]]
         viewport = (await host.location(page["id"])).to_wire()
