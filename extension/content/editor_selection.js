@@ -20,7 +20,8 @@
   const ns = scope.__webctx;
   if (!ns || !ns.selection || !ns.secret || ns.editorSelection) return;
   const { selection, secret } = ns;
-  const clean = /** @type {{stripInvisible: (text: string) => string}} */ (/** @type {any} */ (globalThis).webctxTextClean);
+  const clean = /** @type {TextClean} */ (/** @type {any} */ (globalThis).webctxTextClean);
+  const { firstChars, lastChars } = clean;
 
   /** @typedef {import("../protocol.js").Selection} Selection */
   /** @typedef {import("../service_worker/location.js").Measured} Measured */
@@ -337,21 +338,6 @@
     const right = Math.min(r.right, box.right);
     const bottom = Math.min(r.bottom, box.bottom);
     return right > left && bottom > top ? { x: left, y: top, w: right - left, h: bottom - top } : null;
-  }
-
-  /** @param {string} text @param {number} max first `max` code units, not splitting a pair */
-  function firstChars(text, max) {
-    if (text.length <= max) return text;
-    const unit = text.charCodeAt(max - 1);
-    return text.slice(0, unit >= 0xd800 && unit <= 0xdbff ? max - 1 : max);
-  }
-
-  /** @param {string} text @param {number} max last `max` code units, not splitting a pair */
-  function lastChars(text, max) {
-    if (text.length <= max) return text;
-    const start = text.length - max;
-    const unit = text.charCodeAt(start);
-    return text.slice(unit >= 0xdc00 && unit <= 0xdfff ? start + 1 : start);
   }
 
   ns.editorSelection = { read, measure, parseAnswer, clip, movesLater: (element) => element !== null && editContextOf(element) !== null,

@@ -14,7 +14,8 @@
   if (!ns || !ns.secret || ns.selection) return;
   const secret = ns.secret;
   // content/text_clean.js, content/hidden_text.js, content/visible_text.js (loaded before this).
-  const clean = /** @type {{stripInvisible: (text: string) => string}} */ (/** @type {any} */ (globalThis).webctxTextClean);
+  const clean = /** @type {TextClean} */ (/** @type {any} */ (globalThis).webctxTextClean);
+  const { firstChars, lastChars } = clean;
   const hiddenText = /** @type {{textJudge: (doc: Document) => Judge}} */ (/** @type {any} */ (globalThis).webctxHidden);
   const visible = /** @type {{rangeText: (range: Range, maxChars: number, isPageText: (node: Node) => boolean, judge: Judge) => {text: string | null, hidden: boolean, complete: boolean}, contextText: (range: Range, side: "before" | "after", judge: Judge, isPageText: (node: Node) => boolean, maxChars: number, maxNodes: number) => string}} */ (
     /** @type {any} */ (globalThis).webctxVisibleText
@@ -448,21 +449,6 @@
   /** @param {Node} node a text node @returns {boolean} false for script/style text, a secret field's text */
   function isPageText(node) {
     return !(node.parentElement && NOT_TEXT.has(node.parentElement.tagName)) && !secret.isInSecretField(node);
-  }
-
-  /** @param {string} text @param {number} max first `max` code units, not splitting a pair */
-  function firstChars(text, max) {
-    if (text.length <= max) return text;
-    const unit = text.charCodeAt(max - 1);
-    return text.slice(0, unit >= 0xd800 && unit <= 0xdbff ? max - 1 : max);
-  }
-
-  /** @param {string} text @param {number} max last `max` code units, not splitting a pair */
-  function lastChars(text, max) {
-    if (text.length <= max) return text;
-    const start = text.length - max;
-    const unit = text.charCodeAt(start);
-    return text.slice(unit >= 0xdc00 && unit <= 0xdfff ? start + 1 : start);
   }
 
   /**

@@ -4,6 +4,12 @@
 // content/page_text.js (PAGE_TEXT_FILES) and loaded by the manifest for the selection's text
 // (content/selection.js); it only sets `globalThis.webctxTextClean`, so a second injection is harmless. Pure string work, node-tested: extension/test/page_text.test.js.
 
+/**
+ * What this script sets on `globalThis.webctxTextClean` (the selection scripts read it).
+ * @typedef {{stripInvisible: (text: string) => string, escapeHtmlText: (text: string) => string,
+ *   firstChars: (text: string, max: number) => string, lastChars: (text: string, max: number) => string}} TextClean
+ */
+
 (function () {
   "use strict";
 
@@ -72,5 +78,20 @@
     return text.replace(/[&<>]/g, (char) => /** @type {string} */ (ENTITIES[char]));
   }
 
-  /** @type {any} */ (globalThis).webctxTextClean = Object.freeze({ stripInvisible, escapeHtmlText });
+  /** @param {string} text @param {number} max first `max` code units, not splitting a pair */
+  function firstChars(text, max) {
+    if (text.length <= max) return text;
+    const unit = text.charCodeAt(max - 1);
+    return text.slice(0, unit >= 0xd800 && unit <= 0xdbff ? max - 1 : max);
+  }
+
+  /** @param {string} text @param {number} max last `max` code units, not splitting a pair */
+  function lastChars(text, max) {
+    if (text.length <= max) return text;
+    const start = text.length - max;
+    const unit = text.charCodeAt(start);
+    return text.slice(unit >= 0xdc00 && unit <= 0xdfff ? start + 1 : start);
+  }
+
+  /** @type {any} */ (globalThis).webctxTextClean = Object.freeze({ stripInvisible, escapeHtmlText, firstChars, lastChars });
 })();

@@ -7,10 +7,13 @@ import { readFileSync } from "node:fs";
 import test from "node:test";
 
 const source = readFileSync(new URL("../content/editor_selection.js", import.meta.url), "utf8");
+// firstChars and lastChars are text_clean.js's, shared with selection.js.
+const cleanSource = readFileSync(new URL("../content/text_clean.js", import.meta.url), "utf8");
 /** @param {string} name */
 const lift = (name) => {
-  const found = new RegExp(`\\n  function ${name}\\([^)]*\\) \\{\\n[\\s\\S]*?\\n  \\}\\n`).exec(source);
-  assert.ok(found, `${name} not found in editor_selection.js`);
+  const found = new RegExp(`\\n  function ${name}\\([^)]*\\) \\{\\n[\\s\\S]*?\\n  \\}\\n`).exec(source) ??
+    new RegExp(`\\n  function ${name}\\([^)]*\\) \\{\\n[\\s\\S]*?\\n  \\}\\n`).exec(cleanSource);
+  assert.ok(found, `${name} not found in editor_selection.js or text_clean.js`);
   return found[0];
 };
 /** @param {string} name */
