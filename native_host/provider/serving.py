@@ -91,8 +91,8 @@ class Serving:
         started_at: float,
     ) -> None:
         # Requests to the extension, in the order they pass (design.md §4; chain.py):
-        #   our MCP clients ─► the other profiles (handoff.merge, added by `start`) ─► own
-        #   own ─► the tree our worker pushed (`current` without a round trip) ─► the native port
+        #   own: the tree our worker pushed (`current` without a round trip) ─► the native port
+        #   our MCP clients: the other profiles (handoff.merge, added by `start`) ─► own's layers
         self.own: Final = RequestChain([PushedTree(tree_cache, alive)], terminal=bridge)
         """Our extension alone: what a provider we follow is answered from."""
         self.requester: Requester = self.own
@@ -132,7 +132,7 @@ class Serving:
         self.handoff = handoff = ProfileHandoff(
             self.own, instance=self._instance, tools=follower_tools, on_provider=self._on_provider_port
         )
-        self.requester = RequestChain([handoff.merge], terminal=self.own)
+        self.requester = RequestChain([handoff.merge, *self.own.layers], terminal=self.own.terminal)
         self.endpoint = endpoint = module.McpEndpoint(
             self.requester,
             instance=self._instance,

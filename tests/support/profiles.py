@@ -19,7 +19,7 @@ from tests.support.requester import FakeRequester, SentRequest
 def served(handoff: ProfileHandoff) -> RequestChain:
     """What our MCP clients' requests pass, as serving.py assembles it: the other profiles
     (`handoff.merge`) in front of our own extension (`handoff.own`)."""
-    return RequestChain([handoff.merge], terminal=handoff.own)
+    return RequestChain([handoff.merge], terminal=handoff.own)  # serving.py flattens `own` into it
 
 
 def window(id_: str, *, focused: bool = False, tab: str = "tab-1") -> dict[str, Any]:

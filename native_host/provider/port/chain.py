@@ -15,10 +15,11 @@ the provider is assembled (provider/serving.py).
 
 from __future__ import annotations
 
+import functools
 from abc import ABC, abstractmethod
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass
-from typing import Any, Protocol
+from typing import Any, Final, Protocol
 
 from native_host.protocol.native import HostRequest
 
@@ -77,25 +78,18 @@ class RequestChain(Requester):
 
     def __init__(self, layers: Sequence[Layer], terminal: Requester) -> None:
         self.layers: tuple[Layer, ...] = tuple(layers)
-        self._terminal = terminal
+        self.terminal: Final = terminal
         entry: Next = terminal.send
         for layer in reversed(self.layers):
-            entry = _bound(layer, entry)
+            # partial, not a closure: no Python frame of its own between two layers
+            entry = functools.partial(layer, call_next=entry)
         self._entry = entry
 
     def new_request_id(self) -> str:
         """The terminal's next id."""
-        return self._terminal.new_request_id()
+        return self.terminal.new_request_id()
 
     async def send(self, call: Call) -> Any:
         """`call` through every layer, then the terminal."""
         return await self._entry(call)
 
-
-def _bound(layer: Layer, call_next: Next) -> Next:
-    """`layer` with the rest of the chain fixed: a Next."""
-
-    async def step(call: Call) -> Any:
-        return await layer(call, call_next)
-
-    return step
