@@ -111,13 +111,17 @@ async def until(
         try:
             result = predicate()
             if inspect.isawaitable(result):
-                async with asyncio.timeout(max(remaining_s, 0.0)):
-                    result = await result
+                limit = asyncio.timeout(max(remaining_s, 0.0))
+                try:
+                    async with limit:
+                        result = await result
+                except TimeoutError:
+                    if limit.expired():  # ours, not one the predicate raised
+                        raise _timed_out(message, timeout_s, last, error) from None
+                    raise
             if check(result):
                 return result
             last, error = result, None
-        except TimeoutError:
-            raise _timed_out(message, timeout_s, last, error) from None
         except retry_on as exc:
             error = exc
         if time.monotonic() >= deadline:

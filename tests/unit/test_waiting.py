@@ -59,3 +59,20 @@ async def test_event_waits_return_when_set_and_fail_when_not() -> None:
     wait_set(flag, timeout_s=5)
     with pytest.raises(AssertionError, match="not within 0 s: event"):
         wait_set(threading.Event(), timeout_s=0)
+
+
+async def test_a_timeout_the_predicate_raises_is_its_own_error_not_the_waits() -> None:
+    async def times_out() -> bool:
+        raise TimeoutError("the predicate's own")
+
+    with pytest.raises(TimeoutError, match="the predicate's own"):
+        await until(times_out, timeout_s=5)
+    calls = [0]
+
+    async def once_slow() -> bool:
+        calls[0] += 1
+        if calls[0] == 1:
+            raise TimeoutError("slow")
+        return True
+
+    assert await until(once_slow, timeout_s=5, retry_on=(TimeoutError,)) is True
