@@ -33,6 +33,7 @@ from tests.e2e.page_tools_harness import (
     wait_for_tools,
 )
 from tests.e2e.png import background_share, has_colour_near, read_png
+from tests.support.waiting import until
 
 pytestmark = pytest.mark.asyncio(loop_scope="module")
 
@@ -99,9 +100,19 @@ async def _call(tb: ToolsBrowser, name: str, arguments: dict[str, str]) -> types
 
 
 async def _closed(page: Page, *, timeout_s: float = 5.0) -> None:
-    async with asyncio.timeout(timeout_s):
-        while not page.is_closed():
-            await asyncio.sleep(0.05)
+    await until(page.is_closed, timeout_s=timeout_s, message=f"{page.url} closed")
+
+
+async def _marker_prompt(tb: ToolsBrowser, prompts: Prompts, names: dict[str, str], before: int) -> None:
+    """Make a consequential call as a marker and deny it: its prompt must be the first opened after
+    the first `before` pages, so the calls made before it opened none (Playwright reports windows
+    in the order they open)."""
+    marker = asyncio.create_task(_call(tb, names["buy"], {"item": "marker"}))
+    prompt = await prompts.next()
+    assert "marker" in (await prompt.locator("#arguments").text_content() or ""), "an earlier prompt"
+    assert prompts.opened_since(before) == [prompt]
+    await _press(prompt, "deny")
+    assert (await marker).is_error
 
 
 async def _press(prompt: Page, button: str) -> None:
@@ -114,8 +125,7 @@ async def _press(prompt: Page, button: str) -> None:
             await prompt.locator(f"#{button}").click()
     except PlaywrightError:
         if not prompt.is_closed():
-            await asyncio.sleep(0.2)  # closing under way
-            assert prompt.is_closed()
+            await _closed(prompt)  # closing under way
 
 
 async def test_allow_runs_the_tool_and_the_prompt_shows_the_call_escaped(
@@ -224,8 +234,7 @@ async def test_tools_not_marked_consequential_never_ask(
     before = len(prompts.pages)
     assert text_of(await _call(tb, names["peek"], {})) == "cart is empty"
     assert text_of(await _call(tb, names["plain"], {})) == "plain ran"
-    await asyncio.sleep(0.5)  # a prompt would have opened by now
-    assert prompts.opened_since(before) == []
+    await _marker_prompt(tb, prompts, names, before)
     assert await shop.evaluate("window.events") == ["peek", "plain"]
 
 
@@ -253,16 +262,11 @@ async def test_with_the_setting_off_nothing_asks(
         before = len(prompts.pages)
         result = await _call(tb, names["buy"], {"item": "tea"})
         assert result.structured_content == {"bought": "tea"}
-        await asyncio.sleep(0.5)  # a prompt would have opened by now
-        assert prompts.opened_since(before) == []
     finally:
         await _set_confirmation(tb, shop, True)
-    # On again: it asks again, live.
+    # On again: it asks again, live; and this prompt is the first since the call made while off.
     names = await _names(tb, page_server)
-    call = asyncio.create_task(_call(tb, names["buy"], {"item": "again"}))
-    prompt = await prompts.next()
-    await _press(prompt, "deny")
-    assert (await call).is_error
+    await _marker_prompt(tb, prompts, names, before)
     assert await shop.evaluate("window.events") == ["buy:tea"]
 
 

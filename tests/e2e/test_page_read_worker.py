@@ -12,7 +12,6 @@ captures 2560 x 1440 px), so the scaling path runs.
 
 from __future__ import annotations
 
-import asyncio
 import time
 from pathlib import Path
 from typing import Any
@@ -21,6 +20,7 @@ from native_host.host import HostClient
 from tests.e2e.conftest import launched_browser
 from tests.e2e.harness import RunningBrowser
 from tests.e2e.tree import find_all, find_one
+from tests.support.waiting import until
 
 ACTIVE_TAB = "async () => (await chrome.tabs.query({active: true, lastFocusedWindow: true}))[0].id"
 READ = "async ([tabId, kind]) => globalThis.__webctxPageRead(tabId, kind)"
@@ -33,14 +33,20 @@ async def read(browser: RunningBrowser, tab_id: int, kind: str) -> dict[str, Any
 
 async def set_settings(browser: RunningBrowser, **changes: Any) -> None:
     """Change the stored settings as the options page does (the worker follows storage.onChanged)."""
+    # Listeners run in the order they were added: once this one has heard the write, the worker's
+    # own (added at start) has run, and the settings it applies in a then-callback queued before.
     await browser.worker_eval(
         """async (changes) => {
              const { settings } = await chrome.storage.local.get("settings");
+             const heard = new Promise((resolve) => {
+               const listener = () => { chrome.storage.local.onChanged.removeListener(listener); resolve(); };
+               chrome.storage.local.onChanged.addListener(listener);
+             });
              await chrome.storage.local.set({ settings: { ...(settings ?? {}), ...changes } });
+             await heard;
            }""",
         changes,
     )
-    await asyncio.sleep(0.2)  # the worker's onChanged listener runs after the write resolves
 
 
 async def test_screenshots_are_scaled_paced_and_refused_by_the_checks(
@@ -68,9 +74,17 @@ async def test_screenshots_are_scaled_paced_and_refused_by_the_checks(
 
         # The tree: the active Page links its text and its screenshot under this instance.
         host = HostClient(folder=browser.providers, timeout_s=10.0)
-        await asyncio.sleep(0.3)  # the pushed tree follows the settings change
-        root = (await host.current(descriptor.pid)).raw["root"]
-        page = find_one(root, lambda e: e["role"] == "Page" and e.get("title") == "webctx test page")
+        def our_page(root: dict[str, Any]) -> dict[str, Any]:
+            return find_one(root, lambda e: e["role"] == "Page" and e.get("title") == "webctx test page")
+
+        async def root_now() -> dict[str, Any]:
+            root: dict[str, Any] = (await host.current(descriptor.pid)).raw["root"]
+            return root
+
+        root = await until(root_now, check=lambda root: len(our_page(root).get("content", [])) == 2,
+                           retry_on=(AssertionError,),  # our page not in the tree yet
+                           message="the pushed tree follows the settings change: two links")
+        page = our_page(root)
         base = f"webctx://{descriptor.instance}/{page['id']}"
         assert page["content"] == [
             {"type": "resource_link", "uri": f"{base}/{kind}", "name": "webctx test page", "mimeType": mime}
@@ -104,7 +118,10 @@ async def test_screenshots_are_scaled_paced_and_refused_by_the_checks(
         internal = await browser.worker_eval(
             "async () => (await chrome.tabs.create({ url: 'chrome://version/' })).id"
         )
-        await asyncio.sleep(0.3)
+        await until(lambda: browser.worker_eval(
+            "async (id) => { const t = await chrome.tabs.get(id);"
+            " return t.url === 'chrome://version/' && t.status === 'complete'; }",
+            internal), message="chrome://version loaded")
         for kind in ("screenshot", "text"):
             answer = await read(browser, internal, kind)
             assert (answer["ok"], answer["code"]) == (False, "not_shared"), kind
@@ -115,7 +132,8 @@ async def test_screenshots_are_scaled_paced_and_refused_by_the_checks(
         for kind in ("screenshot", "text"):
             answer = await read(browser, tab_id, kind)
             assert (answer["ok"], answer["code"]) == (False, "switched_off"), kind
-        await asyncio.sleep(0.3)
-        root = (await host.current(descriptor.pid)).raw["root"]
+        root = await until(root_now, check=lambda root: not [
+            p for p in find_all(root, lambda e: e["role"] == "Page") if p.get("content")
+        ], message="the pushed tree drops the links")
         pages = find_all(root, lambda e: e["role"] == "Page")
         assert not [p for p in pages if p.get("content")], "no links left"

@@ -101,13 +101,13 @@ async def test_a_stopped_service_worker_withdraws_the_descriptor_and_its_restart
 
     caller = DesktopCaller(browser.providers)
     async with DescriptorWatch(browser.providers, old.pid).running() as watch, caller.running():
-        await asyncio.sleep(0.3)  # a few answered calls before the transition
+        await caller.answered_by(old.instance, count=3)  # a few answered calls before the transition
         await stop_service_worker(browser.context)
         took = await _gone(old.listener_pid, _path(browser, old))
         # The worker restarts on its next event: here a tab loading a page.
         await browser.new_page(f"{page_server}/other.html")
         new = await browser.descriptor(not_instance=old.instance)
-        await asyncio.sleep(0.3)
+        await caller.answered_by(new.instance)
     print(f"\nworker stopped → host gone + descriptor removed in {took:.2f} s; {caller.summary()}")
 
     assert new.instance != old.instance and new.listener_pid != old.listener_pid
@@ -131,13 +131,13 @@ async def test_disabling_and_enabling_the_extension_moves_the_provider_and_reinj
 
     caller = DesktopCaller(browser.providers)
     async with DescriptorWatch(browser.providers, old.pid).running() as watch, caller.running():
-        await asyncio.sleep(0.3)
+        await caller.answered_by(old.instance, count=3)  # a few answered calls before the transition
         await _set_enabled(extensions, False)
         took = await _gone(old.listener_pid, _path(browser, old))
         assert not list(browser.providers.glob("*.json")), "no provider while the extension is off"
         await _set_enabled(extensions, True)
         new = await browser.descriptor(not_instance=old.instance)
-        await asyncio.sleep(0.3)
+        await caller.answered_by(new.instance)
     print(f"\ndisabled → host gone + descriptor removed in {took:.2f} s; {caller.summary()}")
 
     _check_watch(watch)
@@ -159,11 +159,11 @@ async def test_reloading_the_extension_reinjects_content_scripts_into_open_tabs(
 
     caller = DesktopCaller(browser.providers)
     async with DescriptorWatch(browser.providers, old.pid).running() as watch, caller.running():
-        await asyncio.sleep(0.3)
+        await caller.answered_by(old.instance, count=3)  # a few answered calls before the transition
         await browser.worker_eval("() => { chrome.runtime.reload(); }")
         new = await browser.descriptor(not_instance=old.instance)
         await _gone(old.listener_pid)
-        await asyncio.sleep(0.3)
+        await caller.answered_by(new.instance)
     print(f"\nreload: {caller.summary()}")
 
     _check_watch(watch)
@@ -187,12 +187,12 @@ async def test_a_sigkilled_native_host_is_replaced_and_its_ids_are_gone(
 
     caller = DesktopCaller(browser.providers)
     async with DescriptorWatch(browser.providers, old.pid).running() as watch, caller.running():
-        await asyncio.sleep(0.3)
+        await caller.answered_by(old.instance, count=3)  # a few answered calls before the transition
         killed_at = time.monotonic()
         os.kill(old.listener_pid, signal.SIGKILL)
         new = await browser.descriptor(not_instance=old.instance, timeout_s=10)
         replaced_s = time.monotonic() - killed_at
-        await asyncio.sleep(0.3)
+        await caller.answered_by(new.instance)
     print(f"\nhost SIGKILLed → new descriptor in {replaced_s:.2f} s; {caller.summary()}")
 
     assert new.listener_pid is not None and new.listener_pid != old.listener_pid
@@ -220,14 +220,14 @@ async def test_a_deleted_providers_folder_is_recreated_with_its_modes(
     folder = browser.providers
     caller = DesktopCaller(folder)
     async with caller.running():
-        await asyncio.sleep(0.3)
+        await caller.answered_by(descriptor.instance, count=3)  # a few answered calls before the transition
         deleted_at = time.monotonic()
         for path in folder.iterdir():
             path.unlink()
         folder.rmdir()
         again = await browser.descriptor(timeout_s=5)
         rewritten_s = time.monotonic() - deleted_at
-        await asyncio.sleep(0.3)
+        await caller.answered_by(again.instance, after=deleted_at)
     print(f"\nproviders folder deleted → descriptor back in {rewritten_s:.2f} s; {caller.summary()}")
 
     assert again.instance == descriptor.instance, "the same host publishes again"

@@ -27,6 +27,7 @@ from native_host.protocol.descriptor import Descriptor
 from tests.e2e.conftest import EXTENSION_ID
 from tests.e2e.harness import RunningBrowser, select_text
 from tests.e2e.test_cli_tools import webctx
+from tests.support.waiting import until
 
 POPUP = f"chrome-extension://{EXTENSION_ID}/popup/popup.html"
 READ_WITHIN_S = 1.0
@@ -116,8 +117,8 @@ async def test_shared_now_matches_current_and_a_named_read_shows_in_popup_cli_an
     await expect(popup.locator("#shared-now li[data-what=page]")).to_contain_text("127.0.0.1")
 
     # -- a named read: popup, the provider's activity, the badge --------------------------------------
-    await asyncio.sleep(2.5)  # the badge of ask_current's reads is clear again
-    assert await badge(browser) == ""
+    await until(lambda: badge(browser), check=lambda text: text == "", timeout_s=10,
+                message="the badge of ask_current's reads clear again")
     await read_as(descriptor, "Claude Code", "9.9.1")
     read_at = time.monotonic()
     line = popup.locator("#activity li[data-client='Claude Code']").first

@@ -26,6 +26,7 @@ from playwright.async_api import BrowserContext, Worker
 from native_host.errors import WebctxError
 from native_host.host import HostClient
 from native_host.protocol.processes import process_alive
+from tests.support.waiting import until
 
 SAMPLE_S: Final = 0.02
 """How often DescriptorWatch looks at the providers folder, in seconds."""
@@ -100,6 +101,16 @@ class DesktopCaller:
     @property
     def answered(self) -> list[CallOutcome]:
         return [o for o in self.outcomes if o.instance is not None]
+
+    async def answered_by(self, instance: str, *, count: int = 1, after: float = 0.0) -> None:
+        """Wait until `count` calls started at or after `after` (monotonic s) were answered by
+        `instance`, the last call among them (bounded: AssertionError after 4 call limits)."""
+
+        def done() -> bool:
+            by = [o for o in self.answered if o.started >= after]
+            return len([o for o in by if o.instance == instance]) >= count and by[-1].instance == instance
+
+        await until(done, timeout_s=4 * self.limit_s, message=f"{count} answers from {instance}")
 
     def summary(self) -> str:
         errors: dict[str, int] = {}

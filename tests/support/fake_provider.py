@@ -176,7 +176,7 @@ async def fake_provider() -> AsyncIterator[FakeProvider]:
             return provider.results[params.name]
         if params.name != "current":
             raise MCPError(INVALID_PARAMS, f"Unknown tool: {params.name}")
-        await asyncio.sleep(provider.delay_s)
+        await asyncio.sleep(provider.delay_s)  # a slow provider, when a test asks for one
         answer = provider.answer()
         return types.CallToolResult(
             content=[types.TextContent(type="text", text=json.dumps(answer))], structured_content=answer

@@ -25,6 +25,7 @@ from mcp.client.streamable_http import streamable_http_client
 from mcp.types import Implementation
 
 from native_host.paths import log_dir
+from tests.support.waiting import until
 
 ORIGIN = "chrome-extension://abcdefghijklmnopabcdefghijklmnop/"
 """The caller origin the browser passes as the host's first argument."""
@@ -52,14 +53,8 @@ def encode(value: Any) -> bytes:
 async def wait_until(
     predicate: Callable[[], bool], timeout_s: float = WAIT_S, what: str = "condition"
 ) -> None:
-    """Poll `predicate` every 20 ms until it holds; raise AssertionError naming `what` after
-    `timeout_s` seconds (an assertion, not pytest.fail: this module does not import pytest)."""
-    try:
-        async with asyncio.timeout(timeout_s):
-            while not predicate():
-                await asyncio.sleep(0.02)
-    except TimeoutError:
-        raise AssertionError(f"timed out after {timeout_s} s waiting for {what}") from None
+    """tests/support/waiting.until with this module's start-up limit (WAIT_S) as the default."""
+    await until(predicate, timeout_s=timeout_s, message=what)
 
 
 class Host:

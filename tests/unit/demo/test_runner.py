@@ -18,6 +18,7 @@ from native_host import paths
 from native_host.demo.runner import DemoBrowser, _prepare_providers_folder, _stop_browser
 from native_host.errors import ProvidersFolderError
 from tests.support.descriptors import make_descriptor
+from tests.support.waiting import wait_until
 
 pytestmark = pytest.mark.skipif(os.name != "posix", reason="owner and mode rules are POSIX-only")
 
@@ -62,10 +63,8 @@ def orphan_zombie() -> Iterator[int]:
     try:
         assert holder.stdout is not None
         pid = int(holder.stdout.readline())
-        deadline = time.monotonic() + 10
-        while psutil.Process(pid).status() != psutil.STATUS_ZOMBIE:
-            assert time.monotonic() < deadline, "the child never became a zombie"
-            time.sleep(0.01)
+        wait_until(lambda: psutil.Process(pid).status() == psutil.STATUS_ZOMBIE,
+                   message="the child to become a zombie")
         yield pid
     finally:
         holder.kill()

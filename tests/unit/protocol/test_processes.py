@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import subprocess
 import sys
-import time
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -27,16 +26,15 @@ from native_host.provider.descriptor_files import (
     write_descriptor,
 )
 from tests.support.descriptors import make_descriptor
+from tests.support.waiting import wait_until
 
 
 @pytest.fixture
 def zombie_pid() -> Iterator[int]:
     """The pid of a real zombie: our child, exited, not yet waited for. Reaped after the test."""
     child = subprocess.Popen([sys.executable, "-c", "pass"])
-    deadline = time.monotonic() + 10
-    while psutil.Process(child.pid).status() != psutil.STATUS_ZOMBIE:
-        assert time.monotonic() < deadline, "the child never became a zombie"
-        time.sleep(0.01)
+    wait_until(lambda: psutil.Process(child.pid).status() == psutil.STATUS_ZOMBIE,
+               message="the child to become a zombie")
     try:
         yield child.pid
     finally:

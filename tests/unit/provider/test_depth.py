@@ -43,6 +43,7 @@ from native_host.provider.profiles.handoff_server import FollowerConnection
 from tests.support.host_process import ROOT, WAIT_S, Host, log_text, mcp_client, ready_descriptor, wait_until
 from tests.support.profiles import RecordingConnection
 from tests.support.requester import FakeRequester
+from tests.support.waiting import until
 
 
 def nested_list(levels: int) -> Any:
@@ -227,7 +228,7 @@ async def test_a_followers_current_answer_too_deep_is_refused() -> None:
     connection = RecordingConnection()
     follower = FollowerConnection(1, connection, numbered_ids("p-"))  # type: ignore[arg-type]
     task = asyncio.create_task(follower.current(2000))
-    await asyncio.sleep(0)
+    await until(lambda: connection.sent, interval_s=0, message="the request sent")
     request_id = json.loads(connection.sent[-1])["id"]
     follower.on_reply(HandoffResult(id=request_id, result={"root": deep_tree(240)}))
     with pytest.raises(TooDeep):  # HandoffServer.follower_windows leaves this follower out

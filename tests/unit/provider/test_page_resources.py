@@ -37,6 +37,7 @@ from native_host.provider.page_resources import MAX_LISTED, PageResources
 from tests.support.host_process import WAIT_S, Host, log_text, mcp_client, ready_descriptor, wait_until
 from tests.support.page_worker import read_answered
 from tests.support.requester import FakeRequester
+from tests.support.waiting import until
 
 Mode = Literal["legacy", "auto"]
 MODES: list[Mode] = ["legacy", "auto"]
@@ -130,9 +131,10 @@ async def test_list_is_our_instances_links_focused_then_visible_then_the_rest_at
 
 async def wait_until_listed(client: Client, ok: Callable[[list[types.Resource]], bool]) -> None:
     """Poll `resources/list` until `ok` holds (a push reaches the host asynchronously)."""
-    async with asyncio.timeout(WAIT_S):
-        while not ok((await client.list_resources()).resources):
-            await asyncio.sleep(0.05)
+    async def listed() -> list[types.Resource]:
+        return (await client.list_resources()).resources
+
+    await until(listed, check=ok, timeout_s=WAIT_S, interval_s=0.05, message="the listed resources")
 
 
 @pytest.mark.parametrize("mode", MODES)

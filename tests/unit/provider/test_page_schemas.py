@@ -28,6 +28,7 @@ from native_host.provider.profiles.follower_tools import FollowerTools
 from tests.support.counting_server import CountingServer
 from tests.support.host_process import Host, mcp_client, ready_descriptor
 from tests.support.requester import FakeRequester
+from tests.support.waiting import until
 
 T = TypeVar("T")
 
@@ -175,7 +176,7 @@ async def with_loop_lag(work: Awaitable[T]) -> tuple[T, float]:
             lags.append(loop.time() - start - 0.005)
 
     task = asyncio.create_task(probe())
-    await asyncio.sleep(0.03)
+    await asyncio.sleep(0.03)  # probe before and after the work: the probe's timing is the measurement
     result = await work
     await asyncio.sleep(0.03)
     running = False
@@ -421,9 +422,10 @@ async def test_the_host_answers_a_pathological_pattern_at_once(
     schema = {"type": "object", "properties": {"q": {"type": "string", "pattern": EVIL}}}
     await host.send({"type": "tools.changed", "tools": [page_tool_wire("p1_find", schema)]})
     async with mcp_client(descriptor, "auto") as client:
-        async with asyncio.timeout(15):
-            while "p1_find" not in {t.name for t in (await client.list_tools()).tools}:
-                await asyncio.sleep(0.05)
+        async def names() -> set[str]:
+            return {t.name for t in (await client.list_tools()).tools}
+
+        await until(names, check=lambda listed: "p1_find" in listed, timeout_s=15, message="p1_find listed")
         started = time.monotonic()
         async with asyncio.timeout(5):  # on main this call runs for hours: the test fails here
             result, listed = await asyncio.gather(

@@ -14,6 +14,7 @@ from native_host.protocol.native import PageTool
 from native_host.provider.page_schemas import check_input
 from native_host.provider.page_tools import META_UNTRUSTED, PageToolTable, map_result, mcp_tool
 from tests.support.requester import HANG, FakeRequester
+from tests.support.waiting import until
 
 
 def text(result: types.CallToolResult) -> str:
@@ -216,24 +217,18 @@ async def test_the_deadline_gives_an_error_and_cancels_in_the_page(table: PageTo
     fake(table).answers["tools.call"] = DeadlineExceeded("late")
     result = await table.call("p1_order", {"item": "tea", "qty": 1})
     assert result is not None and result.is_error and "did not answer" in text(result)
-    async with asyncio.timeout(1):
-        while len(fake(table).requests) < 2:
-            await asyncio.sleep(0)
+    await until(lambda: len(fake(table).requests) >= 2, timeout_s=1, interval_s=0, message="tools.cancel")
     assert fake(table).requests[1][:3] == ("tools.cancel", {"callId": "h-1"}, None)
 
 
 async def test_a_cancelled_call_cancels_in_the_page(table: PageToolTable) -> None:
     fake(table).answers["tools.call"] = HANG
     task = asyncio.create_task(table.call("p1_order", {"item": "tea", "qty": 1}))
-    async with asyncio.timeout(1):
-        while not fake(table).requests:
-            await asyncio.sleep(0)
+    await until(lambda: fake(table).requests, timeout_s=1, interval_s=0, message="tools.call")
     task.cancel()
     with pytest.raises(asyncio.CancelledError):
         await task
-    async with asyncio.timeout(1):
-        while len(fake(table).requests) < 2:
-            await asyncio.sleep(0)
+    await until(lambda: len(fake(table).requests) >= 2, timeout_s=1, interval_s=0, message="tools.cancel")
     assert fake(table).requests[1][:2] == ("tools.cancel", {"callId": "h-1"})
 
 

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import asyncio
 import json
 import os
 import stat
@@ -21,16 +20,24 @@ from native_host.provider.publisher import (
     remove_stale_locks,
 )
 from tests.support.descriptors import make_descriptor
+from tests.support.waiting import until
 
 pytestmark = pytest.mark.skipif(os.name != "posix", reason="the provider lock is flock (POSIX)")
 
 INTERVAL_S = 0.02
 
 
-async def until(condition: object, limit_s: float = 2.0) -> None:
-    async with asyncio.timeout(limit_s):
-        while not condition():  # type: ignore[operator]
-            await asyncio.sleep(0.01)
+def count_steps(publisher: DescriptorPublisher) -> list[int]:
+    """A one-item list counting `publisher`'s watch checks from now on (the signal that it has looked)."""
+    steps = [0]
+    step = publisher._step
+
+    def counted() -> None:
+        step()
+        steps[0] += 1
+
+    publisher._step = counted  # type: ignore[method-assign]
+    return steps
 
 
 def test_the_lock_is_exclusive_and_released_on_close(tmp_path: Path) -> None:
@@ -77,7 +84,8 @@ async def test_the_first_host_publishes_and_a_second_stands_by_until_it_withdraw
     assert first.start() == "provider"
     assert second.start() == "standby"
     path = folder / descriptor_name("org.chromium.Chromium", 4242)
-    await asyncio.sleep(5 * INTERVAL_S)
+    steps = count_steps(second)
+    await until(lambda: steps[0] >= 5, message="five checks by the standby")
     assert names_instance(path, "first"), "a standby never writes"
     assert first.withdraw()
     await until(lambda: names_instance(path, "second"))

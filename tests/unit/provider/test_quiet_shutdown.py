@@ -95,7 +95,8 @@ async def test_a_call_in_flight_at_the_quit_still_gets_its_answer_quietly(
     task = asyncio.create_task(call())
     async with asyncio.timeout(WAIT_S):
         await connected.wait()
-    await asyncio.sleep(0.5)  # the call has reached the host and waits for the extension
+    frame = await host.receive()  # the call has reached the host and waits for the extension
+    assert frame["type"] == "current"
     host.close_stdin()
     assert await host.wait_exit(BROWSER_KILL_S) == 0
     async with asyncio.timeout(5):

@@ -133,7 +133,7 @@ async def slow_provider(delay_s: float, *, pid: int, version: str) -> AsyncItera
     port = int(url.split(":")[2].split("/")[0])
 
     async def relay(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
-        await asyncio.sleep(delay_s)
+        await asyncio.sleep(delay_s)  # a slow path to the provider is the subject
         up_reader, up_writer = await asyncio.open_connection("127.0.0.1", port)
 
         async def pipe(src: asyncio.StreamReader, dst: asyncio.StreamWriter, host: bytes = b"") -> None:

@@ -36,6 +36,7 @@ from tests.support.page_worker import (
     screenshot_result,
     text_result,
 )
+from tests.support.waiting import until
 from tests.unit.provider.conftest import spawn  # noqa: F401  (the fixture: a real native host)
 
 pytestmark = pytest.mark.skipif(os.name != "posix", reason="drives the host over POSIX pipes")
@@ -221,11 +222,18 @@ async def test_the_providers_resources_list_changed_is_passed_on(
         await connected(bridge, instance)
         async with asyncio.timeout(WAIT_S * 2), connect(bridge, mode) as (client, changes):
             before = [r.uri for r in (await client.list_resources()).resources]
-            await asyncio.sleep(0.5)  # let a coalesced notice of the first tree pass
             drain(changes)
             await push_tree(host, pages_tree(instance, "tab-1", "tab-7"))  # a new tab
-            await next_resources_change(changes)
-            after = [r.uri for r in (await client.list_resources()).resources]
+            after: list[str] = []
+
+            async def listed_after_a_change() -> bool:
+                # A coalesced notice of the first tree may come late: the new tab's is one after
+                # which the list has the tab.
+                await next_resources_change(changes)
+                after[:] = [r.uri for r in (await client.list_resources()).resources]
+                return format_page_uri(instance, "tab-7", "text") in after
+
+            await until(listed_after_a_change, timeout_s=WAIT_S, message="a change that lists the new tab")
     assert format_page_uri(instance, "tab-7", "text") not in before
     assert format_page_uri(instance, "tab-7", "text") in after
 
@@ -239,11 +247,17 @@ async def test_a_new_provider_instance_or_none_is_a_resources_list_changed_and_r
         await connected(bridge, instance)
         async with asyncio.timeout(WAIT_S * 3), connect(bridge, mode) as (client, changes):
             await client.list_resources()
-            await asyncio.sleep(0.5)
             drain(changes)
             host.close_stdin()  # the browser quits: the host removes its descriptor and exits
             await host.wait_exit(WAIT_S)
-            await next_resources_change(changes)
+
+            async def changed_without_a_provider() -> bool:
+                # A coalesced notice of the first tree may come late: the one that counts comes
+                # once the bridge has let the provider go.
+                await next_resources_change(changes)
+                return bridge.upstream is None
+
+            await until(changed_without_a_provider, timeout_s=WAIT_S, message="a change without the provider")
             await connected(bridge, None)
             alone = [r.uri for r in (await client.list_resources()).resources]
             with pytest.raises(MCPError) as no_provider:

@@ -34,6 +34,7 @@ from native_host.stdio.server import (
 )
 from tests.support.descriptors import make_descriptor
 from tests.support.requester import FakeRequester, SentRequest
+from tests.support.waiting import until
 
 BUNDLE = "org.chromium.Chromium"
 Mode = Literal["legacy", "auto"]
@@ -62,7 +63,7 @@ class FakeExtension(FakeRequester):
     async def answer(self, sent: SentRequest) -> Any:
         if self.hang:
             try:
-                await asyncio.sleep(3600)
+                await asyncio.Event().wait()  # never answers: only a cancel ends it
             except asyncio.CancelledError:
                 self.cancelled.set()
                 raise
@@ -159,8 +160,9 @@ async def connect(
 
 async def connected_to(bridge: StdioBridge, provider: Provider) -> None:
     async with asyncio.timeout(5):
-        while bridge.upstream is None or bridge.upstream.descriptor.instance != provider.descriptor.instance:
-            await asyncio.sleep(0.02)
+        await until(lambda: bridge.upstream is not None
+                    and bridge.upstream.descriptor.instance == provider.descriptor.instance,
+                    timeout_s=5, message="the bridge follows the provider")
 
 
 async def drain(changes: asyncio.Queue[str]) -> None:
@@ -275,10 +277,18 @@ async def test_upstream_list_changed_is_relayed(
     provider = await start_provider()
     await connected_to(bridge, provider)
     async with asyncio.timeout(20), connect(bridge, mode) as (_, changes):
-        await asyncio.sleep(0.1)  # the bridge's own upstream listen stream is open
         await drain(changes)
-        await provider.endpoint.notify_tools_changed()
-        assert await changes.get() == "tools"
+
+        async def relayed() -> bool:
+            # The bridge opens its own upstream listen stream in the background: notify until
+            # one reaches this client.
+            await provider.endpoint.notify_tools_changed()
+            try:
+                return await asyncio.wait_for(changes.get(), 0.5) == "tools"
+            except TimeoutError:
+                return False
+
+        await until(relayed, timeout_s=15, message="a tools change relayed")
 
 
 @pytest.mark.parametrize("mode", MODES)

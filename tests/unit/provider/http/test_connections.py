@@ -236,7 +236,7 @@ async def test_headers_dripped_byte_by_byte_are_cut_off_at_the_header_deadline()
                 break
             with contextlib.suppress(ConnectionError):
                 await raw.send(bytes([byte]))
-            await asyncio.sleep(0.05)
+            await asyncio.sleep(0.05)  # the dripping peer's pace is the subject
         assert await raw.closed_within(2.0)
         assert time.monotonic() - started < 0.5 + 0.4
         assert raw.received == b""
@@ -250,7 +250,7 @@ async def test_a_body_that_pauses_is_closed_and_one_that_flows_is_served() -> No
         flowing = await Raw.open(endpoint, head)
         for start in range(0, len(INITIALIZE), 12):  # slower overall than both timeouts, never idle long
             await flowing.send(INITIALIZE[start : start + 12])
-            await asyncio.sleep(0.1)
+            await asyncio.sleep(0.1)  # the slow peer's pace is the subject
         assert await stalled.closed_within(2.0)
         assert stalled.received == b""
         assert not await flowing.closed_within(0.3)
@@ -304,7 +304,7 @@ async def test_the_handoff_closes_a_dripped_handshake_at_the_header_deadline() -
                 while not reader.at_eof() and time.monotonic() - started < HEADER_TIMEOUT_S + 3:
                     writer.write(b"G")  # never idle, never a complete request
                     await writer.drain()
-                    await asyncio.sleep(0.2)
+                    await asyncio.sleep(0.2)  # the dripping peer's pace is the subject
                 await reader.read()
             assert time.monotonic() - started < HEADER_TIMEOUT_S + 1.0
         finally:

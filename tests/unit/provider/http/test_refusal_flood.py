@@ -18,6 +18,7 @@ from native_host.__main__ import LOG_MAX_BYTES
 from native_host.paths import log_dir
 from native_host.provider.http.refusal_log import FIRST_PER_WINDOW, RefusalLog
 from tests.support.host_process import Host, log_text, ready_descriptor
+from tests.support.waiting import until
 
 pytestmark = pytest.mark.skipif(os.name != "posix", reason="drives the host over POSIX pipes")
 
@@ -182,7 +183,7 @@ async def test_the_summary_is_written_when_the_window_ends_without_another_refus
     caplog.set_level(logging.INFO, logger="tests.refusals")
     for _ in range(10):
         refusals.refused("MCP endpoint", 401, "why")
-    await asyncio.sleep(0.4)
+    await until(lambda: len(caplog.records) >= 2, timeout_s=2, message="the summary at the window's end")
     assert [r.getMessage() for r in caplog.records] == [
         "refused a request to the MCP endpoint with 401: why",
         "refused 9 more requests in the last 1 s (MCP endpoint 401: 9)",

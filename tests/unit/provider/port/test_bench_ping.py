@@ -14,6 +14,7 @@ import pytest
 from native_host.protocol.native import BROWSER_FRAME_ADAPTER
 from native_host.provider.port import bench_ping
 from native_host.provider.port.bridge import Bridge
+from tests.support.waiting import until
 
 
 def echo_bridge() -> tuple[Bridge, list[dict[str, Any]]]:
@@ -62,9 +63,8 @@ async def test_sigusr1_logs_one_line_of_figures(
     assert bench_ping.install(bridge, tasks)
     try:
         os.kill(os.getpid(), signal.SIGUSR1)
-        async with asyncio.timeout(2):
-            while not any("page ping" in r.getMessage() for r in caplog.records):
-                await asyncio.sleep(0.01)
+        await until(lambda: any("page ping" in r.getMessage() for r in caplog.records), timeout_s=2,
+                    message="the page ping line")
     finally:
         asyncio.get_running_loop().remove_signal_handler(signal.SIGUSR1)
     line = next(r.getMessage() for r in caplog.records if "round trips" in r.getMessage())

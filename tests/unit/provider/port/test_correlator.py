@@ -8,6 +8,7 @@ import pytest
 
 from native_host.errors import ExtensionError, ProviderUnavailable
 from native_host.provider.port.correlator import Correlator, numbered_ids
+from tests.support.waiting import until
 
 
 async def nothing() -> None:
@@ -20,8 +21,7 @@ async def test_a_reply_reaches_the_call_waiting_for_its_id_in_any_order() -> Non
     assert (first_id, second_id) == ("h-1", "h-2")
     first = asyncio.create_task(pending.call(first_id, nothing, deadline_ms=2000))
     second = asyncio.create_task(pending.call(second_id, nothing, deadline_ms=2000))
-    await asyncio.sleep(0)
-    assert pending.pending_count == 2
+    await until(lambda: pending.pending_count == 2, interval_s=0, message="both calls waiting")
     assert pending.resolve("h-2", "two") and pending.fail("h-1", ExtensionError("gone", code="page_gone"))
     assert await second == "two"
     with pytest.raises(ExtensionError):
@@ -49,7 +49,7 @@ async def test_no_reply_within_the_deadline_is_a_timeout_and_the_request_is_forg
 async def test_closing_fails_every_waiting_and_later_call_with_the_first_reason() -> None:
     pending = Correlator(numbered_ids("h-"))
     waiting = [asyncio.create_task(pending.call(f"h-{n}", nothing, deadline_ms=5000)) for n in range(3)]
-    await asyncio.sleep(0)
+    await until(lambda: pending.pending_count == 3, interval_s=0, message="the calls waiting")
     pending.close("The port closed.")
     pending.close("A second reason.")
     results = await asyncio.gather(*waiting, return_exceptions=True)
@@ -80,7 +80,7 @@ async def test_a_failing_send_forgets_the_request_and_its_error_passes_through()
 async def test_cancelling_a_call_forgets_it() -> None:
     pending = Correlator(numbered_ids("h-"))
     task = asyncio.create_task(pending.call("h-1", nothing, deadline_ms=5000))
-    await asyncio.sleep(0)
+    await until(lambda: pending.pending_count == 1, interval_s=0, message="the call waiting")
     task.cancel()
     with pytest.raises(asyncio.CancelledError):
         await task

@@ -4,7 +4,6 @@ folder said in the reply instead of listening."""
 
 from __future__ import annotations
 
-import asyncio
 import os
 import re
 import subprocess
@@ -130,7 +129,8 @@ async def test_a_directory_or_symlink_at_the_descriptor_or_lock_name_is_refused_
     assert name in problem and at in problem
     assert problem.endswith(f"Remove {providers_dir() / name} and restart the browser.")
     assert psutil.Process(host.process.pid).net_connections("tcp") == []
-    await asyncio.sleep(0.5)
+    again = await host.hello()  # a marker: the host still reads and answers after saying why
+    assert again["listening"] is False
     assert host.process.returncode is None  # connected, saying why: no exit, no restart loop
     host.close_stdin()
     assert await host.wait_exit(5) == 0

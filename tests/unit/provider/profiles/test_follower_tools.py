@@ -26,6 +26,7 @@ from native_host.provider.profiles.handoff import ProfileHandoff
 from native_host.provider.profiles.merge import prefix_ids
 from tests.support.profiles import served
 from tests.support.requester import FakeRequester, SentRequest
+from tests.support.waiting import until
 
 
 def page_tool(name: str = "p7_add", tool_name: str = "add", page_id: str = "tab-7") -> dict[str, Any]:
@@ -108,20 +109,11 @@ async def pair(tmp_path: Path, *, deadline_ms: int = 5000) -> AsyncIterator[Pair
     result = Pair(provider, follower, tools, own, other, changes)
     result.ports = ports
     try:
-        await until(lambda: bool(tools.tools()), "the follower's tools reach the provider")
+        await until(lambda: bool(tools.tools()), message="the follower's tools reach the provider")
         yield result
     finally:
         await follower.stop()
         await provider.stop()
-
-
-async def until(condition: Any, what: str, limit_s: float = 5.0) -> None:
-    try:
-        async with asyncio.timeout(limit_s):
-            while not condition():
-                await asyncio.sleep(0.005)
-    except TimeoutError:
-        raise AssertionError(f"not within {limit_s} s: {what}") from None
 
 
 def called(extension: FakeExtension) -> bool:
@@ -205,7 +197,7 @@ async def test_large_results_pass_and_too_large_ones_are_a_clean_error(
 async def test_page_gone_in_a_follower_is_the_same_page_gone(tmp_path: Path) -> None:
     async with pair(tmp_path) as p:
         p.follower.set_page_tools([page_tool("p8_add", page_id="tab-8")])
-        await until(lambda: p.tools.get("p8f1_add") is not None, "the new list")
+        await until(lambda: p.tools.get("p8f1_add") is not None, message="the new list")
         assert p.tools.get("p7f1_add") is None
         result = await p.tools.call("p8f1_add", {"a": 1})
         assert result is not None and result.is_error and text(result).startswith("Page gone")
@@ -214,32 +206,32 @@ async def test_page_gone_in_a_follower_is_the_same_page_gone(tmp_path: Path) -> 
 async def test_a_client_cancelling_aborts_the_call_in_the_followers_page(tmp_path: Path) -> None:
     async with pair(tmp_path) as p:
         call = asyncio.create_task(p.tools.call("p7f1_add", {"a": 1, "wait": True}))
-        await until(lambda: called(p.other), "the call reaches the follower")
+        await until(lambda: called(p.other), message="the call reaches the follower")
         own_call_id = next(r[2] for r in p.other.requests if r[0] == "tools.call")
         call.cancel()
-        await until(lambda: p.other.cancelled == [own_call_id], "tools.cancel with the follower's call id")
+        await until(lambda: p.other.cancelled == [own_call_id], message="tools.cancel with its own call id")
 
 
 async def test_the_deadline_cancels_the_followers_call_and_answers_is_error(tmp_path: Path) -> None:
     async with pair(tmp_path, deadline_ms=300) as p:
         result = await p.tools.call("p7f1_add", {"a": 1, "wait": True})
         assert result is not None and result.is_error and "did not answer within 0.3 s" in text(result)
-        await until(lambda: len(p.other.cancelled) == 1, "tools.cancel after the deadline")
+        await until(lambda: len(p.other.cancelled) == 1, message="tools.cancel after the deadline")
 
 
 async def test_a_follower_going_away_removes_its_tools_and_ends_its_calls(tmp_path: Path) -> None:
     async with pair(tmp_path) as p:
         call = asyncio.create_task(p.tools.call("p7f1_add", {"a": 1, "wait": True}))
-        await until(lambda: called(p.other), "the call reaches the follower")
+        await until(lambda: called(p.other), message="the call reaches the follower")
         before = len(p.changes)
         gone_at = asyncio.get_running_loop().time()
         await p.follower.stop()
         result = await asyncio.wait_for(call, 5)
         assert result is not None and result.is_error and text(result) == FOLLOWER_GONE_SENTENCE
-        await until(lambda: not p.tools.tools(), "the tools leave the list")
+        await until(lambda: not p.tools.tools(), message="the tools leave the list")
         assert len(p.changes) > before and p.changes[-1] - gone_at < 0.1
         # the follower aborted the page's call when its link closed
-        await until(lambda: len(p.other.cancelled) == 1, "the follower cancels its page's call")
+        await until(lambda: len(p.other.cancelled) == 1, message="the follower cancels its page's call")
 
 
 async def test_location_of_a_follower_id_goes_to_that_follower_and_a_gone_one_is_gone(tmp_path: Path) -> None:
@@ -264,6 +256,6 @@ async def test_a_follower_that_reconnects_keeps_its_number_and_names(tmp_path: P
     async with pair(tmp_path) as p:
         [connection] = [f.connection for f in p.provider.server.followers.values()]
         await connection.close()
-        await until(lambda: not p.tools.tools(), "the tools leave with the connection")
-        await until(lambda: bool(p.tools.tools()), "the follower reconnects")
+        await until(lambda: not p.tools.tools(), message="the tools leave with the connection")
+        await until(lambda: bool(p.tools.tools()), message="the follower reconnects")
         assert [t.name for t in p.tools.tools()] == ["p7f1_add"]

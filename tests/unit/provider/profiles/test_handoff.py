@@ -5,13 +5,13 @@ test_merge_layer.py, test_follower_link.py."""
 
 from __future__ import annotations
 
-import asyncio
 import json
 from pathlib import Path
 
 from native_host.protocol.native import CurrentRequest
 from native_host.provider.profiles.handoff import ProfileHandoff
 from tests.support.profiles import FakeExtension, served, window
+from tests.support.waiting import until
 
 
 async def test_a_standby_host_follows_the_provider_and_its_windows_join_current(tmp_path: Path) -> None:
@@ -25,9 +25,7 @@ async def test_a_standby_host_follows_the_provider_and_its_windows_join_current(
     provider.on_role_change("provider")
     follower.on_role_change("standby", descriptor)
     try:
-        async with asyncio.timeout(5):
-            while not provider.server.followers:
-                await asyncio.sleep(0.01)
+        await until(lambda: provider.server.followers, timeout_s=5, message="the follower")
         answer = await served(provider).request(CurrentRequest(), deadline_ms=2000)
         ids = [w["id"] for w in answer["root"]["children"]]
         assert ids == ["win-1", "f1-win-1"]

@@ -28,6 +28,7 @@ from native_host.provider.http import security
 from native_host.provider.port.correlator import numbered_ids
 from native_host.provider.profiles.handoff_server import FollowerConnection, HandoffServer
 from tests.support.profiles import RecordingConnection
+from tests.support.waiting import until
 
 
 async def test_the_server_refuses_origin_and_wrong_tokens() -> None:
@@ -119,8 +120,9 @@ async def test_the_provider_sends_each_request_in_one_envelope_without_the_follo
     follower = FollowerConnection(2, connection, numbered_ids("p-"))  # type: ignore[arg-type]
 
     async def answered(request: HostRequest, deadline_ms: int) -> Any:
+        before = len(connection.sent)
         task = asyncio.create_task(follower.request(request, deadline_ms=deadline_ms))
-        await asyncio.sleep(0)
+        await until(lambda: len(connection.sent) > before, interval_s=0, message=f"{request.type} sent")
         follower.on_reply(HandoffResult(id=json.loads(connection.sent[-1])["id"], result="ok"))
         return await task
 
@@ -135,15 +137,16 @@ async def test_the_provider_sends_each_request_in_one_envelope_without_the_follo
 
 
 async def test_a_followers_error_reply_raises_its_code_and_a_gone_follower_fails_every_request() -> None:
-    follower = FollowerConnection(1, RecordingConnection(), numbered_ids("p-"))  # type: ignore[arg-type]
+    connection = RecordingConnection()
+    follower = FollowerConnection(1, connection, numbered_ids("p-"))  # type: ignore[arg-type]
     task = asyncio.create_task(follower.request(CurrentRequest(), deadline_ms=2000))
-    await asyncio.sleep(0)
+    await until(lambda: len(connection.sent) == 1, interval_s=0, message="the first request sent")
     follower.on_reply(HandoffError(id="p-1", error=ErrorBody(code="page_gone", message="x")))
     with pytest.raises(ExtensionError) as failed:
         await task
     assert failed.value.code == "page_gone"
     waiting = asyncio.create_task(follower.request(CurrentRequest(), deadline_ms=2000))
-    await asyncio.sleep(0)
+    await until(lambda: len(connection.sent) == 2, interval_s=0, message="the second request sent")
     follower.close()
     with pytest.raises(ProviderUnavailable):
         await waiting

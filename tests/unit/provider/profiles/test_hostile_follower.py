@@ -24,6 +24,7 @@ from native_host.protocol.native import PageReadRequest
 from native_host.provider.profiles.handoff_limits import CLOSE_TOO_BIG, MAX_FOLLOWER_TREES_BYTES
 from native_host.provider.profiles.handoff_server import HandoffServer
 from tests.support.host_process import Host, mcp_client, ready_descriptor
+from tests.support.waiting import until
 
 pytestmark = pytest.mark.skipif(sys.platform == "win32", reason="drives a host process over pipes (POSIX)")
 
@@ -205,9 +206,7 @@ async def test_only_a_reply_to_page_read_or_tools_call_may_be_over_the_tree_limi
     try:
         async with connect(url, additional_headers={"Authorization": "Bearer right"}, max_size=None) as ws:
             await ws.send(json.dumps({"type": "follower.hello", "instance": "i-1"}))
-            async with asyncio.timeout(10):
-                while not server.followers:
-                    await asyncio.sleep(0.01)
+            await until(lambda: server.followers, message="the follower")
             [connection] = server.followers.values()
             read = PageReadRequest(page_id="f1-tab-1", kind="screenshot")
             reading = asyncio.ensure_future(connection.request(read, deadline_ms=20_000))

@@ -3,7 +3,6 @@ without asking it, and asks it again while it has no complete tree (design.md §
 
 from __future__ import annotations
 
-import asyncio
 import json
 from pathlib import Path
 from typing import Any
@@ -12,6 +11,7 @@ from native_host.protocol.native import CurrentRequest
 from native_host.provider.profiles.handoff import ProfileHandoff
 from tests.support.profiles import FakeExtension, served, window
 from tests.support.requester import SentRequest
+from tests.support.waiting import until
 
 
 class CountingExtension(FakeExtension):
@@ -48,13 +48,8 @@ async def test_a_follower_pushes_its_tree_and_the_provider_merges_it_without_ask
     follower.set_tree({**pushed, "windowFocused": False})  # before it follows: sent at connect
     follower.on_role_change("standby", descriptor)
 
-    async def wait_for(predicate: Any) -> None:
-        async with asyncio.timeout(5):
-            while not predicate():
-                await asyncio.sleep(0.01)
-
     try:
-        await wait_for(lambda: any(f.tree for f in provider.server.followers.values()))
+        await until(lambda: any(f.tree for f in provider.server.followers.values()))
         first = await served(provider).request(CurrentRequest(), deadline_ms=2000)
         again = await served(provider).request(CurrentRequest(), deadline_ms=2000)
         assert [w["id"] for w in first["root"]["children"]] == ["win-1", "f1-win-9"]
@@ -64,12 +59,12 @@ async def test_a_follower_pushes_its_tree_and_the_provider_merges_it_without_ask
         # A change: the new tree replaces the old one; focus moves to the follower's window.
         focused_root = {**pushed["root"], "children": [window("win-9", focused=True)]}
         follower.set_tree({"root": focused_root, "windowFocused": True})
-        await wait_for(lambda: next(iter(provider.server.followers.values())).tree["windowFocused"])
+        await until(lambda: next(iter(provider.server.followers.values())).tree["windowFocused"])
         answer = await served(provider).request(CurrentRequest(), deadline_ms=2000)
         assert [w["id"] for w in answer["root"]["children"] if w.get("focused")] == ["f1-win-9"]
         # No complete tree (its worker needs a page asked): the provider asks it as before.
         follower.set_tree(None)
-        await wait_for(lambda: next(iter(provider.server.followers.values())).tree is None)
+        await until(lambda: next(iter(provider.server.followers.values())).tree is None)
         answer = await served(provider).request(CurrentRequest(), deadline_ms=2000)
         assert [w["id"] for w in answer["root"]["children"]] == ["win-1", "f1-win-1"]
         assert follower_ext.asked == 1

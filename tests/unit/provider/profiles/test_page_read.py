@@ -23,6 +23,7 @@ from native_host.provider.profiles.handoff import ProfileHandoff
 from native_host.provider.profiles.merge import prefix_ids
 from tests.support.profiles import served, window
 from tests.support.requester import FakeRequester, SentRequest
+from tests.support.waiting import until
 
 PROVIDER = "PPPPPPPPPPPPPPPPPPPPPP"
 FOLLOWER = "FFFFFFFFFFFFFFFFFFFFFF"
@@ -100,8 +101,7 @@ async def test_page_read_reaches_the_follower_without_the_prefix_and_gone_after_
     follower.on_role_change("standby", descriptor)
     try:
         async with asyncio.timeout(10):
-            while not changes or not provider.server.followers:
-                await asyncio.sleep(0.01)
+            await until(lambda: changes and provider.server.followers, message="the follower and a change")
             listed = [r.uri for r in (await resources.list_resources(None, None)).resources]
             assert listed == [format_page_uri(PROVIDER, p, k) for p, k in (  # type: ignore[arg-type]
                 ("tab-1", "text"), ("tab-1", "screenshot"), ("f1-tab-9", "text"), ("f1-tab-9", "screenshot"))]
@@ -120,8 +120,8 @@ async def test_page_read_reaches_the_follower_without_the_prefix_and_gone_after_
             # The follower leaves: its pages are gone, and the list changes.
             before = len(changes)
             await follower.stop()
-            while provider.server.followers or len(changes) == before:
-                await asyncio.sleep(0.01)
+            await until(lambda: not provider.server.followers and len(changes) > before,
+                        message="the follower gone and a change")
             with pytest.raises(ExtensionError) as gone:
                 await served(provider).request(
                     PageReadRequest(page_id="f1-tab-9", kind="text"), deadline_ms=5000)
