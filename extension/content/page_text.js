@@ -12,7 +12,8 @@
 //   content/composed_clone.js                       webctxComposed (shadow roots and reachable frames in the clone)
 //   content/page_text.js                            webctxPageText (this file)
 //
-// then calls `globalThis.webctxPageText({maxBytes})`. Not in the manifest's content_scripts: a page
+// then calls `globalThis.webctxPageText({maxBytes})`. Just over 400 lines: the clone-to-Markdown
+// pass and its bounds are one rule; shadow roots and frames are composed_clone.js's. Not in the manifest's content_scripts: a page
 // load pays nothing; only a read does. Every file is safe to inject again (no top-level let/const).
 //
 // What it never does: change the live page (it works on a clone: no script runs, no image loads in
