@@ -31,7 +31,7 @@ export function renderStatus(status, settings) {
   byId("fix-command").textContent = view.fix;
   byId("versions").hidden = !view.versions; // which side to update
   byId("versions").textContent = view.versions;
-  // Issue 16: what a desktop host may read on request (the options page's two switches).
+  // What a desktop host may read on request (the options page's two switches).
   const reads = describePageReads(settings);
   byId("page-reads").hidden = !reads;
   byId("page-reads").textContent = reads;

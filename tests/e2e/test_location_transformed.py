@@ -30,7 +30,7 @@ pytestmark = pytest.mark.asyncio(loop_scope="module")
 shared, tab, host = pointing_fixtures("location-transformed")
 
 TOLERANCE_PT = 2.0
-"""Issue 17: exact within 2 pt."""
+"""Exact within 2 pt."""
 
 Point = tuple[float, float]
 Map = Callable[[Point], Point]

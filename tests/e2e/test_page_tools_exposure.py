@@ -204,7 +204,7 @@ async def test_declarative_forms_become_tools_that_fill_and_submit(
 async def test_forms_parsed_before_a_script_and_added_after_load_are_tools(
     tb: ToolsBrowser, page_server: str
 ) -> None:
-    """Issue 17 item 5: the polyfill observes nothing while the page is parsed (a document-wide
+    """The polyfill observes nothing while the page is parsed (a document-wide
     observer then doubled a huge page's time to DOMContentLoaded). A page script running during
     the parse gets no declarative tool, as from Chromium's own WebMCP (the `native` run); after
     DOMContentLoaded the parsed form is a tool, and a form added by script after load becomes one

@@ -162,7 +162,7 @@ async def test_the_popup_counts_the_pages_with_tools_live_without_a_host_asking(
 
 
 async def test_a_version_mismatch_with_the_native_host_says_which_side_to_update(tmp_path: Path) -> None:
-    """Issue 17 item 6: an extension of another webctx release than the native host (here a copy
+    """An extension of another webctx release than the native host (here a copy
     of extension/ whose manifest says 0.0.1, so the extension is the older side) still connects,
     but the worker's status carries `versionMismatch` and the popup says so in words, with the
     fix, in one line; the state line stays "connected"."""

@@ -40,7 +40,7 @@ pytestmark = pytest.mark.asyncio(loop_scope="module")
 shared, tab, host = pointing_fixtures("shadow-selection")
 
 TOLERANCE_PT = 2.0
-"""Issue 17: a located selection within 2 pt of where the page draws it."""
+"""A located selection within 2 pt of where the page draws it."""
 
 
 def near(actual: dict[str, float], expected: dict[str, float]) -> bool:

@@ -272,7 +272,7 @@ async def first_look(env: dict[str, str]) -> tuple[dict[str, Any], list[str], fl
 async def test_a_client_that_lists_once_right_after_initialize_sees_location_and_the_page_tools(
     browser: RunningBrowser, page_server: str, host: HostClient
 ) -> None:
-    """Issue 14 item 1: a fresh bridge's first `tools/list` is the provider's list (`current`,
+    """A fresh bridge's first `tools/list` is the provider's list (`current`,
     `location`, the visible page's tools), not the fallback; `instructions` are the fixed text,
     naming no pid, version or instance (they would change at the next browser start)."""
     tools_page = await browser.new_page(f"{page_server}{TOOLS_PAGE}")
@@ -290,7 +290,7 @@ async def test_a_client_that_lists_once_right_after_initialize_sees_location_and
 
 
 async def test_check_names_the_running_browser_and_exits_0(browser: RunningBrowser) -> None:
-    """Issue 14 item 4: `webctx mcp --check` in the environment a client gives the bridge."""
+    """`webctx mcp --check` in the environment a client gives the bridge."""
     descriptor = await browser.descriptor()
     env = {name: os.environ[name] for name in ENV_NAMES if name in os.environ}
     process = await asyncio.create_subprocess_exec(

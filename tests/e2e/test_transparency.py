@@ -31,7 +31,7 @@ from tests.support.waiting import until
 
 POPUP = f"chrome-extension://{EXTENSION_ID}/popup/popup.html"
 READ_WITHIN_S = 1.0
-"""Issue 18: a read shows in the popup and in `webctx activity` within 1 s."""
+"""A read shows in the popup and in `webctx activity` within 1 s."""
 
 
 def expected_rows(root: dict[str, Any]) -> list[tuple[str, str]]:

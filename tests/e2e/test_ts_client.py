@@ -176,7 +176,7 @@ async def the_steps(client: TsClient, tb: ToolsBrowser, page: Page, url: str) ->
 
 
 async def the_resource_steps(client: TsClient, tb: ToolsBrowser, page: Page, url: str) -> None:
-    """Issue 16 through the TypeScript SDK: the page's text link in `current` is listed by
+    """Through the TypeScript SDK: the page's text link in `current` is listed by
     `resources/list` and read by `resources/read` (Markdown with the page's heading, `_meta`); a tab
     opened changes the list: `notifications/resources/list_changed`. Last of `the_steps`: the other
     tab takes the page's place as the active one until it is closed."""

@@ -8,7 +8,7 @@ import subprocess
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[2]
-OUTSIDE = re.compile(r"(?<!SCREEN_)SPEC §|\bissue [0-9]|research/")
+OUTSIDE = re.compile(r"(?<!SCREEN_)SPEC §|\b[Ii]ssue [0-9]|research/")
 """A citation of a document that is not in the repo."""
 
 

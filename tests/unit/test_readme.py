@@ -19,7 +19,7 @@ import pytest
 REPO = Path(__file__).resolve().parents[2]
 README = REPO / "README.md"
 MAX_README_BYTES = 15_000
-"""Issue 19: a README a newcomer reads, under 15 KB; the history lives in bench/README.md."""
+"""A README a newcomer reads, under 15 KB; the history lives in bench/README.md."""
 
 
 def load_layout() -> ModuleType:

@@ -74,7 +74,7 @@ def orphan_zombie() -> Iterator[int]:
 
 
 def test_stopping_the_demo_does_not_wait_for_a_zombie_native_host(tmp_path: Path, orphan_zombie: int) -> None:
-    """Issue 13 "Also" e: a zombie counts as gone (protocol/processes.py); psutil.wait_procs
+    """A zombie counts as gone (protocol/processes.py); psutil.wait_procs
     waited out its 3 + 2 s on one whose parent never reaps it."""
     browser = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(60)"])
     demo = DemoBrowser(

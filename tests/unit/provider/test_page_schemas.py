@@ -37,7 +37,7 @@ EVIL = "^(a+)+$"
 EVIL_LOOKAHEAD = "^(?=a)(a|a)*$"
 """Not RE2 (lookahead), and exponential in the `regex` module too: the fallback's time budget."""
 MAX_LAG_S = 0.1
-"""Issue 13 item 3: a call adds under 100 ms of loop delay."""
+"""A call adds under 100 ms of loop delay."""
 
 
 def hostile_schemas(server: CountingServer, file_uri: str) -> dict[str, dict[str, Any]]:

@@ -1,4 +1,4 @@
-"""Issue 17 item 6: a protocol or webctx version mismatch between the extension and the native host
+"""A protocol or webctx version mismatch between the extension and the native host
 is named, with the side to update, by protocol/version.py's `version_mismatch`, and the real host
 logs it whichever path answered the hello (early_hello.py before the slow imports, or app.py)."""
 

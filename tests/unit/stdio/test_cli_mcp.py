@@ -20,7 +20,7 @@ REPO = Path(__file__).resolve().parents[3]
 
 
 def test_the_readme_codex_steps_on_a_clean_home_write_the_file_codex_reads(tmp_path: Path) -> None:
-    """Issue 14's done-when: a fresh HOME, the step docs/clients.md gives for Codex, run by a
+    """A fresh HOME, the step docs/clients.md gives for Codex, run by a
     shell; the file written is TOML Codex reads (tomllib), beside a setting the user already had,
     and the command in it starts a bridge that answers `initialize`."""
     home = tmp_path / "clean-home"

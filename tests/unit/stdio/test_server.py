@@ -192,7 +192,7 @@ async def test_tools_and_current_are_proxied_from_the_provider(
 async def test_the_provider_records_the_bridged_clients_name_via_webctx_mcp(
     bridge: StdioBridge, start_provider: Callable[[], Awaitable[Provider]], mode: Mode
 ) -> None:
-    """Issue 18: a read through `webctx mcp` is recorded as the real client's, not the bridge's."""
+    """A read through `webctx mcp` is recorded as the real client's, not the bridge's."""
     provider = await start_provider()
     await connected_to(bridge, provider)
     info = types.Implementation(name="Claude Desktop", version="1.2")
@@ -340,7 +340,7 @@ async def fresh_bridge(grace_s: float = 2.0) -> AsyncIterator[StdioBridge]:
 async def test_a_client_that_lists_once_right_after_connecting_sees_the_providers_tools(
     start_provider: Callable[[], Awaitable[Provider]], mode: Mode
 ) -> None:
-    """Issue 14: the first `tools/list` of a fresh bridge waits for the link's first attempt and
+    """The first `tools/list` of a fresh bridge waits for the link's first attempt and
     lists the provider's tools, not the fallback `current` alone; `instructions` are the fixed text."""
     await start_provider()
     async with asyncio.timeout(20), fresh_bridge() as bridge, connect(bridge, mode) as (client, _):
@@ -374,7 +374,7 @@ async def test_with_no_provider_the_first_look_is_quick_and_a_call_says_why(mode
 
 
 async def test_a_provider_that_never_answers_delays_the_first_look_by_the_grace_only() -> None:
-    """Issue 14: the first look waits for the first attempt, but never longer than the grace
+    """The first look waits for the first attempt, but never longer than the grace
     (`connect_grace_s`, as calls): a listener that accepts and never answers costs the grace, 1.5 s
     here (not the 5 s connection limit). The grace leaves room for the folder survey, which takes
     0.1 to 0.5 s on a loaded 2-CPU machine (listener_pids)."""

@@ -107,7 +107,7 @@ async def test_an_unsafe_providers_folder_is_refused_in_the_hello_reply_and_noth
 async def test_a_directory_or_symlink_at_the_descriptor_or_lock_name_is_refused_in_the_hello_reply(
     spawn: Callable[[], Any], tmp_path: Path, planted: str, at: str
 ) -> None:
-    """Issue 13: the host used to reply `listening: true`, then exit 1 when it could not take the
+    """The host used to reply `listening: true`, then exit 1 when it could not take the
     lock or write the descriptor. Now it refuses before replying, as for an unsafe folder."""
     first: Host = await spawn()  # learns this browser's names from a host that publishes
     await first.hello()
