@@ -35,6 +35,7 @@ from native_host.protocol.descriptor import Descriptor
 from native_host.protocol.native import PageTool, PageToolAnnotations
 from native_host.provider.page_tools import mcp_tool
 from tests.support.asgi import loopback_socket, serving_asgi
+from tests.support.trees import app, element, text, window
 
 TOKEN = "test-token-not-secret"
 """The bearer token every fake descriptor carries and the guard expects."""
@@ -50,37 +51,10 @@ def same_bundle(_process: psutil.Process) -> str:
 def tree(selected_id: str = "sel-1") -> dict[str, Any]:
     """A `current` root: Application → focused Window → focused Page (with an unknown field, which
     readers must accept: design.md §2) → the selected Text `selected_id`."""
-    return {
-        "id": "app",
-        "role": "Application",
-        "title": "Test",
-        "children": [
-            {
-                "id": "win-1",
-                "role": "Window",
-                "focused": True,
-                "children": [
-                    {
-                        "id": "tab-1",
-                        "role": "Page",
-                        "subrole": "tab",
-                        "title": "Demo",
-                        "url": "http://127.0.0.1/",
-                        "focused": True,
-                        "futureField": {"ok": True},
-                        "children": [
-                            {
-                                "id": selected_id,
-                                "role": "Text",
-                                "selected": True,
-                                "content": [{"type": "text", "text": "hello"}],
-                            }
-                        ],
-                    }
-                ],
-            }
-        ],
-    }
+    selected = text(selected_id, "hello", selected=True)
+    tab = element("tab-1", "Page", selected, subrole="tab", title="Demo", url="http://127.0.0.1/",
+                  focused=True, futureField={"ok": True})
+    return app(window("win-1", tab, focused=True), title="Test")
 
 
 @dataclass

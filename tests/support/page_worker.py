@@ -18,6 +18,7 @@ from mcp.shared.exceptions import MCPError
 
 from native_host.protocol.resources import MIME_TYPES, PAGE_KINDS, format_page_uri
 from tests.support.host_process import Host
+from tests.support.trees import app, page, window
 
 PNG_BYTES = b"\x89PNG\r\n\x1a\n" + bytes(range(64))
 """Bytes standing in for a screenshot (a PNG signature and a body; the host does not decode it)."""
@@ -37,13 +38,11 @@ def pages_tree(instance: str, *page_ids: str, focused: str | None = None) -> dic
     screenshot links; `focused` (default the first) is the focused page."""
     focused = focused or (page_ids[0] if page_ids else None)
     pages = [
-        {"id": page_id, "role": "Page", "subrole": "tab", "title": f"Title of {page_id}",
-         "url": f"https://example.org/{page_id}", "focused": page_id == focused,
-         "content": links(instance, page_id)}
+        page(page_id, title=f"Title of {page_id}", url=f"https://example.org/{page_id}",
+             focused=page_id == focused, content=links(instance, page_id))
         for page_id in page_ids
     ]
-    return {"id": "app", "role": "Application", "title": "Chromium",
-            "children": [{"id": "win-1", "role": "Window", "focused": True, "children": pages}]}
+    return app(window("win-1", *pages, focused=True), title="Chromium")
 
 
 async def push_tree(host: Host, root: dict[str, Any]) -> None:

@@ -13,6 +13,7 @@ from typing import Any
 
 from native_host.provider.port.chain import RequestChain
 from native_host.provider.profiles.handoff import ProfileHandoff
+from tests.support import trees
 from tests.support.requester import FakeRequester, SentRequest
 
 
@@ -24,11 +25,7 @@ def served(handoff: ProfileHandoff) -> RequestChain:
 
 def window(id_: str, *, focused: bool = False, tab: str = "tab-1") -> dict[str, Any]:
     """A Window element `id_` holding the Page `tab`; with `focused`, both are on the focus path."""
-    element: dict[str, Any] = {"id": id_, "role": "Window", "children": [{"id": tab, "role": "Page"}]}
-    if focused:
-        element["focused"] = True
-        element["children"][0]["focused"] = True
-    return element
+    return trees.window(id_, trees.page(tab, subrole=None, focused=focused or None), focused=focused or None)
 
 
 class FakeExtension(FakeRequester):
