@@ -19,6 +19,8 @@ const MAX_SCALE = 1.5;
 const MAX_CANVAS_PIXELS = 16 * 1024 * 1024;
 /** The schemes the viewer opens (the worker opens no other). */
 const VIEWABLE = /^(https?|file):/i;
+/** A language tag as /Lang may hold it (BCP 47's shape, bounded). */
+const LANG_TAG = /^[A-Za-z]{1,8}(-[A-Za-z0-9]{1,8}){0,7}$/;
 /** Characters of a title at most. */
 const MAX_TITLE_CHARS = 300;
 
@@ -62,7 +64,10 @@ async function drawPage(pdfjs, pdf, number, box) {
   layer.className = "textLayer";
   box.replaceChildren(canvas, layer);
   await page.render({ canvas, viewport, transform: ratio === 1 ? undefined : [ratio, 0, 0, ratio, 0, 0] }).promise;
-  await new pdfjs.TextLayer({ textContentSource: page.streamTextContent(), container: layer, viewport }).render();
+  const content = await page.getTextContent();
+  // The page's language is the PDF's (its catalog's /Lang), not this viewer's: the Page's `lang`.
+  if (typeof content.lang === "string" && LANG_TAG.test(content.lang) && !document.documentElement.lang) document.documentElement.lang = content.lang;
+  await new pdfjs.TextLayer({ textContentSource: content, container: layer, viewport }).render();
 }
 
 async function main() {

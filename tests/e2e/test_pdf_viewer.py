@@ -102,6 +102,7 @@ async def test_a_drag_in_webctxs_viewer_is_the_pdfs_selected_text(tb: ToolsBrows
     assert page["url"] == url and page.get("title") == "The quarterly report", page
     assert text.get("selected") is True and text_of(text).rstrip() == "Revenue grew in every region.", text
     assert not find_all(page, lambda e: e.get("role") == "Document"), page  # no "unreadable" PDF Document
+    assert "lang" not in page.get("attributes", {}), page  # the PDF has no /Lang; the viewer's own is none
     assert where.state == "visible" and where.rects, where
     assert (contents.meta or {}).get("source") == "pdf", contents.meta
     assert "Costs fell by a tenth." in contents.text, contents.text
