@@ -47,7 +47,7 @@ import { servePopupStatus } from "./popup_status.js";
 import { ActivityFeed, READ_BADGE_TEXT, readBadgeFlasher } from "./activity.js";
 import { serveTransparency } from "./popup_transparency.js";
 import { PageReader } from "./page_read.js";
-import { VIEWER_PATH, builtinViewerPdf, setViewerPage, viewerUrlFor } from "./viewer_url.js";
+import { VIEWER_PATH, ViewerRedirects, builtinViewerPdf, setViewerPage, viewerUrlFor } from "./viewer_url.js";
 import {
   CURRENT,
   ERROR_CODES,
@@ -67,6 +67,7 @@ import {
 
 // A tab in webctx's PDF viewer is the PDF's Page (viewer_url.js): learn the viewer's address first.
 setViewerPage(api.ownPageUrl(VIEWER_PATH));
+const viewerRedirects = new ViewerRedirects();
 const ids = new IdRegistry();
 const selections = new SelectionStore();
 // Windows and tabs in memory, kept by events (tab_model.js); seeded now and after a worker restart.
@@ -227,6 +228,7 @@ api.onSettingsChanged((stored) => {
 void ready.then(() => injectOncePerExtensionRun());
 api.onTabRemoved((tabId) => {
   selections.forget(tabId);
+  viewerRedirects.forget(tabId);
   pageTools.tabGone(tabId);
   treePusher.schedule();
 });
@@ -384,12 +386,14 @@ function routeRuntimeMessage(message, sender) {
  * browser runs no content script there otherwise) and shared (settings.localFiles).
  * @param {import("./browser_api.js").RuntimeMessageSender} sender
  * @param {unknown} report
+ * Back from the viewer shows the browser's viewer again (ViewerRedirects).
  * @returns {boolean} whether the tab is being sent to the viewer (the report is not kept)
  */
 function openInViewer(sender, report) {
   if (!settings.pdfViewer || sender.tabId === undefined || sender.viewer) return false;
   const pdf = builtinViewerPdf(sender.frameId, report);
   if (!pdf || (pdf.startsWith("file:") && !settings.localFiles)) return false;
+  if (!viewerRedirects.shouldOpen(sender.tabId, sender.documentId, pdf)) return false;
   void api.showInTab(sender.tabId, viewerUrlFor(pdf));
   return true;
 }

@@ -74,3 +74,37 @@ export function builtinViewerPdf(frameId, report) {
   const { pdf, url } = /** @type {{pdf?: unknown, url?: unknown}} */ (report);
   return pdf === true && typeof url === "string" && url.length <= 8192 && VIEWABLE.test(url) ? url : null;
 }
+
+/**
+ * Which PDFs go to the viewer: each tab's last one sent, so that Back from the viewer (the PDF's
+ * document again, in the browser's own viewer) stays there instead of being sent on again, which
+ * would trap the user in the viewer. One entry per tab.
+ */
+export class ViewerRedirects {
+  /** @type {Map<number, {documentId: string | undefined, pdf: string}>} */
+  #sent = new Map();
+
+  /**
+   * Should the tab's top document, the PDF at `pdf`, be sent to the viewer now?
+   * @param {number} tabId
+   * @param {string | undefined} documentId  the browser's id of the PDF's document
+   * @param {string} pdf
+   * @returns {boolean} false for a document already sent (its reports until it goes), and once
+   *   for the same PDF again in that tab (Back); true otherwise (and it is noted)
+   */
+  shouldOpen(tabId, documentId, pdf) {
+    const last = this.#sent.get(tabId);
+    if (last && documentId !== undefined && last.documentId === documentId) return false;
+    if (last && last.pdf === pdf) {
+      this.#sent.delete(tabId);
+      return false;
+    }
+    this.#sent.set(tabId, { documentId, pdf });
+    return true;
+  }
+
+  /** @param {number} tabId  closed */
+  forget(tabId) {
+    this.#sent.delete(tabId);
+  }
+}

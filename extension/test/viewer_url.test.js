@@ -5,7 +5,7 @@ import test from "node:test";
 
 import { normalizeSettings } from "../service_worker/settings.js";
 import { pageLinks, tabUrl } from "../service_worker/tree.js";
-import { builtinViewerPdf, originOf, setViewerPage, viewedPdf, viewerUrlFor } from "../service_worker/viewer_url.js";
+import { ViewerRedirects, builtinViewerPdf, originOf, setViewerPage, viewedPdf, viewerUrlFor } from "../service_worker/viewer_url.js";
 
 const OWN = "chrome-extension://abcdefghijklmnopabcdefghijklmnop/viewer/viewer.html";
 
@@ -50,4 +50,17 @@ test("only a top document's report of a web or file PDF sends the tab to the vie
   assert.equal(builtinViewerPdf(0, { pdf: true, url: "data:application/pdf;base64,AA" }), null);
   assert.equal(builtinViewerPdf(0, { pdf: true, url: `https://example.org/${"a".repeat(9000)}` }), null);
   assert.equal(builtinViewerPdf(0, null), null);
+});
+
+test("a PDF goes to the viewer once: its document's later reports and Back stay", () => {
+  const redirects = new ViewerRedirects();
+  const pdf = "https://example.org/a.pdf";
+  assert.equal(redirects.shouldOpen(1, "doc-a", pdf), true);
+  assert.equal(redirects.shouldOpen(1, "doc-a", pdf), false); // the same document, before it goes
+  assert.equal(redirects.shouldOpen(1, "doc-b", pdf), false); // Back: the PDF again, in the browser's viewer
+  assert.equal(redirects.shouldOpen(1, "doc-c", pdf), true); // opened once more later
+  assert.equal(redirects.shouldOpen(1, "doc-d", "https://example.org/b.pdf"), true);
+  assert.equal(redirects.shouldOpen(2, "doc-e", pdf), true); // another tab
+  redirects.forget(2);
+  assert.equal(redirects.shouldOpen(2, "doc-f", pdf), true);
 });

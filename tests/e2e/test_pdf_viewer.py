@@ -95,6 +95,13 @@ async def test_a_drag_in_webctxs_viewer_is_the_pdfs_selected_text(tb: ToolsBrows
         async with tb.session() as session:
             where = await session.location(text["id"])
             contents = await read_text(session, uri_of(tb.descriptor.instance, page["id"], "text"))
+        # Back: the PDF in the browser's viewer again, kept there (its Document is reported, which
+        # a tab sent on to the viewer never reports), not sent on to webctx's viewer once more.
+        await tab.go_back()
+        back = await current_until(
+            tb, lambda a: bool(find_all(page_with_url(a, url) or {}, lambda e: e.get("role") == "Document"))
+        )
+        back_url = tab.url
     finally:
         await tab.close()
         await set_settings(tb.running, pdfViewer=False)
@@ -104,6 +111,7 @@ async def test_a_drag_in_webctxs_viewer_is_the_pdfs_selected_text(tb: ToolsBrows
     assert not find_all(page, lambda e: e.get("role") == "Document"), page  # no "unreadable" PDF Document
     assert "lang" not in page.get("attributes", {}), page  # the PDF has no /Lang; the viewer's own is none
     assert where.state == "visible" and where.rects, where
+    assert back_url == url, (back_url, back)
     assert (contents.meta or {}).get("source") == "pdf", contents.meta
     assert "Costs fell by a tenth." in contents.text, contents.text
 
