@@ -17,6 +17,7 @@ import pytest
 import pytest_asyncio
 from playwright.async_api import Page
 
+from tests.e2e.conftest import EXTENSION_ID
 from tests.e2e.page_resources_harness import current_until, page_with_url, read_text, set_settings, uri_of
 from tests.e2e.page_tools_harness import ToolsBrowser, launch
 from tests.e2e.tree import find_all
@@ -32,6 +33,7 @@ LINES = [
 """The lines of each page of report.pdf."""
 
 VIEWER_PATH = "/viewer/viewer.html?file="
+OPTIONS = f"chrome-extension://{EXTENSION_ID}/options/options.html"
 
 
 @pytest.fixture(scope="module")
@@ -71,7 +73,13 @@ async def in_viewer(tab: Page, *, timeout_s: float = 15.0) -> None:
 
 async def test_a_drag_in_webctxs_viewer_is_the_pdfs_selected_text(tb: ToolsBrowser, pdf_server: str) -> None:
     url = f"{pdf_server}/report.pdf"
-    await set_settings(tb.running, pdfViewer=True)
+    # Switched on as the user does: its checkbox in the options page.
+    options = await tb.running.new_page(OPTIONS)
+    try:
+        await options.click("#pdf-viewer")
+        await options.wait_for_function("document.getElementById('saved').textContent.startsWith('Saved')")
+    finally:
+        await options.close()
     tab = await tb.running.new_page(url)
     try:
         await tab.bring_to_front()
