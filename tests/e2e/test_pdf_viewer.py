@@ -47,8 +47,11 @@ def pdf_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
 
 @pytest_asyncio.fixture(scope="module", loop_scope="module")
 async def tb(tmp_path_factory: pytest.TempPathFactory) -> AsyncIterator[ToolsBrowser]:
-    """One browser for the module, the product's deadlines."""
-    async with launch("polyfill", tmp_path_factory.mktemp("pdf-viewer"), deadline_ms=None) as running:
+    """One browser for the module, the product's deadlines, allowed in file:// pages (as if the user
+    had switched "Allow access to file URLs" on)."""
+    async with launch(
+        "polyfill", tmp_path_factory.mktemp("pdf-viewer"), deadline_ms=None, allow_file_access=True
+    ) as running:
         yield running
 
 
@@ -142,3 +145,29 @@ async def test_off_by_default_the_browsers_viewer_stays_and_says_where_to_switch
     [document] = find_all(page, lambda e: e.get("role") == "Document")
     assert document["attributes"]["selection"] == "unreadable", document
     assert "Open PDFs in webctx's viewer" in document["attributes"]["note"], document
+
+
+async def test_a_local_pdf_opens_in_the_viewer_only_while_local_files_are_shared(
+    tb: ToolsBrowser, tmp_path_factory: pytest.TempPathFactory
+) -> None:
+    path = tmp_path_factory.mktemp("local-pdf") / "local.pdf"
+    path.write_bytes(pdf_bytes(LINES, title="A local report"))
+    url = path.as_uri()
+    await set_settings(tb.running, pdfViewer=True, localFiles=False)
+    tab = await tb.running.new_page(url)
+    try:
+        # Not shared: the browser's viewer stays (the tab's title is the file's, its address the file's).
+        await tab.wait_for_function("document.contentType === 'application/pdf'")
+        assert tab.url == url
+        await tab.close()
+        await set_settings(tb.running, localFiles=True)
+        tab = await tb.running.new_page(url)
+        await in_viewer(tab)
+        answer = await current_until(
+            tb, lambda a: (page_with_url(a, url) or {}).get("title") == "A local report"
+        )
+    finally:
+        await tab.close()
+        await set_settings(tb.running, pdfViewer=False, localFiles=False)
+    page = page_with_url(answer, url)
+    assert page is not None and page["url"] == url, page
