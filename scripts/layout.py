@@ -47,6 +47,7 @@ ROLES: Final[dict[str, str]] = {
     "extension/main_world": "MAIN world: the WebMCP polyfill",
     "extension/vendor": "Readability, turndown, GFM, pdf.js (unmodified)",
     "extension/offscreen": "PDF text (pdf.js)",
+    "extension/viewer": "webctx's PDF viewer (pdf.js text layer), an option",
     "extension/popup": "popup: provider switch, connection state, MCP port",
     "extension/options": "options page: excluded sites, page tools, incognito",
     "extension/confirm": "Allow or Deny before a consequential page tool",

@@ -358,7 +358,7 @@
     const view = doc.defaultView;
     /** @type {Map<Element, "subtree" | {ownTextHidden: boolean, inner: Context}>} */
     const verdicts = new Map();
-    if (!view || !doc.body) return { hidden: () => false, checked: () => 0 };
+    if (!view || !doc.body || isOwnViewer(doc)) return { hidden: () => false, checked: () => 0 };
     const body = doc.body;
     const ltr = view.getComputedStyle(doc.documentElement).direction !== "rtl";
     /** @type {Context} */
@@ -400,6 +400,18 @@
       return seen === "subtree" || seen.ownTextHidden;
     };
     return { hidden, checked: () => verdicts.size };
+  }
+
+  /**
+   * Is `doc` webctx's own PDF viewer (extension/viewer/viewer.html)? Its text layer's glyphs are
+   * transparent by design over the canvas that draws them (pdf.js TextLayer): nothing there is
+   * hidden by a page. A web page cannot have this address.
+   * @param {Document} doc
+   * @returns {boolean}
+   */
+  function isOwnViewer(doc) {
+    const runtime = /** @type {any} */ (globalThis).chrome?.runtime;
+    return typeof runtime?.getURL === "function" && doc.URL.startsWith(runtime.getURL("viewer/viewer.html"));
   }
 
   /** @type {any} */ (globalThis).webctxHidden = Object.freeze({ pruneHidden, textJudge, parseRgb, contrast, blendsIn, filterOpacity });

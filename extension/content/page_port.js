@@ -74,16 +74,19 @@
 
   /** @param {chrome.runtime.Port} port */
   function onConnect(port) {
-    if (port.name === NAME) serve(port);
+    // A port a tab opened (another page's own) reaches us only in webctx's PDF viewer, an extension
+    // page: only the worker's are served.
+    if (port.name === NAME && !port.sender?.tab) serve(port);
   }
 
   /**
    * @param {unknown} message
-   * @param {chrome.runtime.MessageSender} _sender
+   * @param {chrome.runtime.MessageSender} sender
    * @param {(reply: unknown) => void} sendResponse
    * @returns {boolean} true: answered asynchronously
    */
-  function onMessage(message, _sender, sendResponse) {
+  function onMessage(message, sender, sendResponse) {
+    if (sender.tab) return false; // another page's message, as in onConnect
     const answer = dispatch(message);
     if (answer === undefined) return false;
     if (!(answer instanceof Promise)) {

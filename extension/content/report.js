@@ -258,5 +258,8 @@
     return undefined;
   };
   announce();
+  // A tab's PDF in the browser's own viewer reports at once: the worker may show it in webctx's
+  // viewer instead (the "Open PDFs in webctx's viewer" option; service_worker/main.js openInViewer).
+  if (isTop && document.contentType === "application/pdf") changed();
 })();
 void 0;

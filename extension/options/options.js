@@ -1,6 +1,6 @@
 // webctx options page (an extension page, ES module): the settings of settings.js, stored in
 // chrome.storage.local on every change; the service worker applies them live (storage.onChanged):
-// excluded sites, local files (file://), page tools, the page on demand (page text, screenshots), incognito.
+// excluded sites, local files (file://), webctx's PDF viewer, page tools, the page on demand (page text, screenshots), incognito.
 
 import { allowedInIncognito, onSettingsChanged, readSettings, writeSettings } from "../service_worker/browser_api.js";
 import { normalizeSettings, validateSiteList } from "../service_worker/settings.js";
@@ -52,6 +52,7 @@ function render() {
   input("page-text").checked = settings.pageText;
   input("screenshots").checked = settings.screenshots;
   input("local-files").checked = settings.localFiles;
+  input("pdf-viewer").checked = settings.pdfViewer;
   // The opt-in alone reports nothing until the browser lets webctx into incognito: say so.
   void allowedInIncognito().then((allowed) => {
     /** @type {HTMLElement} */ (document.getElementById("incognito-note")).hidden = allowed || !settings.incognito;
@@ -69,12 +70,13 @@ async function save() {
     pageText: input("page-text").checked,
     screenshots: input("screenshots").checked,
     localFiles: input("local-files").checked,
+    pdfViewer: input("pdf-viewer").checked,
   };
   await writeSettings(settings);
   saved.textContent = excludedSites ? "Saved; applied at once." : "Other settings saved; the site list is not saved until its errors are fixed.";
 }
 
-for (const id of ["expose-page-tools", "confirm-consequential", "incognito", "page-text", "screenshots", "local-files"]) {
+for (const id of ["expose-page-tools", "confirm-consequential", "incognito", "page-text", "screenshots", "local-files", "pdf-viewer"]) {
   input(id).addEventListener("change", () => void save());
 }
 sitesBox.addEventListener("change", () => void save());

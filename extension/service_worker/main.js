@@ -47,6 +47,7 @@ import { servePopupStatus } from "./popup_status.js";
 import { ActivityFeed, READ_BADGE_TEXT, readBadgeFlasher } from "./activity.js";
 import { serveTransparency } from "./popup_transparency.js";
 import { PageReader } from "./page_read.js";
+import { VIEWER_PATH, ViewerRedirects, builtinViewerPdf, setViewerPage, viewerUrlFor } from "./viewer_url.js";
 import {
   CURRENT,
   ERROR_CODES,
@@ -64,6 +65,9 @@ import {
 
 /** @typedef {import("../protocol.js").NativeMessage} NativeMessage */
 
+// A tab in webctx's PDF viewer is the PDF's Page (viewer_url.js): learn the viewer's address first.
+setViewerPage(api.ownPageUrl(VIEWER_PATH));
+const viewerRedirects = new ViewerRedirects();
 const ids = new IdRegistry();
 const selections = new SelectionStore();
 // Windows and tabs in memory, kept by events (tab_model.js); seeded now and after a worker restart.
@@ -224,6 +228,7 @@ api.onSettingsChanged((stored) => {
 void ready.then(() => injectOncePerExtensionRun());
 api.onTabRemoved((tabId) => {
   selections.forget(tabId);
+  viewerRedirects.forget(tabId);
   pageTools.tabGone(tabId);
   treePusher.schedule();
 });
@@ -348,10 +353,15 @@ function routeRuntimeMessage(message, sender) {
   }
   // Content scripts relay the page: parseReport and the locator check shape and size.
   switch (type) {
-    case FRAME_CHANGED:
-      selections.push(sender, /** @type {{report?: unknown}} */ (message).report);
+    case FRAME_CHANGED: {
+      const report = /** @type {{report?: unknown}} */ (message).report;
+      if (openInViewer(sender, report)) return undefined;
+      // The viewer's own address is no page's: its report speaks of the PDF (pages.js senderSite).
+      if (sender.viewer && typeof report === "object" && report !== null) /** @type {{url?: unknown}} */ (report).url = sender.url;
+      selections.push(sender, report);
       treePusher.schedule();
       return undefined;
+    }
     case LOCATION_OFFSET:
       locator.onOffset(sender, message);
       return undefined;
@@ -367,6 +377,25 @@ function routeRuntimeMessage(message, sender) {
     default:
       return undefined;
   }
+}
+
+/**
+ * "Open PDFs in webctx's viewer" (settings.pdfViewer): a tab's top document that Chromium's own
+ * viewer shows (its report says `pdf`) is replaced by webctx's viewer of the same PDF, where the
+ * user's selection can be read. A file: PDF reports only where local files are allowed (the
+ * browser runs no content script there otherwise) and shared (settings.localFiles).
+ * @param {import("./browser_api.js").RuntimeMessageSender} sender
+ * @param {unknown} report
+ * Back from the viewer shows the browser's viewer again (ViewerRedirects).
+ * @returns {boolean} whether the tab is being sent to the viewer (the report is not kept)
+ */
+function openInViewer(sender, report) {
+  if (!settings.pdfViewer || sender.tabId === undefined || sender.viewer) return false;
+  const pdf = builtinViewerPdf(sender.frameId, report);
+  if (!pdf || (pdf.startsWith("file:") && !settings.localFiles)) return false;
+  if (!viewerRedirects.shouldOpen(sender.tabId, sender.documentId, pdf)) return false;
+  void api.showInTab(sender.tabId, viewerUrlFor(pdf));
+  return true;
 }
 
 // ---- content scripts in tabs that were open before -------------------------------------------

@@ -31,6 +31,7 @@ import { ERROR_CODES } from "../protocol.js";
 import { TEXT_MAX_BYTES } from "../wire.js";
 import { CAPTURE_RETRY_MS, CapturePacer, shrinkScreenshot } from "./screenshot.js";
 import { PdfTextReader } from "./pdf_text.js";
+import { viewedPdf } from "./viewer_url.js";
 
 /** @typedef {import("./screenshot.js").Shrunk} Shrunk */
 
@@ -129,12 +130,14 @@ export class PageReader {
     const win = kind === "screenshot" && tab.windowId !== undefined ? await this.#read.getWindow(tab.windowId) : undefined;
     const refused = refusal(kind, tab, win, this.#deps.settings());
     if (refused) throw new RequestError(refused.code, refused.message);
-    await this.#checkFrames(tabId, kind);
+    // webctx's PDF viewer holds no other site's frame (and admits no script to list them).
+    const viewed = viewedPdf(tab.url);
+    if (viewed === null) await this.#checkFrames(tabId, kind);
     if (kind === "screenshot") return this.#screenshot(/** @type {TabNow} */ (tab));
     const key = `${tabId}:${clampMaxBytes(message.maxBytes)}`;
     let running = this.#texts.get(key);
     if (!running) {
-      running = this.#text(tabId, message.maxBytes).finally(() => this.#texts.delete(key));
+      running = this.#text(tabId, message.maxBytes, viewed).finally(() => this.#texts.delete(key));
       this.#texts.set(key, running);
     }
     return running;
@@ -155,10 +158,13 @@ export class PageReader {
   /**
    * @param {number} tabId
    * @param {unknown} maxBytes
+   * @param {string | null} viewed  the PDF webctx's viewer shows in the tab (viewer_url.js), or null
    * @returns {Promise<TextResult>}
    */
-  async #text(tabId, maxBytes) {
+  async #text(tabId, maxBytes, viewed) {
     const cap = clampMaxBytes(maxBytes);
+    // webctx's PDF viewer is an extension page no script is injected into: read its PDF directly.
+    if (viewed !== null) return this.#checkedNow(tabId, await this.#pdfText(viewed, cap));
     let raw;
     try {
       // Inject the scripts (136 KB) only into a document that does not have them yet: a second
@@ -189,7 +195,15 @@ export class PageReader {
       const why = typeof thrown === "string" ? `: ${firstChars(wellFormed(thrown), 200)}` : " returned no text result";
       throw new RequestError(ERROR_CODES.readFailed, `The page-text extraction failed${why}.`);
     }
-    // The page may have navigated while it was read: never answer with an excluded or internal page's text.
+    return this.#checkedNow(tabId, text);
+  }
+
+  /**
+   * The page may have navigated while it was read: never answer with an excluded or internal page's text.
+   * @param {number} tabId @param {TextResult} text
+   * @returns {Promise<TextResult>} `text`, its url and title filled in from the tab where missing
+   */
+  async #checkedNow(tabId, text) {
     const now = await this.#read.getTab(tabId);
     if (!now) throw new RequestError(ERROR_CODES.pageGone, "The tab was closed while its text was read.");
     const refused = refusal("text", now, undefined, this.#deps.settings()) ?? (isExcluded(text.url, this.#deps.settings()) ? notSharedExcluded() : null);

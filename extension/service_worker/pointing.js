@@ -39,7 +39,7 @@ import {
  */
 export const BUILTIN_VIEWER_ATTRIBUTES = Object.freeze({
   selection: "unreadable",
-  note: "The browser's PDF viewer keeps its selection from webctx. The PDF's text is the Page's text resource (read_page): ask the user which passage they mean.",
+  note: "The browser's PDF viewer keeps its selection from webctx. The PDF's text is the Page's text resource (read_page): ask the user which passage they mean, or to switch on \"Open PDFs in webctx's viewer\" in webctx's options page, where a selection is read.",
 });
 
 /** @typedef {import("../protocol.js").Element} Element */

@@ -18,6 +18,9 @@ export const SETTINGS_KEY = "settings";
  *   off by default: a screenshot holds everything on screen, also what the user did not select
  * @property {boolean} localFiles            file:// pages (and blank documents they make) are shared like
  *   a web site; off by default: a local file is often private (a tax return, a bank statement)
+ * @property {boolean} pdfViewer             a PDF a tab opens (http(s); file: with localFiles) is shown in
+ *   webctx's viewer (extension/viewer/), where the user's selection can be read; off by default: the
+ *   browser's own viewer is the one the user knows
  */
 
 /** @type {Readonly<Settings>} */
@@ -30,6 +33,7 @@ export const DEFAULT_SETTINGS = Object.freeze({
   pageText: true,
   screenshots: false,
   localFiles: false,
+  pdfViewer: false,
 });
 
 /** Most excluded sites kept (a bound on what a hand-edited storage entry can make us scan). */
@@ -54,6 +58,7 @@ export function normalizeSettings(raw) {
     pageText: flag("pageText"),
     screenshots: flag("screenshots"),
     localFiles: flag("localFiles"),
+    pdfViewer: flag("pdfViewer"),
   };
 }
 

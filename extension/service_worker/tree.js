@@ -15,6 +15,7 @@
 import { latestHover, pickPointing, pointingChildren, textElement } from "./pointing.js";
 import { DEFAULT_MAX_SELECTION_BYTES, MAX_LANG_CHARS, MAX_TITLE_CHARS, MAX_URL_CHARS, firstChars, wellFormed } from "./text_limits.js";
 import { PAGE_LINK_MIME_TYPES, RESOURCE_URI_PREFIX } from "../wire.js";
+import { viewedPdf } from "./viewer_url.js";
 
 /** Tabs listed per window before the rest are counted in `tabsOmitted` (design.md §2). */
 export const DEFAULT_MAX_TABS_PER_WINDOW = 100;
@@ -247,12 +248,14 @@ export function pageUri(instance, pageId, kind) {
 }
 
 /**
- * A tab's address: its url, or while it has none yet, the one it is loading (`pendingUrl`).
+ * A tab's address: its url, or while it has none yet, the one it is loading (`pendingUrl`); for a
+ * tab in webctx's PDF viewer, the PDF's address (viewer_url.js): the Page is the PDF's.
  * @param {{url?: string, pendingUrl?: string}} tab
  * @returns {string} "" when it has neither
  */
 export function tabUrl(tab) {
-  return tab.url || tab.pendingUrl || "";
+  const url = tab.url || tab.pendingUrl || "";
+  return viewedPdf(url) ?? url;
 }
 
 /**

@@ -4,6 +4,18 @@
 // pages open (confirm.js).
 
 import { IS_FIREFOX } from "./engine.js";
+import { originOf, viewedPdf } from "../viewer_url.js";
+
+/**
+ * A sender's address and origin; in webctx's PDF viewer (its content scripts run there as classic
+ * scripts, extension/viewer/viewer.html), the PDF's, so the worker treats it as the PDF's page.
+ * @param {chrome.runtime.MessageSender} sender
+ * @returns {{url?: string, origin?: string, viewer: boolean}}
+ */
+function senderSite(sender) {
+  const pdf = sender.tab && sender.frameId === 0 ? viewedPdf(sender.url) : null;
+  return pdf ? { url: pdf, origin: originOf(pdf), viewer: true } : { url: sender.url, origin: sender.origin, viewer: false };
+}
 
 /**
  * Send `message` to the content script in a tab's top frame and return its reply.
@@ -166,6 +178,7 @@ function wrapPort(port) {
  * @property {string} [origin]  the document's origin (the creator's for about:blank and srcdoc)
  * @property {boolean} fromOwnPage   sent by one of this extension's own pages (popup)
  * @property {boolean} incognito
+ * @property {boolean} [viewer]  the content scripts of webctx's PDF viewer: `url` and `origin` are the PDF's
  */
 
 /**
@@ -180,8 +193,7 @@ export function onRuntimeMessage(listener) {
       tabId: sender.tab?.id,
       frameId: sender.frameId,
       documentId: sender.documentId,
-      url: sender.url,
-      origin: sender.origin,
+      ...senderSite(sender),
       fromOwnPage: sender.tab === undefined && (sender.url ?? "").startsWith(chrome.runtime.getURL("")),
       incognito: sender.tab?.incognito ?? false,
     });
@@ -216,8 +228,7 @@ export function onContentPort(name, listener) {
         tabId: sender.tab.id,
         frameId: sender.frameId,
         documentId: sender.documentId,
-        url: sender.url,
-        origin: sender.origin,
+        ...senderSite(sender),
         fromOwnPage: false,
         incognito: sender.tab.incognito,
       },

@@ -26,6 +26,11 @@ export function connectNative(name, onMessage, onDisconnect) {
   };
 }
 
+/** @param {string} path extension-relative @returns {string} that file's chrome-extension:// address */
+export function ownPageUrl(path) {
+  return chrome.runtime.getURL(path);
+}
+
 /** @returns {{id: string, version: string}} this extension's id and version */
 export function extensionInfo() {
   return { id: chrome.runtime.id, version: chrome.runtime.getManifest().version };

@@ -211,3 +211,18 @@ export function closeWindow(windowId) {
 export function onWindowRemoved(listener) {
   chrome.windows.onRemoved.addListener((windowId) => listener(windowId));
 }
+
+/**
+ * Show `url` in the tab instead of what it shows now, replacing it in the tab's history where the
+ * browser allows (webctx's PDF viewer in place of the browser's own). Never throws.
+ * @param {number} tabId
+ * @param {string} url  one of this extension's pages
+ * @returns {Promise<void>}
+ */
+export async function showInTab(tabId, url) {
+  try {
+    await chrome.tabs.update(tabId, { url });
+  } catch (error) {
+    console.warn("webctx: could not open the PDF in webctx's viewer", error);
+  }
+}
