@@ -10,6 +10,7 @@ Geometry and fixtures: tests/e2e/pointing_harness.py (one browser for the module
 from __future__ import annotations
 
 import asyncio
+from typing import Any
 
 import pytest
 from playwright.async_api import Page
@@ -23,6 +24,7 @@ from tests.e2e.pointing_harness import (
     WINDOW_Y,
     Shared,
     ask,
+    ask_until,
     close,
     locate,
     our_page,
@@ -265,7 +267,11 @@ async def test_a_long_selection_sends_only_rects_near_the_viewport_and_avoid_is_
         """() => { const r = document.createRange(); r.selectNodeContents(document.getElementById('long'));
                    const s = getSelection(); s.removeAllRanges(); s.addRange(r); }""",
     )
-    page = our_page(await ask(host, shared), "pointing.html")
+    # The subject is `location`, not how soon a 6,000-line selection is read: wait for its Text.
+    def has_text(answer: dict[str, Any]) -> bool:
+        return any(c["role"] == "Text" for c in our_page(answer, "pointing.html").get("children", []))
+
+    page = our_page(await ask_until(host, shared, has_text, "the long selection's Text"), "pointing.html")
     [text] = [c for c in page["children"] if c["role"] == "Text"]
     where = await locate(host, text["id"])
     x0, y0 = ORIGIN
